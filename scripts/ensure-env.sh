@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Makes this machine ready to run ocp-e2e, or says exactly what is missing and how to get it.
+#
+#   scripts/ensure-env.sh [--npm] [--engine] [--registry] [--busybox] [--all]
+#
+# --npm       npm dependencies installed (npm ci) when node_modules is missing or older than package-lock.json
+# --engine    a Docker-compatible engine answering: DOCKER_HOST, a podman socket, or /var/run/docker.sock;
+#             as root with apt and no engine: installs docker.io and starts dockerd in the background
+# --registry  an OCI registry we can start on loopback: Debian's docker-registry binary (installed as root with apt)
+# --busybox   a static busybox at /bin/busybox: the root file system of the reference cluster's base OS images
+#
+# Every step is idempotent: on a prepared machine it prints nothing and takes well under a second.
+set -euo pipefail
+
+root_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+want_npm=0 want_engine=0 want_registry=0 want_busybox=0
+for arg in "$@"; do
+  case "$arg" in
+    --npm) want_npm=1 ;;
+    --engine) want_engine=1 ;;
+    --registry) want_registry=1 ;;
+    --busybox) want_busybox=1 ;;
+    --all) want_npm=1 want_engine=1 want_registry=1 want_busybox=1 ;;
+    *) echo "ensure-env: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+
+say() { echo "ocp-e2e setup: $*" >&2; }
+missing() {
+  # One clear message naming what is missing and how to get it, then a distinct exit code for "environment".
+  echo "ocp-e2e setup: MISSING: $1" >&2
+  echo "  how to get it: $2" >&2
+  exit 3
+}
+
+can_apt() { [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; }
+apt_updated=0
+apt_install() {
+  if [ "$apt_updated" = 0 ]; then
+    say "apt-get update"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    apt_updated=1
+  fi
+  say "installing Debian packages: $*"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+}
+
+ensure_npm() {
+  cd "$root_dir"
+  if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    command -v npm >/dev/null 2>&1 || missing "npm (Node.js 20 or later)" "install Node.js 20 from your distribution or nodejs.org"
+    say "installing npm dependencies (npm ci)"
+    npm ci --no-audit --no-fund >&2
+  fi
+}
+
+# Answers 0 when a Docker Engine API answers _ping at the given unix socket path.
+socket_answers() {
+  [ -S "$1" ] && curl -fsS --max-time 3 --unix-socket "$1" http://localhost/_ping >/dev/null 2>&1
+}
+
+engine_answers() {
+  if [ -n "${DOCKER_HOST:-}" ]; then
+    case "$DOCKER_HOST" in
+      unix://*) socket_answers "${DOCKER_HOST#unix://}" ;;
+      tcp://*) curl -fsS --max-time 3 "http://${DOCKER_HOST#tcp://}/_ping" >/dev/null 2>&1 ;;
+      *) return 1 ;;
+    esac
+    return
+  fi
+  local sock
+  for sock in "${XDG_RUNTIME_DIR:-/nonexistent}/podman/podman.sock" /run/podman/podman.sock /var/run/docker.sock; do
+    socket_answers "$sock" && return 0
+  done
+  return 1
+}
+
+ensure_engine() {
+  engine_answers && return 0
+  if [ -n "${DOCKER_HOST:-}" ]; then
+    missing "a container engine at DOCKER_HOST=$DOCKER_HOST (it does not answer)" \
+      "start the engine behind DOCKER_HOST, or unset DOCKER_HOST to use the local one"
+  fi
+  if ! command -v dockerd >/dev/null 2>&1; then
+    can_apt || missing "a Docker-compatible engine (none answers at DOCKER_HOST, a podman socket or /var/run/docker.sock)" \
+      "as root: apt-get install docker.io && dockerd &  — or start podman's API: podman system service --time=0 &  and export DOCKER_HOST=unix://\$XDG_RUNTIME_DIR/podman/podman.sock"
+    apt_install docker.io
+  fi
+  [ "$(id -u)" = 0 ] || missing "a running Docker engine (dockerd is installed but not running, and only root can start it)" \
+    "sudo dockerd &  (or: sudo systemctl start docker), or use podman: podman system service --time=0 &"
+  say "starting dockerd in the background (log: /var/log/ocp-e2e-dockerd.log)"
+  setsid nohup dockerd >/var/log/ocp-e2e-dockerd.log 2>&1 < /dev/null &
+  for _ in $(seq 1 60); do
+    socket_answers /var/run/docker.sock && return 0
+    sleep 0.5
+  done
+  missing "a running Docker engine (dockerd did not answer within 30 s)" "read /var/log/ocp-e2e-dockerd.log"
+}
+
+ensure_registry() {
+  command -v docker-registry >/dev/null 2>&1 && return 0
+  can_apt || missing "an OCI registry binary (docker-registry, distribution 2.x)" \
+    "as root: apt-get install docker-registry"
+  apt_install docker-registry
+}
+
+ensure_busybox() {
+  # ldd exits non-zero on a static binary, so read its words rather than its exit code.
+  if [ -x /bin/busybox ] && [[ "$(LC_ALL=C ldd /bin/busybox 2>&1 || true)" == *"not a dynamic executable"* ]]; then
+    return 0
+  fi
+  can_apt || missing "a static busybox at /bin/busybox (it seeds the reference cluster's OS images)" \
+    "as root: apt-get install busybox-static"
+  apt_install busybox-static
+}
+
+[ "$want_npm" = 1 ] && ensure_npm
+[ "$want_busybox" = 1 ] && ensure_busybox
+[ "$want_registry" = 1 ] && ensure_registry
+[ "$want_engine" = 1 ] && ensure_engine
+exit 0
