@@ -1,0 +1,82 @@
+/**
+ * `oc` and `kubectl` as child processes (execa), pointed at the target's kubeconfig, with output masked before it is
+ * shown anywhere. The suite prefers the API; the CLIs are used where the real workflow uses them (`oc adm upgrade`,
+ * `oc debug node/...`) and for must-gather style dumps.
+ */
+import { execa } from 'execa';
+import { maskSecrets } from './secrets.js';
+
+export type CliName = 'oc' | 'kubectl';
+
+const availability = new Map<CliName, Promise<boolean>>();
+
+/** Whether a CLI is on PATH and runs (cached per process). */
+export function hasCli(name: CliName): Promise<boolean> {
+  let known = availability.get(name);
+  if (!known) {
+    known = execa(name, name === 'oc' ? ['version', '--client'] : ['version', '--client=true'], { reject: false, timeout: 10_000 })
+      .then((r) => r.exitCode === 0)
+      .catch(() => false);
+    availability.set(name, known);
+  }
+  return known;
+}
+
+export interface CliResult {
+  command: string;
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+export class CliError extends Error {
+  readonly result: CliResult;
+  constructor(result: CliResult) {
+    const detail = (result.stderr || result.stdout).trim().split('\n').slice(-5).join('\n');
+    super(`\`${result.command}\` exited ${result.exitCode}: ${detail}`);
+    this.name = 'CliError';
+    this.result = result;
+  }
+}
+
+export interface CliOptions {
+  kubeconfig: string;
+  timeoutMs?: number;
+  /** Do not throw on a non-zero exit; the caller reads exitCode. */
+  allowFailure?: boolean;
+  input?: string;
+}
+
+/** Runs `oc`/`kubectl` with --kubeconfig; stdout/stderr come back masked. */
+export async function runCli(name: CliName, args: string[], options: CliOptions): Promise<CliResult> {
+  const fullArgs = [`--kubeconfig=${options.kubeconfig}`, ...args];
+  const sub = await execa(name, fullArgs, {
+    reject: false,
+    timeout: options.timeoutMs ?? 120_000,
+    input: options.input,
+    env: { KUBECONFIG: options.kubeconfig },
+  });
+  const result: CliResult = {
+    command: maskSecrets(`${name} ${args.join(' ')}`),
+    exitCode: sub.exitCode ?? (sub.timedOut ? 124 : 1),
+    stdout: maskSecrets(String(sub.stdout ?? '')),
+    stderr: maskSecrets(sub.timedOut ? `timed out after ${options.timeoutMs ?? 120_000} ms\n${sub.stderr ?? ''}` : String(sub.stderr ?? '')),
+  };
+  if (result.exitCode !== 0 && !options.allowFailure) throw new CliError(result);
+  return result;
+}
+
+export function oc(args: string[], options: CliOptions): Promise<CliResult> {
+  return runCli('oc', args, options);
+}
+
+export function kubectl(args: string[], options: CliOptions): Promise<CliResult> {
+  return runCli('kubectl', args, options);
+}
+
+/** `oc` if installed, else `kubectl`, else undefined: for reads both understand (get, describe). */
+export async function anyCli(): Promise<CliName | undefined> {
+  if (await hasCli('oc')) return 'oc';
+  if (await hasCli('kubectl')) return 'kubectl';
+  return undefined;
+}

@@ -1,0 +1,102 @@
+/**
+ * The target of a run, as the `ocp-e2e run` command hands it to the mocha process. This is the only module that reads
+ * the environment: specs and the other helpers get the target from here, so a spec never knows whether it runs
+ * against the embedded reference cluster or a real one.
+ */
+import { randomBytes } from 'node:crypto';
+import { loadPullSecret, type PullSecret } from './secrets.js';
+
+export type TargetKind = 'reference' | 'cluster';
+
+export interface TargetConfig {
+  kind: TargetKind;
+  kubeconfigPath: string;
+  /** Release image to upgrade to; undefined means "the cluster's first available update". */
+  toImage?: string;
+  /** Repository the layered images are pushed to; on the reference cluster it comes from its info ConfigMap. */
+  imageRepo?: string;
+  pullSecretPath?: string;
+  allowDisruptive: boolean;
+  keepOnFailure: boolean;
+  /** Short id of this run: names the pushed images and labels every object the suite creates. */
+  runId: string;
+}
+
+export const TargetEnv = {
+  kubeconfig: 'KUBECONFIG',
+  target: 'OCP_E2E_TARGET',
+  toImage: 'OCP_E2E_TO_IMAGE',
+  imageRepo: 'OCP_E2E_IMAGE_REPO',
+  pullSecret: 'OCP_E2E_PULL_SECRET',
+  allowDisruptive: 'OCP_E2E_ALLOW_DISRUPTIVE',
+  keepOnFailure: 'OCP_E2E_KEEP_ON_FAILURE',
+  runId: 'OCP_E2E_RUN_ID',
+} as const;
+
+function flag(value: string | undefined): boolean {
+  return value !== undefined && /^(1|true|yes)$/i.test(value.trim());
+}
+
+/** A run id usable in image tags and label values: lowercase, digits, dashes, at most 20 characters. */
+export function newRunId(): string {
+  const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(4, 12); // MMDDhhmm
+  return `r${stamp}-${randomBytes(2).toString('hex')}`;
+}
+
+export function readTargetConfig(env: NodeJS.ProcessEnv = process.env): TargetConfig {
+  const kind = (env[TargetEnv.target] ?? 'cluster').trim() as TargetKind;
+  if (kind !== 'reference' && kind !== 'cluster') {
+    throw new Error(`${TargetEnv.target}=${kind} is not a target; use "reference" or "cluster"`);
+  }
+  const kubeconfigPath = env[TargetEnv.kubeconfig]?.split(':')[0];
+  if (!kubeconfigPath) {
+    throw new Error(`no kubeconfig: set ${TargetEnv.kubeconfig} (ocp-e2e run --kubeconfig FILE does that for you)`);
+  }
+  const runId = env[TargetEnv.runId]?.trim() || newRunId();
+  if (!/^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/.test(runId)) {
+    throw new Error(`${TargetEnv.runId}=${runId} cannot label objects or tag images; use lowercase letters, digits and dashes`);
+  }
+  return {
+    kind,
+    kubeconfigPath,
+    toImage: env[TargetEnv.toImage]?.trim() || undefined,
+    imageRepo: env[TargetEnv.imageRepo]?.trim() || undefined,
+    pullSecretPath: env[TargetEnv.pullSecret]?.trim() || undefined,
+    allowDisruptive: flag(env[TargetEnv.allowDisruptive]),
+    keepOnFailure: flag(env[TargetEnv.keepOnFailure]),
+    runId,
+  };
+}
+
+let cachedTarget: TargetConfig | undefined;
+let cachedPullSecret: PullSecret | undefined | null;
+
+/** The target of this process (read once). */
+export function target(): TargetConfig {
+  cachedTarget ??= readTargetConfig();
+  return cachedTarget;
+}
+
+/** The pull secret of this run, loaded (and its credentials registered for masking) on first use. */
+export function pullSecret(): PullSecret | undefined {
+  if (cachedPullSecret === undefined) {
+    const path = target().pullSecretPath;
+    cachedPullSecret = path ? loadPullSecret(path) : null;
+  }
+  return cachedPullSecret ?? undefined;
+}
+
+/** Environment variables that hand a target to a child mocha process (the inverse of readTargetConfig). */
+export function targetEnvironment(config: TargetConfig): Record<string, string> {
+  const env: Record<string, string> = {
+    [TargetEnv.kubeconfig]: config.kubeconfigPath,
+    [TargetEnv.target]: config.kind,
+    [TargetEnv.allowDisruptive]: config.allowDisruptive ? '1' : '0',
+    [TargetEnv.keepOnFailure]: config.keepOnFailure ? '1' : '0',
+    [TargetEnv.runId]: config.runId,
+  };
+  if (config.toImage) env[TargetEnv.toImage] = config.toImage;
+  if (config.imageRepo) env[TargetEnv.imageRepo] = config.imageRepo;
+  if (config.pullSecretPath) env[TargetEnv.pullSecret] = config.pullSecretPath;
+  return env;
+}

@@ -1,0 +1,122 @@
+/**
+ * The slices of the OpenShift API objects the suite reads and writes. Only the fields the suite uses are typed; every
+ * object keeps the rest of what the server sent, so artefacts and attachments show the object unabridged.
+ */
+import type { V1Node, V1ObjectMeta } from '@kubernetes/client-node';
+
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown' | string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+}
+
+export interface ApiObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: V1ObjectMeta;
+  [key: string]: unknown;
+}
+
+export interface Release {
+  version?: string;
+  image?: string;
+}
+
+export interface UpdateHistoryEntry {
+  state: 'Completed' | 'Partial' | string;
+  version?: string;
+  image?: string;
+  startedTime?: string;
+  completionTime?: string | null;
+  verified?: boolean;
+  acceptedRisks?: string;
+}
+
+export interface ClusterVersion extends ApiObject {
+  spec?: { clusterID?: string; desiredUpdate?: { version?: string; image?: string; force?: boolean } | null };
+  status?: {
+    desired?: Release;
+    history?: UpdateHistoryEntry[];
+    observedGeneration?: number;
+    availableUpdates?: Release[] | null;
+    conditions?: Condition[];
+  };
+}
+
+export interface ClusterOperator extends ApiObject {
+  status?: {
+    conditions?: Condition[];
+    versions?: { name: string; version: string }[];
+    extension?: Record<string, unknown> | null;
+  };
+}
+
+export interface MachineConfig extends ApiObject {
+  spec?: {
+    osImageURL?: string;
+    config?: Record<string, unknown>;
+    kernelArguments?: string[];
+    extensions?: string[];
+    [key: string]: unknown;
+  };
+}
+
+export interface PoolConfiguration {
+  name?: string;
+  source?: { kind?: string; name: string; apiVersion?: string }[];
+}
+
+export interface MachineConfigPool extends ApiObject {
+  spec?: {
+    machineConfigSelector?: { matchLabels?: Record<string, string> };
+    nodeSelector?: { matchLabels?: Record<string, string> };
+    paused?: boolean;
+    maxUnavailable?: number | string;
+    configuration?: PoolConfiguration;
+  };
+  status?: {
+    observedGeneration?: number;
+    configuration?: PoolConfiguration;
+    machineCount?: number;
+    updatedMachineCount?: number;
+    readyMachineCount?: number;
+    unavailableMachineCount?: number;
+    degradedMachineCount?: number;
+    conditions?: Condition[];
+  };
+}
+
+export type Node = V1Node;
+
+/** The node annotations the machine-config daemon maintains (4.12 names). */
+export const NodeAnnotations = {
+  currentConfig: 'machineconfiguration.openshift.io/currentConfig',
+  desiredConfig: 'machineconfiguration.openshift.io/desiredConfig',
+  state: 'machineconfiguration.openshift.io/state',
+  reason: 'machineconfiguration.openshift.io/reason',
+  /** Reference cluster stand-in for `rpm-ostree status --json` run on the node. */
+  rpmOstreeStatus: 'reference.ocp-e2e.io/rpm-ostree-status',
+  /** Reference cluster stand-in for `rpm -qa` of the booted image: JSON array of name-version-release. */
+  rpmQa: 'reference.ocp-e2e.io/rpm-qa',
+} as const;
+
+export const RenderedAnnotations = {
+  releaseImageVersion: 'machineconfiguration.openshift.io/release-image-version',
+  controllerVersion: 'machineconfiguration.openshift.io/generated-by-controller-version',
+  osImageUrlOverridden: 'machineconfiguration.openshift.io/os-image-url-overridden',
+} as const;
+
+export const RoleLabel = 'machineconfiguration.openshift.io/role';
+
+/** Every object the suite creates carries this label with the run id; the leak check lists by it. */
+export const RunIdLabel = 'ocp-e2e.io/run-id';
+
+export function findCondition(conditions: Condition[] | undefined, type: string): Condition | undefined {
+  return conditions?.find((c) => c.type === type);
+}
+
+export function conditionIs(conditions: Condition[] | undefined, type: string, status: 'True' | 'False'): boolean {
+  return findCondition(conditions, type)?.status === status;
+}

@@ -1,0 +1,129 @@
+/**
+ * Waiting for the cluster to reach a state. A wait re-judges its condition on every watched change (no poll loop),
+ * shows a live progress line while it runs, and when the budget runs out it says what it last saw, what it wanted and
+ * the last error, because "timed out" alone helps nobody.
+ */
+import type { ClusterSnapshot, ClusterWatcher } from './cluster-watcher.js';
+import { formatClusterDuration, type TargetCapabilities } from './capabilities.js';
+import { maskSecrets } from './secrets.js';
+
+export interface Judgement {
+  done: boolean;
+  /** One line for the live progress display. */
+  progress: string;
+  /** When set, the wait stops at once with this as the failure (the state will not come right by waiting). */
+  failure?: string;
+}
+
+export interface WaitSpec {
+  /** What is awaited, for messages: "pools master, worker updated". */
+  what: string;
+  /** The expected state, said the way a person checks it. */
+  expected: string;
+  judge: (snapshot: ClusterSnapshot) => Judgement;
+  /** Longer description of the observed state for timeout messages (defaults to the progress line). */
+  describe?: (snapshot: ClusterSnapshot) => string;
+  budgetMs: number;
+  caps: Pick<TargetCapabilities, 'timeFactor'>;
+}
+
+export class WaitTimeoutError extends Error {
+  constructor(spec: WaitSpec, observed: string, lastError: string | undefined, elapsedMs: number) {
+    super(
+      maskSecrets(
+        [
+          `timed out after ${formatClusterDuration(elapsedMs, spec.caps)} waiting for ${spec.what}`,
+          `  expected: ${spec.expected}`,
+          `  last observed: ${observed}`,
+          `  last error: ${lastError ?? 'none'}`,
+        ].join('\n'),
+      ),
+    );
+    this.name = 'WaitTimeoutError';
+  }
+}
+
+export class WaitFailedError extends Error {
+  constructor(spec: WaitSpec, failure: string, observed: string) {
+    super(maskSecrets(`${spec.what} cannot happen: ${failure}\n  expected: ${spec.expected}\n  last observed: ${observed}`));
+    this.name = 'WaitFailedError';
+  }
+}
+
+export type ProgressSink = (line: string) => void;
+
+/**
+ * The default progress sink: rewrites one line on a terminal; in a log (CI, a child process) prints a line only when
+ * the text changes, at most once a second, so logs stay readable.
+ */
+export function consoleProgress(stream: NodeJS.WriteStream = process.stderr): ProgressSink & { end(): void } {
+  let last = '';
+  let lastAt = 0;
+  let pending: string | undefined;
+  const tty = Boolean(stream.isTTY);
+  const sink = ((line: string) => {
+    if (line === last) return;
+    const now = Date.now();
+    if (tty) {
+      stream.write(`\r\x1b[2K    … ${line}`);
+      last = line;
+      return;
+    }
+    if (now - lastAt < 1000) {
+      pending = line;
+      return;
+    }
+    stream.write(`    … ${line}\n`);
+    last = line;
+    lastAt = now;
+    pending = undefined;
+  }) as ProgressSink & { end(): void };
+  sink.end = () => {
+    if (tty && last) stream.write('\r\x1b[2K');
+    else if (pending && pending !== last) stream.write(`    … ${pending}\n`);
+  };
+  return sink;
+}
+
+/** Resolves with the snapshot that satisfied the wait; rejects with WaitTimeoutError or WaitFailedError. */
+export function waitFor(watcher: ClusterWatcher, spec: WaitSpec, progress: ProgressSink & { end?(): void } = consoleProgress()): Promise<ClusterSnapshot> {
+  const started = Date.now();
+  return new Promise<ClusterSnapshot>((resolve, reject) => {
+    let finished = false;
+    let lastProgress = 'nothing observed yet';
+    const finish = (error?: Error, snapshot?: ClusterSnapshot) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      clearInterval(ticker);
+      watcher.offChange(onChange);
+      progress.end?.();
+      if (error) reject(error);
+      else resolve(snapshot!);
+    };
+    const evaluate = () => {
+      if (finished) return;
+      const snapshot = watcher.snapshot();
+      let judgement: Judgement;
+      try {
+        judgement = spec.judge(snapshot);
+      } catch (error) {
+        finish(error as Error);
+        return;
+      }
+      lastProgress = judgement.progress;
+      if (judgement.done) return finish(undefined, snapshot);
+      if (judgement.failure) return finish(new WaitFailedError(spec, judgement.failure, spec.describe?.(snapshot) ?? judgement.progress));
+      progress(judgement.progress);
+    };
+    const onChange = () => evaluate();
+    watcher.onChange(onChange);
+    // Waits are judged on changes; the ticker only keeps the display honest if nothing changes for a while.
+    const ticker = setInterval(evaluate, 2000);
+    const timer = setTimeout(() => {
+      const snapshot = watcher.snapshot();
+      finish(new WaitTimeoutError(spec, spec.describe?.(snapshot) ?? lastProgress, watcher.lastError, Date.now() - started));
+    }, spec.budgetMs);
+    evaluate();
+  });
+}
