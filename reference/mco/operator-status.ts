@@ -1,0 +1,324 @@
+/**
+ * The operator's pure status logic (spec §1.2, §1.3, §5): the pool configuration check with its row order, the
+ * pool summary text, one tick of the required-pools poll, and the ClusterOperator conditions.
+ */
+import { ANN, LABEL } from '../constants.js';
+import type { Condition, MachineConfig, MachineConfigPool } from './types.js';
+import { getCondition, isConditionTrue } from './node-status.js';
+
+/** machineConfigPoolStatus: the one-line summary used in error texts and status.extension. */
+export function machineConfigPoolStatus(pool: MachineConfigPool): string {
+  const conditions = pool.status?.conditions;
+  const renderDegraded = getCondition(conditions, 'RenderDegraded');
+  if (renderDegraded?.status === 'True') {
+    return `pool is degraded because rendering fails with ${goQuote(renderDegraded.reason ?? '')}: ${goQuote(renderDegraded.message ?? '')}`;
+  }
+  const nodeDegraded = getCondition(conditions, 'NodeDegraded');
+  if (nodeDegraded?.status === 'True') {
+    return `pool is degraded because nodes fail with ${goQuote(nodeDegraded.reason ?? '')}: ${goQuote(nodeDegraded.message ?? '')}`;
+  }
+  const status = pool.status ?? {};
+  if (isConditionTrue(conditions, 'Updated')) {
+    return `all ${status.machineCount ?? 0} nodes are at latest configuration ${status.configuration?.name ?? ''}`;
+  }
+  if (isConditionTrue(conditions, 'Updating')) {
+    return `${status.updatedMachineCount ?? 0} (ready ${status.readyMachineCount ?? 0}) out of ${status.machineCount ?? 0} nodes are updating to latest configuration ${pool.spec.configuration?.name ?? ''}`;
+  }
+  return '<unknown>';
+}
+
+/** Go's %q of a string: JSON quoting is identical for the printable text these messages carry. */
+export function goQuote(text: string): string {
+  return JSON.stringify(text);
+}
+
+export type MachineConfigGetter = (name: string) => MachineConfig;
+
+export function notFoundError(name: string): Error {
+  return new Error(`machineconfig.machineconfiguration.openshift.io "${name}" not found`);
+}
+
+export interface ValidityInput {
+  pool: MachineConfigPool;
+  /** The operator's version.Hash. */
+  controllerVersion: string;
+  releaseVersion: string;
+  /** The expected OS image (the configmap value the profile reads). */
+  osImageURL: string;
+  get: MachineConfigGetter;
+  /** FIX: skip row 7 when the rendered MC carries the os-image-url-overridden annotation. */
+  skipOverriddenOsImage: boolean;
+}
+
+/** isMachineConfigPoolConfigurationValid: returns the first failing row's error, or undefined. */
+export function isMachineConfigPoolConfigurationValid(input: ValidityInput): Error | undefined {
+  const { pool, controllerVersion, releaseVersion, osImageURL, get } = input;
+  const name = pool.metadata.name ?? '';
+  if (!pool.spec.configuration?.name) {
+    return new Error(`configuration spec for pool ${name} is empty: ${machineConfigPoolStatus(pool)}`);
+  }
+  const statusName = pool.status?.configuration?.name ?? '';
+  if (!statusName) {
+    return new Error(`configuration status for pool ${name} is empty: ${machineConfigPoolStatus(pool)}`);
+  }
+  const sources = pool.status?.configuration?.source ?? [];
+  if (sources.length === 0) {
+    return new Error(
+      `list of MachineConfigs that were used to generate configuration for pool ${name} is empty: ${machineConfigPoolStatus(pool)}`,
+    );
+  }
+  let rendered: MachineConfig | undefined;
+  for (const mcName of [statusName, ...sources.map((s) => s.name)]) {
+    let mc: MachineConfig;
+    try {
+      mc = get(mcName);
+    } catch (error) {
+      return error as Error;
+    }
+    const isRendered = mcName === statusName;
+    if (isRendered) rendered = mc;
+    const hash = mc.metadata.annotations?.[ANN.generatedByControllerVersion];
+    if (hash === undefined) {
+      if (isRendered) {
+        return new Error(`${mcName} must be created by controller version ${controllerVersion}: ${machineConfigPoolStatus(pool)}`);
+      }
+      continue; // user MachineConfigs carry no controller annotation and are not checked
+    }
+    if (hash !== controllerVersion) {
+      return new Error(
+        `controller version mismatch for ${mcName} expected ${controllerVersion} has ${hash}: ${machineConfigPoolStatus(pool)}`,
+      );
+    }
+  }
+  const renderedMc = rendered!;
+  const actualUrl = renderedMc.spec?.osImageURL ?? '';
+  if (actualUrl !== osImageURL) {
+    const overridden = renderedMc.metadata.annotations?.[ANN.osImageUrlOverridden] !== undefined;
+    if (!(input.skipOverriddenOsImage && overridden)) {
+      return new Error(`osImageURL mismatch for ${name} in ${statusName} expected: ${osImageURL} got: ${actualUrl}`);
+    }
+  }
+  const release = renderedMc.metadata.annotations?.[ANN.releaseImageVersion];
+  if (release === undefined) {
+    return new Error(`Unable to access annotation ${ANN.releaseImageVersion} for ${statusName} expected: ${releaseVersion}`);
+  }
+  if (release !== releaseVersion) {
+    return new Error(`release image version mismatch for ${name} in ${statusName} expected: ${releaseVersion} got: ${release}`);
+  }
+  return undefined;
+}
+
+export function isRequiredPool(pool: MachineConfigPool): boolean {
+  return Object.prototype.hasOwnProperty.call(pool.metadata.labels ?? {}, LABEL.requiredForUpgrade);
+}
+
+export interface RequiredPoolsTickInput {
+  pools: readonly MachineConfigPool[];
+  controllerVersion: string;
+  releaseVersion: string;
+  /** The expected OS image, or the error reading it from the configmap. */
+  expectedOsImage: () => string;
+  get: MachineConfigGetter;
+  skipOverriddenOsImage: boolean;
+}
+
+export type RequiredPoolsTick =
+  | { kind: 'done' }
+  | { kind: 'retry'; lastError?: string; logged?: string }
+  | { kind: 'stop'; error: string; lastError: string };
+
+/**
+ * One check of the required-pools poll. `retry` keeps `lastError` when it is undefined (the configmap read failure
+ * only logs, as upstream does).
+ */
+export function requiredPoolsTick(input: RequiredPoolsTickInput): RequiredPoolsTick {
+  for (const pool of input.pools) {
+    const name = pool.metadata.name ?? '';
+    const status = pool.status ?? {};
+    const conditions = pool.status?.conditions;
+    if (isConditionTrue(conditions, 'Degraded')) {
+      return {
+        kind: 'retry',
+        lastError: `error pool ${name} is not ready, retrying. Status: (pool degraded: true total: ${status.machineCount ?? 0}, ready ${status.readyMachineCount ?? 0}, updated: ${status.updatedMachineCount ?? 0}, unavailable: ${status.unavailableMachineCount ?? 0})`,
+      };
+    }
+    if (!isRequiredPool(pool)) continue;
+    let osUrl: string;
+    try {
+      osUrl = input.expectedOsImage();
+    } catch (error) {
+      return { kind: 'retry', logged: `Error getting configmap osImageURL: ${goQuote((error as Error).message)}` };
+    }
+    const invalid = isMachineConfigPoolConfigurationValid({
+      pool,
+      controllerVersion: input.controllerVersion,
+      releaseVersion: input.releaseVersion,
+      osImageURL: osUrl,
+      get: input.get,
+      skipOverriddenOsImage: input.skipOverriddenOsImage,
+    });
+    if (invalid) {
+      return { kind: 'retry', lastError: `pool ${name} has not progressed to latest configuration: ${invalid.message}, retrying` };
+    }
+    const generation = pool.metadata.generation ?? 0;
+    if (generation <= (status.observedGeneration ?? 0) && isConditionTrue(conditions, 'Updated')) continue;
+    const lastError = `error required pool ${name} is not ready, retrying. Status: (total: ${status.machineCount ?? 0}, ready ${status.readyMachineCount ?? 0}, updated: ${status.updatedMachineCount ?? 0}, unavailable: ${status.unavailableMachineCount ?? 0}, degraded: ${status.degradedMachineCount ?? 0})`;
+    if (pool.spec.paused) {
+      return { kind: 'stop', lastError, error: `Required MachineConfigPool '${name}' is paused and can not sync until it is unpaused` };
+    }
+    return { kind: 'retry', lastError };
+  }
+  return { kind: 'done' };
+}
+
+export const WAIT_TIMEOUT_TEXT = 'timed out waiting for the condition';
+
+/** The error returned when the poll times out: aggregate([ErrWaitTimeout, lastErr]). */
+export function requiredPoolsTimeoutError(lastError: string | undefined): string {
+  const aggregated = lastError ? `[${WAIT_TIMEOUT_TEXT}, ${lastError}]` : WAIT_TIMEOUT_TEXT;
+  return `error during syncRequiredMachineConfigPools: ${aggregated}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// ClusterOperator conditions
+
+export interface OperandVersion {
+  name: string;
+  version: string;
+}
+
+/** Go's %v of []OperandVersion, e.g. `[{operator 4.12.0-…}]`. */
+export function goPrintVersions(versions: readonly OperandVersion[] | undefined): string {
+  return `[${(versions ?? []).map((v) => `{${v.name} ${v.version}}`).join(' ')}]`;
+}
+
+export function operatorVersionOf(versions: readonly OperandVersion[] | undefined): string | undefined {
+  return versions?.find((v) => v.name === 'operator')?.version;
+}
+
+/** library-go SetStatusCondition: lastTransitionTime moves only on a status flip; reason and message are overwritten. */
+export function setOperatorCondition(conditions: Condition[], next: Condition, now: string): Condition[] {
+  const index = conditions.findIndex((c) => c.type === next.type);
+  if (index < 0) return [...conditions, { ...next, lastTransitionTime: now }];
+  const current = conditions[index]!;
+  const out = [...conditions];
+  out[index] = { ...next, lastTransitionTime: current.status === next.status ? current.lastTransitionTime ?? now : now };
+  return out;
+}
+
+export type SyncTask =
+  | 'RenderConfig'
+  | 'MachineConfigPools'
+  | 'MachineConfigDaemon'
+  | 'MachineConfigController'
+  | 'MachineConfigServer'
+  | 'RequiredPools';
+
+export const SYNC_TASKS: readonly SyncTask[] = [
+  'RenderConfig',
+  'MachineConfigPools',
+  'MachineConfigDaemon',
+  'MachineConfigController',
+  'MachineConfigServer',
+  'RequiredPools',
+];
+
+export interface OperatorStatusState {
+  conditions: Condition[];
+  versions: OperandVersion[];
+}
+
+/** syncProgressingStatus at the start of syncAll. Returns whether a version change started (for the event). */
+export function syncProgressingStatus(state: OperatorStatusState, operatorVersion: string, now: string): { conditions: Condition[]; started: boolean } {
+  const reported = operatorVersionOf(state.versions);
+  if (reported === operatorVersion) {
+    return {
+      conditions: setOperatorCondition(state.conditions, { type: 'Progressing', status: 'False', reason: '', message: `Cluster version is ${operatorVersion}` }, now),
+      started: false,
+    };
+  }
+  const wasProgressing = isConditionTrue(state.conditions, 'Progressing');
+  return {
+    conditions: setOperatorCondition(state.conditions, { type: 'Progressing', status: 'True', reason: '', message: `Working towards ${operatorVersion}` }, now),
+    started: !wasProgressing,
+  };
+}
+
+/** clearDegradedStatus(task): only clears a Degraded whose reason is `<task>Failed`. */
+export function clearDegradedStatus(conditions: Condition[], task: SyncTask, now: string): Condition[] {
+  const degraded = getCondition(conditions, 'Degraded');
+  if (degraded?.status !== 'True' || degraded.reason !== `${task}Failed`) return conditions;
+  return setOperatorCondition(conditions, { type: 'Degraded', status: 'False', reason: '', message: '' }, now);
+}
+
+export interface SyncError {
+  task: SyncTask;
+  message: string;
+}
+
+/** syncDegradedStatus: on error, Degraded=True `<Task>Failed` and the Progressing message switches to the failure form. */
+export function syncDegradedStatus(conditions: Condition[], error: SyncError | undefined, operatorVersion: string, versions: readonly OperandVersion[], now: string): Condition[] {
+  if (!error) return conditions;
+  const reported = operatorVersionOf(versions);
+  const message =
+    reported === operatorVersion
+      ? `Failed to resync ${operatorVersion} because: ${error.message}`
+      : `Unable to apply ${operatorVersion}: ${error.message}`;
+  let out = setOperatorCondition(conditions, { type: 'Degraded', status: 'True', reason: `${error.task}Failed`, message }, now);
+  const progressing = getCondition(out, 'Progressing');
+  out =
+    progressing?.status === 'True'
+      ? setOperatorCondition(out, { type: 'Progressing', status: 'True', reason: progressing.reason ?? '', message: `Unable to apply ${operatorVersion}` }, now)
+      : setOperatorCondition(out, { type: 'Progressing', status: 'False', reason: progressing?.reason ?? '', message: `Error while reconciling ${operatorVersion}` }, now);
+  return out;
+}
+
+/** syncAvailableStatus: a RequiredPools failure never makes the operator unavailable. */
+export function syncAvailableStatus(
+  conditions: Condition[],
+  error: SyncError | undefined,
+  versions: readonly OperandVersion[],
+  availableFalseHasReason: boolean,
+  now: string,
+): Condition[] {
+  const printed = goPrintVersions(versions);
+  if (error && error.task !== 'RequiredPools') {
+    return setOperatorCondition(
+      conditions,
+      availableFalseHasReason
+        ? { type: 'Available', status: 'False', reason: `${error.task}Failed`, message: `Cluster not available for ${printed}: ${error.message}` }
+        : { type: 'Available', status: 'False', reason: '', message: `Cluster not available for ${printed}` },
+      now,
+    );
+  }
+  return setOperatorCondition(conditions, { type: 'Available', status: 'True', reason: 'AsExpected', message: `Cluster has deployed ${printed}` }, now);
+}
+
+/** syncUpgradeableStatus from the pools' conditions. */
+export function syncUpgradeableStatus(conditions: Condition[], pools: readonly MachineConfigPool[], now: string): Condition[] {
+  const degraded = pools.some((p) => isConditionTrue(p.status?.conditions, 'Degraded'));
+  const updating = pools.some((p) => isConditionTrue(p.status?.conditions, 'Updating'));
+  if (degraded) {
+    return setOperatorCondition(conditions, {
+      type: 'Upgradeable',
+      status: 'False',
+      reason: 'DegradedPool',
+      message: 'One or more machine config pools are degraded, please see `oc get mcp` for further details and resolve before upgrading',
+    }, now);
+  }
+  if (updating) {
+    return setOperatorCondition(conditions, {
+      type: 'Upgradeable',
+      status: 'False',
+      reason: 'PoolUpdating',
+      message: 'One or more machine config pools are updating, please see `oc get mcp` for further details',
+    }, now);
+  }
+  return setOperatorCondition(conditions, { type: 'Upgradeable', status: 'True', reason: 'AsExpected', message: '' }, now);
+}
+
+/** syncVersion: the version moves to the operator's unless Progressing and Degraded are both True. */
+export function syncVersion(conditions: Condition[], versions: OperandVersion[], operatorVersion: string): OperandVersion[] {
+  if (isConditionTrue(conditions, 'Progressing') && isConditionTrue(conditions, 'Degraded')) return versions;
+  return [{ name: 'operator', version: operatorVersion }];
+}
