@@ -1,0 +1,109 @@
+// The local base image every offline build starts FROM: a root file system made of a static busybox (Debian's
+// busybox-static, /bin/busybox), imported into the engine. No image is ever pulled. The image is tagged with a hash of
+// its inputs, so a second start finds it and imports nothing.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, mkdir, rm, symlink, writeFile, copyFile, chmod } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { create as createTar } from 'tar';
+import type { Engine } from './engine.js';
+import { ImageHelperError } from './errors.js';
+
+export const BUSYBOX_BASE_REPOSITORY = 'localhost/ocp-e2e/busybox-base';
+/** Bump when the layout below changes, so old cached images are not reused. */
+const LAYOUT_VERSION = '1';
+
+export class BaseImageMissingToolError extends ImageHelperError {}
+
+export interface BusyboxBase {
+  /** `localhost/ocp-e2e/busybox-base:<hash>` */
+  tag: string;
+  /** true when this call imported it, false when it was already there */
+  imported: boolean;
+}
+
+function applets(busybox: string): string[] {
+  return execFileSync(busybox, ['--list'], { encoding: 'utf8' })
+    .split('\n')
+    .map((s) => s.trim())
+    .filter((s) => /^[\w.[-]+$/.test(s) && s !== 'busybox');
+}
+
+/** Lays out the root file system in `dir`: /bin/busybox, a link per applet, the usual directories and users. */
+async function layoutRootfs(dir: string, busybox: string, appletNames: string[]): Promise<void> {
+  for (const d of ['bin', 'sbin', 'usr/bin', 'usr/sbin', 'usr/lib', 'usr/libexec', 'etc', 'root', 'var/tmp', 'tmp', 'proc', 'sys', 'dev', 'run']) {
+    await mkdir(path.join(dir, d), { recursive: true });
+  }
+  await chmod(path.join(dir, 'tmp'), 0o1777);
+  await chmod(path.join(dir, 'var/tmp'), 0o1777);
+  await copyFile(busybox, path.join(dir, 'bin/busybox'));
+  await chmod(path.join(dir, 'bin/busybox'), 0o755);
+  for (const name of appletNames) {
+    if (name.includes('/')) continue;
+    await symlink('busybox', path.join(dir, 'bin', name));
+  }
+  await writeFile(path.join(dir, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/sbin/nologin\n');
+  await writeFile(path.join(dir, 'etc/group'), 'root:x:0:\nnobody:x:65534:\n');
+}
+
+async function imageExists(engine: Engine, name: string): Promise<boolean> {
+  try {
+    await engine.getImage(name).inspect();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Makes sure the busybox base image is in the engine and returns its tag. The tag carries a hash of the busybox
+ * binary and of the layout, so the image is rebuilt only when one of them changes.
+ */
+export async function ensureBusyboxBase(engine: Engine, opts: { busybox?: string } = {}): Promise<BusyboxBase> {
+  const busybox = opts.busybox ?? '/bin/busybox';
+  let binary: Buffer;
+  try {
+    binary = readFileSync(busybox);
+  } catch {
+    throw new BaseImageMissingToolError(
+      `${busybox} is missing: the offline base image is made from a static busybox. Install it with ` +
+        '`apt-get install busybox-static` or pass the path of another static busybox.',
+    );
+  }
+  const appletNames = applets(busybox);
+  const hash = createHash('sha256').update(LAYOUT_VERSION).update(binary).update(appletNames.join(',')).digest('hex').slice(0, 16);
+  const tag = `${BUSYBOX_BASE_REPOSITORY}:${hash}`;
+  if (await imageExists(engine, tag)) return { tag, imported: false };
+
+  const dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-busybox-'));
+  try {
+    await layoutRootfs(dir, busybox, appletNames);
+    const tarStream = createTar({ cwd: dir, portable: true, noMtime: true }, ['.']);
+    const [repo, tagName] = [BUSYBOX_BASE_REPOSITORY, hash];
+    const stream = await engine.importImage(tarStream as unknown as NodeJS.ReadableStream, {
+      repo,
+      tag: tagName,
+      message: 'ocp-e2e offline base: static busybox root file system',
+      changes: [
+        'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+        'CMD ["/bin/sh"]',
+        `LABEL ocp-e2e.io/inputs-hash=${hash}`,
+      ],
+    } as never);
+    await new Promise<void>((resolve, reject) => {
+      engine.modem.followProgress(stream, (err: Error | null, output: { error?: string }[]) => {
+        const failed = err?.message ?? output?.find((o) => o.error)?.error;
+        if (failed) reject(new ImageHelperError(`Importing the busybox base image failed: ${failed}`));
+        else resolve();
+      });
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  if (!(await imageExists(engine, tag))) {
+    throw new ImageHelperError(`Imported the busybox base image but ${tag} is not in the engine afterwards`);
+  }
+  return { tag, imported: true };
+}

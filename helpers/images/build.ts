@@ -1,0 +1,238 @@
+// Image builds through the engine's API (dockerode): the context is tarred with `tar`, every object of the build
+// stream is parsed, and failures become typed errors that name the failing step and show its last output lines.
+import { cp, mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { create as createTar } from 'tar';
+import type { RegistryCredentials } from './credentials.js';
+import type { Engine } from './engine.js';
+import {
+  BaseImageUnavailableError,
+  BuildStepFailedError,
+  ContainerfileSyntaxError,
+  ImageBuildError,
+  ImageBuildTimeoutError,
+} from './errors.js';
+
+export interface BuildOptions {
+  /** Folder sent as the build context. */
+  contextDir?: string;
+  /** Files added to (or replacing those of) the context: path inside the context → content. */
+  files?: Record<string, string | Buffer>;
+  /** Path of the Containerfile inside the context; default `Containerfile`. */
+  containerfile?: string;
+  buildArgs?: Record<string, string>;
+  labels?: Record<string, string>;
+  /** Full tag to give the image, e.g. `127.0.0.1:5000/ocp-e2e/layered:run1-54183`. */
+  tag: string;
+  /** Multi-stage target. */
+  target?: string;
+  /** Default 5 minutes. */
+  timeoutMs?: number;
+  /** Credentials for pulling private base images (sent as X-Registry-Config, never logged). */
+  registryConfig?: RegistryCredentials;
+  /** Receives each output line as it arrives. */
+  onOutput?: (line: string) => void;
+  /** Do not reuse cached layers. */
+  noCache?: boolean;
+}
+
+export interface BuildResult {
+  tag: string;
+  /** Engine image id `sha256:…` (not a registry digest). */
+  imageId: string;
+  durationMs: number;
+  /** Every output line of the build. */
+  output: string[];
+}
+
+interface BuildStreamObject {
+  stream?: string;
+  status?: string;
+  progress?: string;
+  aux?: { ID?: string };
+  error?: string;
+  errorDetail?: { code?: number; message?: string };
+}
+
+const LAST_LINES = 15;
+
+/** Turns an `errorDetail` of the build stream into the matching error type. */
+export function classifyBuildError(message: string, step: string | undefined, lastLines: string[]): ImageBuildError {
+  const nonZero = /returned a non-zero code: (\d+)/.exec(message);
+  if (nonZero) {
+    return new BuildStepFailedError(
+      `A build step failed with exit code ${nonZero[1]}: ${message}. Its output is below; fix the command or the packages it asks for.`,
+      step,
+      lastLines,
+      Number(nonZero[1]),
+    );
+  }
+  if (/dockerfile parse error|unknown instruction|unknown flag|parse error|syntax error|FROM requires|requires (at least|exactly)/i.test(message)) {
+    return new ContainerfileSyntaxError(`The Containerfile has a syntax error: ${message}`, step, lastLines);
+  }
+  const fromStep = !step || /^FROM\b/i.test(step.replace(/^Step \d+\/\d+ : /, ''));
+  const pullProblem = /pull access denied|manifest unknown|manifest for .* not found|not found|repository does not exist|unauthorized|authentication required|no basic auth credentials|denied|connection refused|no such host|invalid reference format/i;
+  if (fromStep && pullProblem.test(message)) {
+    const unauthorized = /unauthorized|authentication required|no basic auth credentials|denied/i.test(message);
+    const base = /(?:pull access denied for|manifest for|Head "?https?:\/\/|image) ?([^\s,"]+)/.exec(message)?.[1];
+    return new BaseImageUnavailableError(
+      `The base image could not be pulled: ${message}. ` +
+        (unauthorized
+          ? 'The registry wants credentials: give a pull secret / docker config with an entry for it (registryConfig).'
+          : 'Check the FROM reference (registry, repository, tag or digest) and that the registry is reachable.'),
+      step,
+      lastLines,
+      base,
+      unauthorized,
+    );
+  }
+  return new ImageBuildError(`The image build failed: ${message}`, step, lastLines);
+}
+
+/** Parses a build stream, chunk by chunk, calling `onObject` for every complete JSON object. */
+export class BuildStreamParser {
+  private buffer = '';
+  constructor(private readonly onObject: (o: BuildStreamObject) => void) {}
+
+  push(chunk: Buffer | string): void {
+    this.buffer += chunk.toString();
+    let newline: number;
+    while ((newline = this.buffer.indexOf('\n')) >= 0) {
+      const line = this.buffer.slice(0, newline).trim();
+      this.buffer = this.buffer.slice(newline + 1);
+      if (line) this.parseLine(line);
+    }
+  }
+
+  end(): void {
+    const rest = this.buffer.trim();
+    this.buffer = '';
+    if (rest) this.parseLine(rest);
+  }
+
+  private parseLine(line: string): void {
+    // The engine may put several objects on one line ("}{"); split them.
+    for (const piece of line.replace(/}\s*{/g, '}\n{').split('\n')) {
+      try {
+        this.onObject(JSON.parse(piece) as BuildStreamObject);
+      } catch {
+        this.onObject({ stream: piece + '\n' });
+      }
+    }
+  }
+}
+
+async function contextTar(opts: BuildOptions): Promise<{ stream: NodeJS.ReadableStream; cleanup: () => Promise<void> }> {
+  if (!opts.contextDir && !opts.files) throw new ImageBuildError('buildImage needs contextDir or files', undefined, []);
+  let dir = opts.contextDir ? path.resolve(opts.contextDir) : '';
+  let cleanup = async () => undefined as void;
+  if (opts.files) {
+    const tmp = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-context-'));
+    cleanup = async () => rm(tmp, { recursive: true, force: true });
+    if (opts.contextDir) await cp(dir, tmp, { recursive: true, verbatimSymlinks: true });
+    for (const [name, content] of Object.entries(opts.files)) {
+      const target = path.join(tmp, name);
+      if (!target.startsWith(tmp + path.sep)) throw new ImageBuildError(`Context file ${name} escapes the context`, undefined, []);
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeFile(target, content, { mode: 0o644 });
+    }
+    dir = tmp;
+  }
+  // portable + fixed mtimes: the same context always makes the same tar, so the engine's layer cache hits.
+  const stream = createTar({ cwd: dir, portable: true, mtime: new Date(0) }, ['.']);
+  return { stream: stream as unknown as NodeJS.ReadableStream, cleanup };
+}
+
+/**
+ * Builds an image with the engine. Resolves when the engine reports success; rejects with ContainerfileSyntaxError,
+ * BuildStepFailedError, BaseImageUnavailableError, ImageBuildTimeoutError or ImageBuildError.
+ */
+export async function buildImage(engine: Engine, opts: BuildOptions): Promise<BuildResult> {
+  const started = Date.now();
+  const timeoutMs = opts.timeoutMs ?? 5 * 60_000;
+  const { stream: tarStream, cleanup } = await contextTar(opts);
+  const abort = new AbortController();
+  const output: string[] = [];
+  let step: string | undefined;
+  let imageId: string | undefined;
+  let failure: ImageBuildError | undefined;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    abort.abort();
+  }, timeoutMs);
+
+  const note = (line: string) => {
+    output.push(line);
+    opts.onOutput?.(line);
+  };
+  const parser = new BuildStreamParser((o) => {
+    if (o.errorDetail || o.error) {
+      const message = (o.errorDetail?.message ?? o.error ?? 'unknown error').trim();
+      failure ??= classifyBuildError(message, step, output.slice(-LAST_LINES));
+      return;
+    }
+    if (typeof o.stream === 'string') {
+      for (const raw of o.stream.split('\n')) {
+        const line = raw.trimEnd();
+        if (!line) continue;
+        if (/^Step \d+\/\d+ : /.test(line)) step = line;
+        const built = /^Successfully built ([0-9a-f]{12,64})$/.exec(line);
+        if (built && !imageId) imageId = built[1];
+        note(line);
+      }
+    }
+    if (o.aux?.ID) imageId = o.aux.ID;
+    if (o.status) note(o.status + (o.progress ? ` ${o.progress}` : ''));
+  });
+
+  try {
+    const response = (await engine.buildImage(tarStream, {
+      t: opts.tag,
+      dockerfile: opts.containerfile ?? 'Containerfile',
+      buildargs: opts.buildArgs ?? {},
+      labels: opts.labels ?? {},
+      target: opts.target,
+      nocache: opts.noCache ?? false,
+      rm: true,
+      forcerm: true,
+      abortSignal: abort.signal,
+      ...(opts.registryConfig && opts.registryConfig.hosts().length ? { registryconfig: opts.registryConfig.toRegistryConfig() } : {}),
+    } as never)) as NodeJS.ReadableStream;
+    await new Promise<void>((resolve, reject) => {
+      response.on('data', (chunk: Buffer) => parser.push(chunk));
+      response.on('end', () => {
+        parser.end();
+        resolve();
+      });
+      response.on('error', reject);
+      response.on('close', () => resolve());
+    });
+  } catch (err) {
+    if (!timedOut && !failure) {
+      const message = (err as { json?: { message?: string } }).json?.message ?? (err as Error).message;
+      failure = classifyBuildError(message, step, output.slice(-LAST_LINES));
+    }
+  } finally {
+    clearTimeout(timer);
+    await cleanup();
+  }
+  if (timedOut) throw new ImageBuildTimeoutError(timeoutMs, step, output.slice(-LAST_LINES));
+  if (failure) throw failure;
+  if (!imageId) {
+    throw new ImageBuildError('The build stream ended without a result (no image id and no error); the engine may have stopped', step, output.slice(-LAST_LINES));
+  }
+  return { tag: opts.tag, imageId, durationMs: Date.now() - started, output };
+}
+
+/** Removes a local image (by tag or id). Missing images are fine: cleanups must be idempotent. */
+export async function removeImage(engine: Engine, image: string, opts: { force?: boolean } = {}): Promise<boolean> {
+  try {
+    await engine.getImage(image).remove({ force: opts.force ?? false, noprune: false });
+    return true;
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) return false;
+    throw err;
+  }
+}

@@ -1,0 +1,188 @@
+// A real OCI registry (CNCF distribution 2.8) on loopback for local targets: Debian's `docker-registry` binary when
+// installed, else a `registry:2` container when that image is already in the engine. Nothing is pulled.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import YAML from 'yaml';
+import type { Engine } from './engine.js';
+import { RegistryUnavailableError } from './errors.js';
+
+export const REGISTRY_BINARY = '/usr/bin/docker-registry';
+export const REGISTRY_IMAGE = 'registry:2';
+
+export interface LocalRegistry {
+  /** `127.0.0.1:PORT`, usable as the registry part of image references. */
+  address: string;
+  /** `binary` or `container`: how it runs. */
+  kind: 'binary' | 'container';
+  stop(): Promise<void>;
+}
+
+export interface LocalRegistryOptions {
+  /** Where blobs and manifests live; reuse it to keep images across starts. */
+  storageDir: string;
+  /** Port to listen on; default a free one. */
+  port?: number;
+  /** htpasswd file (bcrypt entries) to require basic auth; default no auth. */
+  htpasswdFile?: string;
+  /** Engine, only needed for the container fallback. */
+  engine?: Engine;
+  /** Binary to run; default /usr/bin/docker-registry. */
+  binary?: string;
+  /** How long to wait for `/v2/` to answer. */
+  readyTimeoutMs?: number;
+}
+
+export async function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** The registry's own configuration file (distribution's YAML format). */
+export function registryConfig(opts: { rootDirectory: string; listen: string; htpasswdFile?: string }): object {
+  return {
+    version: 0.1,
+    log: { level: 'warn', accesslog: { disabled: true } },
+    storage: {
+      filesystem: { rootdirectory: opts.rootDirectory },
+      delete: { enabled: true },
+      // Blob descriptors are cached in memory so repeated HEADs of the same digests stay cheap.
+      cache: { blobdescriptor: 'inmemory' },
+    },
+    http: { addr: opts.listen, headers: { 'X-Content-Type-Options': ['nosniff'] } },
+    ...(opts.htpasswdFile ? { auth: { htpasswd: { realm: 'ocp-e2e', path: opts.htpasswdFile } } } : {}),
+  };
+}
+
+async function waitForV2(address: string, timeoutMs: number, stillRunning: () => string | undefined): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastProblem = 'no answer yet';
+  while (Date.now() < deadline) {
+    const exited = stillRunning();
+    if (exited) throw new RegistryUnavailableError(`Local registry stopped while starting: ${exited}`);
+    try {
+      const res = await fetch(`http://${address}/v2/`, { signal: AbortSignal.timeout(1000) });
+      await res.arrayBuffer();
+      // 401 is an answer too: the registry is up and wants credentials.
+      if (res.status === 200 || res.status === 401) return;
+      lastProblem = `HTTP ${res.status}`;
+    } catch (err) {
+      lastProblem = (err as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new RegistryUnavailableError(`Local registry at ${address} did not answer /v2/ within ${timeoutMs} ms (${lastProblem})`);
+}
+
+async function startBinary(binary: string, opts: LocalRegistryOptions, port: number): Promise<LocalRegistry> {
+  const storageDir = path.resolve(opts.storageDir);
+  const address = `127.0.0.1:${port}`;
+  const configPath = path.join(storageDir, `registry-config-${port}.yml`);
+  await writeFile(
+    configPath,
+    YAML.stringify(registryConfig({ rootDirectory: path.join(storageDir, 'data'), listen: address, htpasswdFile: opts.htpasswdFile })),
+  );
+  const child: ChildProcess = spawn(binary, ['serve', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderrTail = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderrTail = (stderrTail + chunk.toString()).slice(-2000);
+  });
+  let exitInfo: string | undefined;
+  const exited = new Promise<void>((resolve) => {
+    child.on('exit', (code, signal) => {
+      exitInfo = `exit code ${code ?? signal}; stderr: ${stderrTail.trim() || '(empty)'}`;
+      resolve();
+    });
+    child.on('error', (err) => {
+      exitInfo = err.message;
+      resolve();
+    });
+  });
+  try {
+    await waitForV2(address, opts.readyTimeoutMs ?? 10000, () => exitInfo);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  return {
+    address,
+    kind: 'binary',
+    async stop() {
+      if (exitInfo) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function hasLocalImage(engine: Engine, name: string): Promise<boolean> {
+  try {
+    await engine.getImage(name).inspect();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function startContainer(engine: Engine, opts: LocalRegistryOptions, port: number): Promise<LocalRegistry> {
+  const storageDir = path.resolve(opts.storageDir, 'data');
+  await mkdir(storageDir, { recursive: true });
+  const binds = [`${storageDir}:/var/lib/registry`];
+  const env = ['REGISTRY_STORAGE_DELETE_ENABLED=true'];
+  if (opts.htpasswdFile) {
+    binds.push(`${path.resolve(opts.htpasswdFile)}:/auth/htpasswd:ro`);
+    env.push('REGISTRY_AUTH=htpasswd', 'REGISTRY_AUTH_HTPASSWD_REALM=ocp-e2e', 'REGISTRY_AUTH_HTPASSWD_PATH=/auth/htpasswd');
+  }
+  const container = await engine.createContainer({
+    Image: REGISTRY_IMAGE,
+    Env: env,
+    Labels: { 'ocp-e2e.io/local-registry': 'true' },
+    ExposedPorts: { '5000/tcp': {} },
+    HostConfig: { Binds: binds, PortBindings: { '5000/tcp': [{ HostIp: '127.0.0.1', HostPort: String(port) }] }, AutoRemove: false },
+  });
+  await container.start();
+  const address = `127.0.0.1:${port}`;
+  let gone: string | undefined;
+  try {
+    await waitForV2(address, opts.readyTimeoutMs ?? 15000, () => gone);
+  } catch (err) {
+    await container.remove({ force: true }).catch(() => undefined);
+    throw err;
+  }
+  return {
+    address,
+    kind: 'container',
+    async stop() {
+      gone = 'stopped';
+      await container.remove({ force: true });
+    },
+  };
+}
+
+/**
+ * Starts a registry on 127.0.0.1 with filesystem storage under `storageDir` (delete enabled) and waits until `/v2/`
+ * answers. Throws RegistryUnavailableError when neither the binary nor the `registry:2` image is available.
+ */
+export async function startLocalRegistry(opts: LocalRegistryOptions): Promise<LocalRegistry> {
+  await mkdir(opts.storageDir, { recursive: true });
+  const binary = opts.binary ?? REGISTRY_BINARY;
+  const port = opts.port ?? (await freeLoopbackPort());
+  if (existsSync(binary)) return startBinary(binary, opts, port);
+  if (opts.engine && (await hasLocalImage(opts.engine, REGISTRY_IMAGE))) return startContainer(opts.engine, opts, port);
+  throw new RegistryUnavailableError(
+    `No local registry available: ${binary} is not installed` +
+      (opts.engine ? ` and the image ${REGISTRY_IMAGE} is not in the engine` : ' (and no engine was given to run the registry:2 image)') +
+      '. Install it with `apt-get install docker-registry` (Debian/Ubuntu) or load the registry:2 image into the engine.',
+  );
+}

@@ -1,0 +1,359 @@
+// A small client of the registry HTTP API v2 (distribution spec): manifest digests, existence checks, and reading files
+// out of an image's layers without pulling it into an engine. Speaks http to loopback registries, https elsewhere,
+// and answers Bearer-token and Basic challenges with credentials from a pull secret or docker config.
+import { createHash } from 'node:crypto';
+import path from 'node:path/posix';
+import { Parser, type ReadEntry } from 'tar';
+import { RegistryCredentials } from './credentials.js';
+import {
+  ImageNotFoundError,
+  RegistryRequestError,
+  RegistryUnauthorizedError,
+  RegistryUnreachableError,
+} from './errors.js';
+import { isLoopbackRegistry, parseImageRef, type ImageRef } from './image-ref.js';
+
+export const MANIFEST_MEDIA_TYPES = [
+  'application/vnd.oci.image.manifest.v1+json',
+  'application/vnd.docker.distribution.manifest.v2+json',
+  'application/vnd.oci.image.index.v1+json',
+  'application/vnd.docker.distribution.manifest.list.v2+json',
+];
+const INDEX_MEDIA_TYPES = new Set([
+  'application/vnd.oci.image.index.v1+json',
+  'application/vnd.docker.distribution.manifest.list.v2+json',
+]);
+
+interface Descriptor {
+  mediaType?: string;
+  digest: string;
+  size?: number;
+  platform?: { os?: string; architecture?: string };
+}
+interface ImageManifest {
+  mediaType?: string;
+  config: Descriptor;
+  layers: Descriptor[];
+}
+
+export interface RegistryClientOptions {
+  credentials?: RegistryCredentials;
+  /** Per-request timeout. */
+  timeoutMs?: number;
+  /** Platform to pick from a multi-arch index. */
+  platform?: { os: string; architecture: string };
+  /** Upper bound of layer bytes kept in memory between calls. */
+  blobCacheBytes?: number;
+}
+
+/** One layer's table of contents: entries by path, plus the whiteouts it carries. */
+interface LayerView {
+  entries: Map<string, { type: string; linkpath?: string; data?: Buffer }>;
+  whiteouts: Set<string>;
+  opaqueDirs: Set<string>;
+}
+
+/** `./etc/os-release`, `/etc/os-release`, `etc/os-release/` → `etc/os-release` */
+function normalizeEntryPath(p: string): string {
+  return path.normalize('/' + p).replace(/^\/+/, '').replace(/\/+$/, '');
+}
+
+function ancestors(p: string): string[] {
+  const out: string[] = [];
+  let dir = path.dirname(p);
+  while (dir !== '.' && dir !== '/' && dir !== '') {
+    out.push(dir);
+    dir = path.dirname(dir);
+  }
+  return out;
+}
+
+function parseChallenge(header: string): { scheme: string; params: Record<string, string> } {
+  const space = header.indexOf(' ');
+  const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
+  const params: Record<string, string> = {};
+  const re = /(\w+)="([^"]*)"/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(header))) params[m[1]!] = m[2]!;
+  return { scheme, params };
+}
+
+export class RegistryClient {
+  private readonly credentials: RegistryCredentials;
+  private readonly timeoutMs: number;
+  private readonly platform: { os: string; architecture: string };
+  private readonly authHeaders = new Map<string, string>();
+  private readonly blobCache = new Map<string, Buffer>();
+  private blobCacheSize = 0;
+  private readonly blobCacheBytes: number;
+  private readonly layerViews = new Map<string, LayerView>();
+
+  constructor(opts: RegistryClientOptions = {}) {
+    this.credentials = opts.credentials ?? new RegistryCredentials();
+    this.timeoutMs = opts.timeoutMs ?? 30000;
+    this.platform = opts.platform ?? { os: 'linux', architecture: 'amd64' };
+    this.blobCacheBytes = opts.blobCacheBytes ?? 256 * 1024 * 1024;
+  }
+
+  private baseUrl(registry: string): string {
+    const host = registry === 'docker.io' ? 'registry-1.docker.io' : registry;
+    return `${isLoopbackRegistry(registry) ? 'http' : 'https'}://${host}`;
+  }
+
+  private async send(registry: string, url: string, init: RequestInit): Promise<Response> {
+    try {
+      return await fetch(url, { ...init, signal: AbortSignal.timeout(this.timeoutMs) });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new RegistryUnreachableError(registry, cause?.code ?? cause?.message ?? (err as Error).message, { cause: err });
+    }
+  }
+
+  /** Gets an Authorization header for a challenge. The secret never leaves this function except in the header. */
+  private async authorize(registry: string, repository: string, challenge: string, scopeActions: string): Promise<string | undefined> {
+    const { scheme, params } = parseChallenge(challenge);
+    const auth = this.credentials.authFor(registry);
+    const basic = auth ? 'Basic ' + Buffer.from(`${auth.username}:${auth.password}`).toString('base64') : undefined;
+    if (scheme === 'basic') return basic;
+    if (scheme !== 'bearer' || !params.realm) return undefined;
+    const tokenUrl = new URL(params.realm);
+    if (params.service) tokenUrl.searchParams.set('service', params.service);
+    tokenUrl.searchParams.set('scope', params.scope ?? `repository:${repository}:${scopeActions}`);
+    const res = await this.send(registry, tokenUrl.toString(), { headers: basic ? { Authorization: basic } : {} });
+    if (!res.ok) {
+      await res.arrayBuffer();
+      throw new RegistryUnauthorizedError(
+        `Registry ${registry} refused a token for ${repository} (HTTP ${res.status}); ` +
+          (auth ? 'the credentials for it were rejected' : 'no credentials for it were found in the pull secret / docker config'),
+        res.status,
+      );
+    }
+    const body = (await res.json()) as { token?: string; access_token?: string };
+    const token = body.token ?? body.access_token;
+    return token ? `Bearer ${token}` : undefined;
+  }
+
+  /** Sends a request to `/v2/<repository>/<suffix>`, answering one auth challenge if the registry asks. */
+  private async request(ref: ImageRef, suffix: string, init: RequestInit = {}, scopeActions = 'pull'): Promise<Response> {
+    const url = `${this.baseUrl(ref.registry)}/v2/${ref.repository}/${suffix}`;
+    const key = `${ref.registry}/${ref.repository}:${scopeActions}`;
+    const withAuth = (h?: string): RequestInit => ({
+      ...init,
+      headers: { ...(init.headers as Record<string, string> | undefined), ...(h ? { Authorization: h } : {}) },
+    });
+    let res = await this.send(ref.registry, url, withAuth(this.authHeaders.get(key)));
+    if (res.status === 401) {
+      const challenge = res.headers.get('www-authenticate');
+      await res.arrayBuffer();
+      const header = challenge ? await this.authorize(ref.registry, ref.repository, challenge, scopeActions) : undefined;
+      if (header) {
+        this.authHeaders.set(key, header);
+        res = await this.send(ref.registry, url, withAuth(header));
+      }
+      if (res.status === 401) {
+        await res.arrayBuffer();
+        const hadCredentials = Boolean(this.credentials.authFor(ref.registry));
+        throw new RegistryUnauthorizedError(
+          `Registry ${ref.registry} refused access to ${ref.repository}: ` +
+            (hadCredentials ? 'the credentials for it were rejected' : 'it needs credentials and none were found for it in the pull secret / docker config'),
+          401,
+        );
+      }
+    }
+    return res;
+  }
+
+  private async failure(res: Response, what: string): Promise<never> {
+    const text = (await res.text()).slice(0, 300);
+    if (res.status === 404) throw new ImageNotFoundError(`${what}: not found in the registry (HTTP 404 ${text.trim()})`, 404);
+    if (res.status === 403) throw new RegistryUnauthorizedError(`${what}: access denied (HTTP 403 ${text.trim()})`, 403);
+    throw new RegistryRequestError(`${what}: HTTP ${res.status} ${text.trim()}`, res.status);
+  }
+
+  /** The registry's `Docker-Content-Digest` for a tag or digest reference. */
+  async manifestDigest(refText: string): Promise<string> {
+    const ref = parseImageRef(refText);
+    const res = await this.request(ref, `manifests/${ref.digest ?? ref.tag ?? 'latest'}`, {
+      method: 'HEAD',
+      headers: { Accept: MANIFEST_MEDIA_TYPES.join(', ') },
+    });
+    if (!res.ok) return this.failure(res, `Manifest of ${refText}`);
+    const digest = res.headers.get('docker-content-digest');
+    if (digest) return digest;
+    // Some registries omit the header on HEAD; fall back to hashing the body.
+    return (await this.getManifest(ref, refText)).digest;
+  }
+
+  /** True when the tag or digest exists in the registry. */
+  async hasImage(refText: string): Promise<boolean> {
+    try {
+      await this.manifestDigest(refText);
+      return true;
+    } catch (err) {
+      if (err instanceof ImageNotFoundError) return false;
+      throw err;
+    }
+  }
+
+  private async getManifest(ref: ImageRef, refText: string, reference = ref.digest ?? ref.tag ?? 'latest'): Promise<{ digest: string; mediaType: string; body: Record<string, unknown> }> {
+    const res = await this.request(ref, `manifests/${reference}`, { headers: { Accept: MANIFEST_MEDIA_TYPES.join(', ') } });
+    if (!res.ok) return this.failure(res, `Manifest of ${refText}`);
+    const raw = Buffer.from(await res.arrayBuffer());
+    const digest = 'sha256:' + createHash('sha256').update(raw).digest('hex');
+    if (reference.startsWith('sha256:') && digest !== reference) {
+      throw new RegistryRequestError(`Manifest of ${refText} does not match its digest (got ${digest})`, res.status);
+    }
+    const body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+    const mediaType = (body.mediaType as string | undefined) ?? res.headers.get('content-type') ?? '';
+    return { digest, mediaType, body };
+  }
+
+  /** The image manifest (config + layers), following an index to this client's platform. */
+  async imageManifest(refText: string): Promise<{ digest: string; manifest: ImageManifest }> {
+    const ref = parseImageRef(refText);
+    let got = await this.getManifest(ref, refText);
+    if (INDEX_MEDIA_TYPES.has(got.mediaType)) {
+      const manifests = (got.body.manifests as Descriptor[] | undefined) ?? [];
+      const pick = manifests.find(
+        (m) => m.platform?.os === this.platform.os && m.platform?.architecture === this.platform.architecture,
+      );
+      if (!pick) {
+        throw new ImageNotFoundError(`${refText} has no image for ${this.platform.os}/${this.platform.architecture}`, 404);
+      }
+      got = await this.getManifest(ref, refText, pick.digest);
+    }
+    const manifest = got.body as unknown as ImageManifest;
+    if (!Array.isArray(manifest.layers)) {
+      throw new RegistryRequestError(`${refText}: unsupported manifest type ${got.mediaType || '(none)'}`, undefined);
+    }
+    return { digest: got.digest, manifest };
+  }
+
+  /** A blob's bytes (cached in memory by digest, verified against the digest). */
+  async blob(refText: string, digest: string): Promise<Buffer> {
+    const cached = this.blobCache.get(digest);
+    if (cached) return cached;
+    const ref = parseImageRef(refText);
+    const res = await this.request(ref, `blobs/${digest}`);
+    if (!res.ok) return this.failure(res, `Blob ${digest} of ${refText}`);
+    const data = Buffer.from(await res.arrayBuffer());
+    const actual = 'sha256:' + createHash('sha256').update(data).digest('hex');
+    if (actual !== digest) throw new RegistryRequestError(`Blob ${digest} of ${refText} arrived corrupted (hash ${actual})`, res.status);
+    if (data.length <= this.blobCacheBytes) {
+      while (this.blobCacheSize + data.length > this.blobCacheBytes && this.blobCache.size) {
+        const [oldest, buf] = this.blobCache.entries().next().value as [string, Buffer];
+        this.blobCache.delete(oldest);
+        this.blobCacheSize -= buf.length;
+      }
+      this.blobCache.set(digest, data);
+      this.blobCacheSize += data.length;
+    }
+    return data;
+  }
+
+  /** The image's config JSON (labels, env, created). */
+  async imageConfig(refText: string): Promise<Record<string, unknown>> {
+    const { manifest } = await this.imageManifest(refText);
+    return JSON.parse((await this.blob(refText, manifest.config.digest)).toString('utf8')) as Record<string, unknown>;
+  }
+
+  /** Lists a layer (gzip or plain tar); file contents are kept only for `wanted` paths. */
+  private async layerView(refText: string, digest: string, wanted: Set<string>): Promise<LayerView> {
+    const known = this.layerViews.get(digest);
+    if (known && [...wanted].every((w) => !known.entries.has(w) || known.entries.get(w)!.type !== 'File' || known.entries.get(w)!.data)) {
+      return known;
+    }
+    const data = await this.blob(refText, digest);
+    const view: LayerView = { entries: new Map(), whiteouts: new Set(), opaqueDirs: new Set() };
+    await new Promise<void>((resolve, reject) => {
+      const parser = new Parser({
+        onReadEntry: (entry: ReadEntry) => {
+          const p = normalizeEntryPath(entry.path);
+          const base = path.basename(p);
+          const dir = path.dirname(p) === '.' ? '' : path.dirname(p);
+          if (base === '.wh..wh..opq') {
+            view.opaqueDirs.add(dir);
+            entry.resume();
+            return;
+          }
+          if (base.startsWith('.wh.')) {
+            view.whiteouts.add((dir ? dir + '/' : '') + base.slice(4));
+            entry.resume();
+            return;
+          }
+          const record: { type: string; linkpath?: string; data?: Buffer } = {
+            type: entry.type,
+            linkpath: entry.linkpath ? entry.linkpath : undefined,
+          };
+          view.entries.set(p, record);
+          if (entry.type === 'File' && wanted.has(p)) {
+            const chunks: Buffer[] = [];
+            entry.on('data', (c: Buffer) => chunks.push(c));
+            entry.on('end', () => (record.data = Buffer.concat(chunks)));
+          } else {
+            entry.resume();
+          }
+        },
+      });
+      parser.on('error', reject);
+      parser.on('end', () => resolve());
+      parser.end(data);
+    });
+    this.layerViews.set(digest, view);
+    return view;
+  }
+
+  /**
+   * Reads one file of the image as the container would see it: layers are searched from the top, whiteouts and
+   * opaque directories hide lower layers, symbolic and hard links are followed. Undefined when the file is absent.
+   */
+  async readFile(refText: string, filePath: string): Promise<Buffer | undefined> {
+    return (await this.readFiles(refText, [filePath]))[0];
+  }
+
+  /** Like readFile for several paths, fetching every layer at most once. */
+  async readFiles(refText: string, filePaths: string[]): Promise<(Buffer | undefined)[]> {
+    const { manifest } = await this.imageManifest(refText);
+    const layers = [...manifest.layers].reverse();
+    const results: (Buffer | undefined)[] = [];
+    for (const filePath of filePaths) results.push(await this.lookup(refText, layers, normalizeEntryPath(filePath), 0));
+    return results;
+  }
+
+  private async lookup(refText: string, layersTopDown: Descriptor[], p: string, hops: number): Promise<Buffer | undefined> {
+    if (hops > 16) throw new RegistryRequestError(`Too many links following ${p} in ${refText}`, undefined);
+    const wanted = new Set([p]);
+    const hidingDirs = ancestors(p);
+    for (const layer of layersTopDown) {
+      const view = await this.layerView(refText, layer.digest, wanted);
+      const entry = view.entries.get(p);
+      if (entry) {
+        if (entry.type === 'File' || entry.type === 'OldFile' || entry.type === 'ContiguousFile') return entry.data ?? Buffer.alloc(0);
+        if (entry.type === 'SymbolicLink' && entry.linkpath) {
+          const target = entry.linkpath.startsWith('/') ? entry.linkpath : path.join(path.dirname('/' + p), entry.linkpath);
+          return this.lookup(refText, layersTopDown, normalizeEntryPath(target), hops + 1);
+        }
+        if (entry.type === 'Link' && entry.linkpath) {
+          return this.lookup(refText, layersTopDown, normalizeEntryPath(entry.linkpath), hops + 1);
+        }
+        return undefined; // a directory or a device: not a file
+      }
+      if (view.whiteouts.has(p) || hidingDirs.some((d) => view.whiteouts.has(d))) return undefined;
+      if (hidingDirs.some((d) => view.opaqueDirs.has(d))) return undefined;
+    }
+    return undefined;
+  }
+
+  /** Every path in the merged file system of the image (directories included), sorted, with a leading slash. */
+  async listFiles(refText: string): Promise<string[]> {
+    const { manifest } = await this.imageManifest(refText);
+    const merged = new Set<string>();
+    for (const layer of manifest.layers) {
+      const view = await this.layerView(refText, layer.digest, new Set());
+      for (const dir of view.opaqueDirs) for (const p of [...merged]) if (p.startsWith(dir + '/')) merged.delete(p);
+      for (const w of view.whiteouts) for (const p of [...merged]) if (p === w || p.startsWith(w + '/')) merged.delete(p);
+      for (const p of view.entries.keys()) if (p) merged.add(p);
+    }
+    return [...merged].sort().map((p) => '/' + p);
+  }
+}
