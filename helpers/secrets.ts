@@ -77,17 +77,3 @@ export function loadPullSecret(path: string): PullSecret {
   }
   return { json: text, auths };
 }
-
-/** The credentials of a pull secret for one registry host (`host[:port]`), in the shape engines take for a push. */
-export function authFor(pullSecret: PullSecret | undefined, registryHost: string): RegistryAuth | undefined {
-  if (!pullSecret) return undefined;
-  const entry = pullSecret.auths[registryHost] ?? pullSecret.auths[`https://${registryHost}`];
-  if (!entry) return undefined;
-  if (entry.username && entry.password) return { username: entry.username, password: entry.password, serveraddress: registryHost };
-  if (entry.auth) {
-    const decoded = Buffer.from(entry.auth, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1), serveraddress: registryHost };
-  }
-  return undefined;
-}

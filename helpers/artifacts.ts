@@ -1,0 +1,92 @@
+/**
+ * Must-gather for one failed test: the objects an MCO upgrade failure is diagnosed from, written as YAML under
+ * reports/artifacts/<test>/ and attached to the Allure result. On a real cluster the operator and daemon logs come
+ * through `oc`. Gathering never throws: a half-gathered set is better than losing the test's own failure.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { hasCli, oc } from './cli.js';
+import type { Cluster } from './cluster.js';
+import { attachText, attachYaml, toYaml } from './report.js';
+import { maskSecrets } from './secrets.js';
+
+export const ARTIFACTS_ROOT = join('reports', 'artifacts');
+
+/** A directory name for a test title: letters, digits, dashes; bounded length. */
+export function artifactDirName(title: string): string {
+  const slug = title
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 120);
+  return slug || 'unnamed-test';
+}
+
+export interface GatherOptions {
+  cluster: Cluster;
+  kubeconfig: string;
+  testTitle: string;
+  /** Extra named documents (the upgrade timeline, the judged invariants). */
+  extra?: Record<string, unknown>;
+  /** Gather MCO/MCD logs with `oc` (real clusters; the reference has no pods). */
+  logs?: boolean;
+  root?: string;
+}
+
+export interface GatherResult {
+  dir: string;
+  files: string[];
+  errors: string[];
+}
+
+export async function gatherArtifacts(options: GatherOptions): Promise<GatherResult> {
+  const dir = join(options.root ?? ARTIFACTS_ROOT, artifactDirName(options.testTitle));
+  await mkdir(dir, { recursive: true });
+  const result: GatherResult = { dir, files: [], errors: [] };
+  const { cluster } = options;
+  const collectors: [string, () => Promise<unknown>][] = [
+    ['clusterversion', () => cluster.getClusterVersion()],
+    ['clusteroperators', () => cluster.listClusterOperators()],
+    ['machineconfigpools', () => cluster.listMachineConfigPools()],
+    ['machineconfigs', () => cluster.listMachineConfigs()],
+    ['nodes', () => cluster.listNodes()],
+    ['events', () => cluster.listEvents()],
+  ];
+  for (const [name, extra] of Object.entries(options.extra ?? {})) collectors.push([name, async () => extra]);
+
+  for (const [name, collect] of collectors) {
+    try {
+      const value = await collect();
+      const file = join(dir, `${name}.yaml`);
+      await writeFile(file, toYaml(value));
+      result.files.push(file);
+      await attachYaml(`${name}.yaml`, value);
+    } catch (error) {
+      result.errors.push(`${name}: ${(error as Error).message}`);
+    }
+  }
+
+  if (options.logs && (await hasCli('oc'))) {
+    const logs: [string, string[]][] = [
+      ['machine-config-operator.log', ['logs', '-n', 'openshift-machine-config-operator', 'deployment/machine-config-operator', '--tail=2000']],
+      [
+        'machine-config-daemon.log',
+        ['logs', '-n', 'openshift-machine-config-operator', '-l', 'k8s-app=machine-config-daemon', '-c', 'machine-config-daemon', '--tail=500', '--prefix'],
+      ],
+    ];
+    for (const [file, args] of logs) {
+      const r = await oc(args, { kubeconfig: options.kubeconfig, allowFailure: true, timeoutMs: 60_000 }).catch((e: Error) => ({
+        stdout: '',
+        stderr: e.message,
+        exitCode: 1,
+      }));
+      const text = r.exitCode === 0 ? r.stdout : `# oc ${args.join(' ')} failed (${r.exitCode})\n${r.stderr}`;
+      await writeFile(join(dir, file), maskSecrets(text));
+      result.files.push(join(dir, file));
+      await attachText(file, text);
+    }
+  }
+  if (result.errors.length) {
+    await writeFile(join(dir, 'gather-errors.txt'), maskSecrets(result.errors.join('\n') + '\n'));
+  }
+  return result;
+}

@@ -1,0 +1,175 @@
+/**
+ * The waits an upgrade conformance test needs, each with a budget in cluster time that scales with the target's clock
+ * and the pool's size, and a description of the observed state for when the budget runs out.
+ */
+import type { ClusterSnapshot, ClusterWatcher } from './cluster-watcher.js';
+import { poolRolloutClusterMinutes, wallBudgetMs, type TargetCapabilities } from './capabilities.js';
+import { nodesOfPool, poolProgressLine, poolSettled, viewPool } from './pools.js';
+import { findCondition, RenderedAnnotations, type MachineConfigPool } from './types.js';
+import { summarize } from './monitor.js';
+import { waitFor, type ProgressSink } from './wait.js';
+
+export interface WaitContext {
+  watcher: ClusterWatcher;
+  caps: Pick<TargetCapabilities, 'timeFactor'>;
+  progress?: ProgressSink & { end?(): void };
+}
+
+function pool(snapshot: ClusterSnapshot, name: string): MachineConfigPool | undefined {
+  return snapshot.pools.get(name);
+}
+
+function poolLine(snapshot: ClusterSnapshot, name: string): string {
+  const p = pool(snapshot, name);
+  if (!p) return `${name}: no such pool`;
+  return poolProgressLine(p, nodesOfPool(p, [...snapshot.pools.values()], [...snapshot.nodes.values()]));
+}
+
+function mcoLine(snapshot: ClusterSnapshot): string {
+  const mco = snapshot.operators.get('machine-config');
+  return mco ? `clusteroperator/machine-config ${summarize('ClusterOperator', mco)}` : 'clusteroperator/machine-config not found';
+}
+
+function cvLine(snapshot: ClusterSnapshot): string {
+  return snapshot.clusterVersion ? `clusterversion/version ${summarize('ClusterVersion', snapshot.clusterVersion)}` : 'clusterversion/version not found';
+}
+
+export interface PoolExpectation {
+  pools: string[];
+  /** MachineConfigs that must be among the sources of the pool's rendered config (just created). */
+  sourcesInclude?: string[];
+  /** MachineConfigs that must no longer be among the sources (just deleted). */
+  sourcesExclude?: string[];
+  /** The rendered config must be made for this release (annotation release-image-version). */
+  releaseVersion?: string;
+}
+
+function renderedFor(snapshot: ClusterSnapshot, p: MachineConfigPool, expectation: PoolExpectation): string | undefined {
+  const sources = new Set((p.spec?.configuration?.source ?? []).map((s) => s.name));
+  const missing = (expectation.sourcesInclude ?? []).filter((n) => !sources.has(n));
+  if (missing.length) return `not yet rendered with ${missing.join(', ')}`;
+  const stale = (expectation.sourcesExclude ?? []).filter((n) => sources.has(n));
+  if (stale.length) return `still rendered with ${stale.join(', ')}`;
+  if (expectation.releaseVersion) {
+    const rendered = p.spec?.configuration?.name ? snapshot.machineConfigs.get(p.spec.configuration.name) : undefined;
+    const version = rendered?.metadata.annotations?.[RenderedAnnotations.releaseImageVersion];
+    if (version !== expectation.releaseVersion) return `rendered config ${p.spec?.configuration?.name ?? '-'} is for release ${version ?? 'unknown'}`;
+  }
+  return undefined;
+}
+
+/** Waits until every named pool is rendered as expected and fully rolled out (Updated, not Updating, not Degraded). */
+export function waitForPools(ctx: WaitContext, expectation: PoolExpectation): Promise<ClusterSnapshot> {
+  const snapshot = ctx.watcher.snapshot();
+  const nodeCount = Math.max(1, ...expectation.pools.map((n) => pool(snapshot, n)?.status?.machineCount ?? 1));
+  const total = expectation.pools.reduce((sum, n) => sum + (pool(snapshot, n)?.status?.machineCount ?? 1), 0);
+  // Pools roll in parallel, nodes within a pool one at a time: the largest pool sets the pace.
+  const minutes = poolRolloutClusterMinutes(Math.max(nodeCount, Math.ceil(total / expectation.pools.length)));
+  const wants = [
+    expectation.sourcesInclude?.length ? `rendered with ${expectation.sourcesInclude.join(', ')}` : '',
+    expectation.sourcesExclude?.length ? `rendered without ${expectation.sourcesExclude.join(', ')}` : '',
+    expectation.releaseVersion ? `rendered for release ${expectation.releaseVersion}` : '',
+    'Updated=True, Updating=False, Degraded=False, every node on the rendered config',
+  ].filter(Boolean);
+  return waitFor(
+    ctx.watcher,
+    {
+      what: `pools ${expectation.pools.join(', ')} to roll out`,
+      expected: `pools ${expectation.pools.join(', ')}: ${wants.join('; ')}`,
+      budgetMs: wallBudgetMs(minutes, ctx.caps),
+      caps: ctx.caps,
+      judge: (snap) => {
+        const lines: string[] = [];
+        let done = true;
+        for (const name of expectation.pools) {
+          const p = pool(snap, name);
+          if (!p) {
+            done = false;
+            lines.push(`${name}: no such pool`);
+            continue;
+          }
+          const notRendered = renderedFor(snap, p, expectation);
+          if (notRendered || !poolSettled(p)) done = false;
+          lines.push(notRendered ? `${name} ${notRendered}` : poolLine(snap, name));
+        }
+        return { done, progress: lines.join('; ') };
+      },
+      describe: (snap) => [...expectation.pools.map((n) => poolLine(snap, n)), mcoLine(snap)].join('; '),
+    },
+    ctx.progress,
+  );
+}
+
+export interface UpgradeWait {
+  image: string;
+  version?: string;
+}
+
+/** origin's "Reached": desired is the target, history[0] Completed for it, Available, not Progressing or Failing. */
+export function upgradeReached(snapshot: ClusterSnapshot, target: UpgradeWait): boolean {
+  const cv = snapshot.clusterVersion;
+  const head = cv?.status?.history?.[0];
+  const matches = (r?: { image?: string; version?: string }) =>
+    r !== undefined && (r.image === target.image || (target.version !== undefined && r.version === target.version));
+  const c = cv?.status?.conditions;
+  return (
+    matches(cv?.status?.desired) &&
+    head?.state === 'Completed' &&
+    matches(head) &&
+    findCondition(c, 'Available')?.status === 'True' &&
+    findCondition(c, 'Progressing')?.status !== 'True' &&
+    findCondition(c, 'Failing')?.status !== 'True'
+  );
+}
+
+/**
+ * Waits for ClusterVersion to report the upgrade Completed. Budget: origin's upgrade P99 scale (an hour plus the
+ * master pool's rollout, capped at 150 cluster minutes). On timeout the message carries ClusterVersion's and the
+ * machine-config operator's own words, which is where the reason lives.
+ */
+export function waitForUpgrade(ctx: WaitContext, target: UpgradeWait): Promise<ClusterSnapshot> {
+  const masters = ctx.watcher.snapshot().pools.get('master')?.status?.machineCount ?? 3;
+  const minutes = Math.min(150, 60 + poolRolloutClusterMinutes(masters));
+  return waitFor(
+    ctx.watcher,
+    {
+      what: `the upgrade to ${target.version ?? target.image}`,
+      expected: `clusterversion/version desired=${target.version ?? target.image}, history[0] Completed, Available=True, Progressing=False, Failing=False`,
+      budgetMs: wallBudgetMs(minutes, ctx.caps),
+      caps: ctx.caps,
+      judge: (snap) => {
+        const head = snap.clusterVersion?.status?.history?.[0];
+        const progressing = findCondition(snap.clusterVersion?.status?.conditions, 'Progressing');
+        return {
+          done: upgradeReached(snap, target),
+          progress: `${head ? `${head.state} ${head.version ?? head.image}` : 'no history'}: ${progressing?.message ?? ''}; ${poolLine(snap, 'master')}`,
+        };
+      },
+      describe: (snap) => [cvLine(snap), mcoLine(snap), poolLine(snap, 'master'), poolLine(snap, 'worker')].join('; '),
+    },
+    ctx.progress,
+  );
+}
+
+/** Waits until a pool reports NodeDegraded (or Degraded) and returns the snapshot (for the unpullable-image case). */
+export function waitForPoolDegraded(ctx: WaitContext, poolName: string, sourcesInclude: string[]): Promise<ClusterSnapshot> {
+  const machineCount = ctx.watcher.snapshot().pools.get(poolName)?.status?.machineCount ?? 1;
+  return waitFor(
+    ctx.watcher,
+    {
+      what: `pool ${poolName} to report a degraded node`,
+      expected: `pool ${poolName} rendered with ${sourcesInclude.join(', ')} and NodeDegraded=True`,
+      budgetMs: wallBudgetMs(poolRolloutClusterMinutes(Math.min(machineCount, 2)), ctx.caps),
+      caps: ctx.caps,
+      judge: (snap) => {
+        const p = pool(snap, poolName);
+        if (!p) return { done: false, progress: `${poolName}: no such pool` };
+        const notRendered = renderedFor(snap, p, { pools: [poolName], sourcesInclude });
+        const v = viewPool(p);
+        return { done: !notRendered && (v.nodeDegradedMessage !== undefined || v.degradedMachineCount > 0), progress: notRendered ? `${poolName} ${notRendered}` : poolLine(snap, poolName) };
+      },
+      describe: (snap) => [poolLine(snap, poolName), mcoLine(snap)].join('; '),
+    },
+    ctx.progress,
+  );
+}

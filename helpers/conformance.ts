@@ -1,0 +1,198 @@
+/**
+ * The frame every spec runs in. One call inside a mocha `describe` gives the spec:
+ *  - the target's connection and capabilities, and a live watch of the cluster;
+ *  - real-cluster safety: disruptive specs are skipped (with the reason) unless --allow-disruptive, and a preflight
+ *    skips when the cluster is mid-upgrade or a pool is degraded;
+ *  - phases (prepare / upgrade / check) reported as Allure steps, whose failures name the phase;
+ *  - failure artefacts gathered once per failed test, and attached;
+ *  - LIFO cleanup (kept with --keep-on-failure) and a leak check of everything carrying the run label.
+ */
+import type { Context, Func } from 'mocha';
+import { Cleanup, leakedObjects } from './cleanup.js';
+import { Cluster } from './cluster.js';
+import { ClusterWatcher } from './cluster-watcher.js';
+import { discoverCapabilities, type TargetCapabilities } from './capabilities.js';
+import { gatherArtifacts } from './artifacts.js';
+import { UpgradeMonitor } from './monitor.js';
+import { consoleProgress } from './wait.js';
+import type { WaitContext } from './cluster-waits.js';
+import { attachYaml, labelCase, step, type CaseLabels } from './report.js';
+import { maskSecrets } from './secrets.js';
+import { pullSecret, target, type TargetConfig } from './target.js';
+import { findCondition } from './types.js';
+import { viewPool } from './pools.js';
+
+export type PhaseName = 'prepare' | 'upgrade' | 'check';
+
+export interface ConformanceOptions {
+  /** Upgrades the cluster or changes pools: runs only with --allow-disruptive. */
+  disruptive: boolean;
+}
+
+/** An error that already names its phase (so nested phases do not stack prefixes). */
+export class PhaseError extends Error {
+  readonly phase: PhaseName;
+  override readonly cause: unknown;
+  constructor(phase: PhaseName, title: string, cause: unknown) {
+    const inner = cause instanceof Error ? cause.message : String(cause);
+    super(maskSecrets(`[phase ${phase}] ${title} failed: ${inner}`));
+    this.name = cause instanceof Error && cause.name === 'AssertionError' ? 'AssertionError' : 'PhaseError';
+    this.phase = phase;
+    this.cause = cause;
+    // Keep the frames of the original failure: they point at the spec line, this constructor does not.
+    const frames = cause instanceof Error && cause.stack ? cause.stack.split('\n').filter((l) => /^\s+at /.test(l)) : [];
+    this.stack = `${this.name}: ${this.message}\n${frames.join('\n')}`;
+  }
+}
+
+export class ConformanceSession {
+  readonly target: TargetConfig;
+  readonly cleanup = new Cleanup();
+  private connected?: { cluster: Cluster; caps: TargetCapabilities; watcher: ClusterWatcher };
+  private monitorInstance?: UpgradeMonitor;
+  private gatheredFor = new Set<string>();
+  private failed = false;
+  readonly progress = consoleProgress();
+
+  constructor(private readonly options: ConformanceOptions) {
+    this.target = target();
+    pullSecret(); // registers the pull secret's credentials for masking before anything is printed
+  }
+
+  get cluster(): Cluster {
+    return this.need().cluster;
+  }
+  get caps(): TargetCapabilities {
+    return this.need().caps;
+  }
+  get watcher(): ClusterWatcher {
+    return this.need().watcher;
+  }
+  get kubeconfig(): string {
+    return this.target.kubeconfigPath;
+  }
+  get waits(): WaitContext {
+    return { watcher: this.watcher, caps: this.caps, progress: this.progress };
+  }
+  get monitor(): UpgradeMonitor | undefined {
+    return this.monitorInstance;
+  }
+
+  private need() {
+    if (!this.connected) throw new Error('the conformance session is not connected: the before-all hook did not run or failed');
+    return this.connected;
+  }
+
+  /** Connects, discovers the target and returns a reason to skip, or undefined to go on. */
+  async prepareSuite(): Promise<string | undefined> {
+    if (this.options.disruptive && !this.target.allowDisruptive) {
+      return 'disruptive spec (upgrades the cluster or changes its pools): pass --allow-disruptive to run it';
+    }
+    const cluster = Cluster.fromKubeconfig(this.target.kubeconfigPath);
+    const caps = await discoverCapabilities(cluster);
+    const watcher = new ClusterWatcher(cluster);
+    await watcher.start();
+    this.connected = { cluster, caps, watcher };
+    return this.preflight();
+  }
+
+  /** Refuses to start on a cluster that is already busy or broken: results there would mean nothing. */
+  private preflight(): string | undefined {
+    const snap = this.watcher.snapshot();
+    const cv = snap.clusterVersion;
+    if (!cv) return 'preflight: clusterversion/version not found; is this an OpenShift cluster?';
+    const progressing = findCondition(cv.status?.conditions, 'Progressing');
+    if (progressing?.status === 'True') return `preflight: ClusterVersion is progressing ("${progressing.message ?? ''}"); wait for it to settle`;
+    for (const pool of snap.pools.values()) {
+      const v = viewPool(pool);
+      if (v.degraded) return `preflight: pool ${v.name} is degraded ("${v.nodeDegradedMessage ?? v.renderDegradedMessage ?? ''}"); fix it first`;
+    }
+    return undefined;
+  }
+
+  /** Runs one phase as an Allure step; a failure carries the phase name and gathers the artefacts. */
+  async phase<T>(phase: PhaseName, title: string, body: () => Promise<T>): Promise<T> {
+    try {
+      return await step(`${phase}: ${title}`, body);
+    } catch (error) {
+      if (error instanceof PhaseError) throw error;
+      throw new PhaseError(phase, title, error);
+    }
+  }
+
+  /** Starts recording the upgrade timeline (stopped and judged by the spec, or at the end of the suite). */
+  startMonitor(targetVersion: () => string | undefined): UpgradeMonitor {
+    this.monitorInstance = new UpgradeMonitor(this.watcher, this.caps, targetVersion);
+    return this.monitorInstance;
+  }
+
+  /** Wraps a test body: labels, then the body; on failure, artefacts once per test. */
+  test(labels: CaseLabels, body: (session: ConformanceSession) => Promise<void>): Func {
+    const session = this;
+    return async function (this: Context) {
+      await labelCase(labels);
+      try {
+        await body(session);
+      } catch (error) {
+        session.failed = true;
+        await session.gather(this.test?.fullTitle() ?? labels.caseId);
+        throw error;
+      }
+    };
+  }
+
+  private async gather(title: string): Promise<void> {
+    if (this.gatheredFor.has(title) || !this.connected) return;
+    this.gatheredFor.add(title);
+    const extra: Record<string, unknown> = {};
+    if (this.monitorInstance) {
+      this.monitorInstance.stop();
+      extra['upgrade-timeline'] = this.monitorInstance.timeline;
+      extra['upgrade-invariants'] = this.monitorInstance.judge();
+    }
+    const result = await gatherArtifacts({ cluster: this.cluster, kubeconfig: this.kubeconfig, testTitle: title, extra, logs: !this.caps.isReference });
+    console.error(`    artefacts of the failure: ${result.dir}${result.errors.length ? ` (${result.errors.length} could not be gathered, see gather-errors.txt)` : ''}`);
+  }
+
+  /** After all: cleanup (unless kept), leak check, disconnect. Throws when something leaked. */
+  async finish(): Promise<void> {
+    if (!this.connected) return;
+    try {
+      const keep = this.failed && this.target.keepOnFailure;
+      const report = await this.cleanup.runAll({ keep });
+      if (keep && report.skipped.length) {
+        console.error(`    --keep-on-failure: left in place for inspection; undo by hand:\n${report.skipped.map((s) => `      - ${s}`).join('\n')}`);
+        return;
+      }
+      const problems: string[] = report.failed.map((f) => `cleanup "${f.description}" failed: ${f.error}`);
+      const leaked = await leakedObjects(this.cluster, this.target.runId);
+      if (leaked.length) problems.push(`left behind with label ocp-e2e.io/run-id=${this.target.runId}: ${leaked.join(', ')}`);
+      if (problems.length) throw new Error(maskSecrets(problems.join('\n')));
+    } finally {
+      this.monitorInstance?.stop();
+      this.progress.end();
+      this.connected.watcher.stop();
+    }
+  }
+}
+
+/**
+ * Call at the top of a `describe` body. Registers the before/after hooks and returns the session the tests use.
+ * A skip reason is printed, since mocha's pending tests carry none.
+ */
+export function conformanceSession(options: ConformanceOptions): ConformanceSession {
+  const session = new ConformanceSession(options);
+  before(async function () {
+    const reason = await session.prepareSuite();
+    if (reason) {
+      console.log(`  SKIP ${this.test?.parent?.fullTitle() ?? ''}: ${reason}`);
+      this.skip();
+    }
+  });
+  after(async function () {
+    await session.finish();
+  });
+  return session;
+}
+
+export { attachYaml };

@@ -1,0 +1,62 @@
+/**
+ * Starting an upgrade the way the report does: `oc adm upgrade --to-image X --allow-explicit-upgrade --force` when
+ * `oc` is installed, otherwise the very merge patch that command sends to clusterversion/version. The caller learns
+ * which way was taken, because a report should say so.
+ */
+import { hasCli, oc } from './cli.js';
+import type { Cluster } from './cluster.js';
+import type { ClusterVersion, Release } from './types.js';
+
+export interface UpgradeTarget {
+  image: string;
+  /** Known when the target came from availableUpdates; otherwise learned from ClusterVersion once accepted. */
+  version?: string;
+  source: 'explicit --to-image' | 'availableUpdates[0]';
+}
+
+/** The release to upgrade to: the explicit image, else the cluster's first available update. */
+export function resolveUpgradeTarget(cv: ClusterVersion, explicitImage?: string): UpgradeTarget {
+  if (explicitImage) {
+    const known = cv.status?.availableUpdates?.find((u) => u.image === explicitImage);
+    return { image: explicitImage, version: known?.version, source: 'explicit --to-image' };
+  }
+  const first: Release | undefined = cv.status?.availableUpdates?.[0];
+  if (!first?.image) {
+    throw new Error(
+      `ClusterVersion lists no availableUpdates (current ${currentVersion(cv) ?? 'unknown'}): pass --to-image <release image> to say what to upgrade to`,
+    );
+  }
+  return { image: first.image, version: first.version, source: 'availableUpdates[0]' };
+}
+
+/** The version the cluster runs: the newest Completed history entry, like the VERSION column of `oc get clusterversion`. */
+export function currentVersion(cv: ClusterVersion): string | undefined {
+  return cv.status?.history?.find((h) => h.state === 'Completed')?.version ?? cv.status?.desired?.version;
+}
+
+export function upgradePatch(image: string): Record<string, unknown> {
+  // The fields have no omitempty in the API: an explicit-image upgrade sends an empty version.
+  return { spec: { desiredUpdate: { version: '', image, force: true } } };
+}
+
+export interface TriggeredUpgrade {
+  method: 'oc adm upgrade' | 'merge patch of clusterversion/version';
+  /** The command line or the patch, for the report. */
+  detail: string;
+  output: string;
+}
+
+export async function triggerUpgrade(cluster: Cluster, kubeconfig: string, image: string): Promise<TriggeredUpgrade> {
+  if (await hasCli('oc')) {
+    const args = ['adm', 'upgrade', `--to-image=${image}`, '--allow-explicit-upgrade', '--force'];
+    const r = await oc(args, { kubeconfig, timeoutMs: 120_000 });
+    return { method: 'oc adm upgrade', detail: r.command, output: `${r.stdout}\n${r.stderr}`.trim() };
+  }
+  const patch = upgradePatch(image);
+  const cv = await cluster.patchClusterVersion(patch);
+  return {
+    method: 'merge patch of clusterversion/version',
+    detail: JSON.stringify(patch),
+    output: `desiredUpdate is now ${JSON.stringify(cv.spec?.desiredUpdate ?? null)}`,
+  };
+}
