@@ -4,7 +4,7 @@
  */
 import type { ClusterSnapshot, ClusterWatcher } from './cluster-watcher.js';
 import { poolRolloutClusterMinutes, wallBudgetMs, type TargetCapabilities } from './capabilities.js';
-import { nodesOfPool, poolProgressLine, poolSettled, viewPool } from './pools.js';
+import { nodesOfPool, poolProgressLine, poolSettled, viewNode, viewPool } from './pools.js';
 import { findCondition, RenderedAnnotations, type MachineConfigPool } from './types.js';
 import { summarize } from './monitor.js';
 import { waitFor, type ProgressSink } from './wait.js';
@@ -91,6 +91,10 @@ export function waitForPools(ctx: WaitContext, expectation: PoolExpectation): Pr
           const notRendered = renderedFor(snap, p, expectation);
           if (notRendered || !poolSettled(p)) done = false;
           lines.push(notRendered ? `${name} ${notRendered}` : poolLine(snap, name));
+          // A node that reports Degraded on the config we are waiting for will not get better by waiting.
+          if (!notRendered && viewPool(p).nodeDegradedMessage !== undefined) {
+            return { done: false, progress: lines.join('; '), failure: degradedPoolDiagnosis(snap, p) };
+          }
         }
         return { done, progress: lines.join('; ') };
       },
@@ -98,6 +102,23 @@ export function waitForPools(ctx: WaitContext, expectation: PoolExpectation): Pr
     },
     ctx.progress,
   );
+}
+
+/**
+ * Which node, which image and why: for every degraded node of the pool, the config it was moving to, that config's
+ * osImageURL, and the daemon's reason (the pool's NodeDegraded message when the node carries none).
+ */
+export function degradedPoolDiagnosis(snapshot: ClusterSnapshot, p: MachineConfigPool): string {
+  const v = viewPool(p);
+  const nodes = nodesOfPool(p, [...snapshot.pools.values()], [...snapshot.nodes.values()]).map(viewNode);
+  const degraded = nodes.filter((n) => n.activity === 'degraded');
+  const lines = degraded.map((n) => {
+    const desired = n.desired ? snapshot.machineConfigs.get(n.desired) : undefined;
+    const image = desired?.spec?.osImageURL ?? '(unknown: rendered config not found)';
+    return `node ${n.name} failed to move to ${n.desired ?? '(no desired config)'} with osImageURL ${image}: ${n.reason ?? v.nodeDegradedMessage ?? 'no reason given'}`;
+  });
+  const head = `pool ${v.name} is degraded (NodeDegraded: "${v.nodeDegradedMessage ?? ''}")`;
+  return lines.length ? `${head}\n  ${lines.join('\n  ')}` : head;
 }
 
 export interface UpgradeWait {
@@ -146,29 +167,6 @@ export function waitForUpgrade(ctx: WaitContext, target: UpgradeWait): Promise<C
         };
       },
       describe: (snap) => [cvLine(snap), mcoLine(snap), poolLine(snap, 'master'), poolLine(snap, 'worker')].join('; '),
-    },
-    ctx.progress,
-  );
-}
-
-/** Waits until a pool reports NodeDegraded (or Degraded) and returns the snapshot (for the unpullable-image case). */
-export function waitForPoolDegraded(ctx: WaitContext, poolName: string, sourcesInclude: string[]): Promise<ClusterSnapshot> {
-  const machineCount = ctx.watcher.snapshot().pools.get(poolName)?.status?.machineCount ?? 1;
-  return waitFor(
-    ctx.watcher,
-    {
-      what: `pool ${poolName} to report a degraded node`,
-      expected: `pool ${poolName} rendered with ${sourcesInclude.join(', ')} and NodeDegraded=True`,
-      budgetMs: wallBudgetMs(poolRolloutClusterMinutes(Math.min(machineCount, 2)), ctx.caps),
-      caps: ctx.caps,
-      judge: (snap) => {
-        const p = pool(snap, poolName);
-        if (!p) return { done: false, progress: `${poolName}: no such pool` };
-        const notRendered = renderedFor(snap, p, { pools: [poolName], sourcesInclude });
-        const v = viewPool(p);
-        return { done: !notRendered && (v.nodeDegradedMessage !== undefined || v.degradedMachineCount > 0), progress: notRendered ? `${poolName} ${notRendered}` : poolLine(snap, poolName) };
-      },
-      describe: (snap) => [poolLine(snap, poolName), mcoLine(snap)].join('; '),
     },
     ctx.progress,
   );

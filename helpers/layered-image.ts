@@ -1,0 +1,82 @@
+/**
+ * Step 2 of the report: build the layered OS image from images/layered-os/Containerfile on top of the release's
+ * rhel-coreos-8 image, push it to the run's image repository, and hand back the pullspec by digest (every node pulls
+ * on its own, so a moving tag is never used). The image carries an expiry label as QE's images do.
+ */
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { buildImage } from './images/build.js';
+import { parseDockerConfig, RegistryCredentials } from './images/credentials.js';
+import { connectEngine, type Engine } from './images/engine.js';
+import { pushImage } from './images/push.js';
+import type { TargetCapabilities } from './capabilities.js';
+import { pullSecret, type TargetConfig } from './target.js';
+
+const LAYERED_OS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'images', 'layered-os');
+
+export interface LayeredImage {
+  /** `<repo>@sha256:…`: what the MachineConfigs use. */
+  pullspec: string;
+  digest: string;
+  /** `<repo>:<run-id>-<case-id>`: the tag it was pushed as. */
+  tag: string;
+  baseImage: string;
+  buildMs: number;
+  pushMs: number;
+}
+
+let enginePromise: Promise<Engine> | undefined;
+
+/** The container engine (connected once per process). */
+export function engine(): Promise<Engine> {
+  enginePromise ??= connectEngine();
+  return enginePromise;
+}
+
+/** Where layered images go: --image-repo, else the repository the reference cluster publishes. */
+export function imageRepository(targetConfig: TargetConfig, caps: TargetCapabilities): string {
+  const repo = targetConfig.imageRepo ?? caps.imageRepo;
+  if (!repo) {
+    throw new Error(
+      'no image repository for the layered OS image: pass --image-repo <registry>/<namespace>/<name> (a repository the cluster can pull from, with push credentials in --pull-secret)',
+    );
+  }
+  return repo.replace(/:[^/:]+$/, ''); // a tag given by mistake would be overwritten by ours
+}
+
+export function registryCredentials(): RegistryCredentials {
+  const secret = pullSecret();
+  return secret ? parseDockerConfig(secret.json, 'the pull secret') : new RegistryCredentials();
+}
+
+export interface LayeredImageRequest {
+  target: TargetConfig;
+  caps: TargetCapabilities;
+  caseId: string;
+  baseImage: string;
+  /** Build output lines (for the report); secrets never reach them, the engine gets credentials out of band. */
+  onOutput?: (line: string) => void;
+}
+
+export async function buildLayeredOsImage(request: LayeredImageRequest): Promise<LayeredImage> {
+  const repo = imageRepository(request.target, request.caps);
+  const tag = `${repo}:${request.target.runId}-${request.caseId.toLowerCase()}`;
+  const credentials = registryCredentials();
+  const eng = await engine();
+  const built = await buildImage(eng, {
+    contextDir: LAYERED_OS_DIR,
+    containerfile: 'Containerfile',
+    buildArgs: { BASE_IMAGE: request.baseImage },
+    labels: { 'quay.expires-after': '24h', 'io.ocp-e2e.run-id': request.target.runId, 'io.ocp-e2e.case-id': request.caseId },
+    tag,
+    registryConfig: credentials,
+    onOutput: request.onOutput,
+  });
+  const pushed = await pushImage(eng, tag, { auth: credentials });
+  return { pullspec: pushed.pullspec, digest: pushed.digest, tag, baseImage: request.baseImage, buildMs: built.durationMs, pushMs: pushed.durationMs };
+}
+
+/** A pullspec in the run's repository that cannot be pulled: a digest nothing was ever pushed as. */
+export function unpullableImage(targetConfig: TargetConfig, caps: TargetCapabilities): string {
+  return `${imageRepository(targetConfig, caps)}@sha256:${'0'.repeat(63)}1`;
+}

@@ -1,0 +1,45 @@
+/**
+ * MCO merges MachineConfigs in name order and the templates (`00-<role>`, `01-<role>-*`) carry the release OS image,
+ * so an override whose name sorts before them is silently overwritten: it must have no effect.
+ */
+import { expect } from 'chai';
+import { checkPoolRunsImage } from '../helpers/checks.js';
+import { conformanceSession } from '../helpers/conformance.js';
+import { buildCustomOsImage, findStartingPoint, overridePools, type StartingPoint } from '../helpers/flows.js';
+import type { LayeredImage } from '../helpers/layered-image.js';
+import { step } from '../helpers/report.js';
+
+const CASE = 'E2E-004';
+// "00-aaa…" sorts before "00-worker" and "01-worker-kubelet": the template's osImageURL is merged after it and wins.
+const EARLY_MC = '00-aaa-tc-e2e-004-early-os-image-worker';
+
+describe('[sig-mco] MCO layering: osImageURL override ordering', function () {
+  const session = conformanceSession({ disruptive: true });
+
+  it(
+    `Author:ocp-e2e-NonPreRelease-Medium-${CASE}-[Serial][Disruptive] an osImage override named before the templates has no effect`,
+    session.test(
+      { epic: 'MCO layering', feature: 'osImageURL override', story: 'overrides merge in name order', caseId: CASE, severity: 'normal', tags: ['Serial', 'Disruptive'] },
+      async (s) => {
+        let start!: StartingPoint;
+        let image!: LayeredImage;
+        await s.phase('prepare', `apply ${EARLY_MC} with a layered OS image`, async () => {
+          start = await findStartingPoint(s);
+          image = await buildCustomOsImage(s, CASE, start.osImage);
+          await step('the override name sorts before the worker templates', async () => {
+            expect([EARLY_MC, '00-worker', '01-worker-kubelet'].sort()[0], 'the MachineConfig name must sort first').to.equal(EARLY_MC);
+          });
+          await overridePools(s, [{ name: EARLY_MC, role: 'worker', osImageURL: image.pullspec }]);
+        });
+
+        await s.phase('check', 'the worker pool still runs the release OS image', async () => {
+          await checkPoolRunsImage(s, {
+            pool: 'worker',
+            image: start.osImage,
+            why: `rhel-coreos-8 of ${start.version}; ${EARLY_MC} sorts before the templates, so its osImageURL must lose`,
+          });
+        });
+      },
+    ),
+  );
+});
