@@ -61,7 +61,8 @@ async function imageExists(engine: Engine, name: string): Promise<boolean> {
  * Makes sure the busybox base image is in the engine and returns its tag. The tag carries a hash of the busybox
  * binary and of the layout, so the image is rebuilt only when one of them changes.
  */
-export async function ensureBusyboxBase(engine: Engine, opts: { busybox?: string } = {}): Promise<BusyboxBase> {
+/** The tag the base image has for this busybox binary (a hash of the binary, its applets and our layout). */
+export function busyboxBaseTag(opts: { busybox?: string } = {}): { tag: string; hash: string; busybox: string; appletNames: string[] } {
   const busybox = opts.busybox ?? '/bin/busybox';
   let binary: Buffer;
   try {
@@ -73,8 +74,16 @@ export async function ensureBusyboxBase(engine: Engine, opts: { busybox?: string
     );
   }
   const appletNames = applets(busybox);
-  const hash = createHash('sha256').update(LAYOUT_VERSION).update(binary).update(appletNames.join(',')).digest('hex').slice(0, 16);
-  const tag = `${BUSYBOX_BASE_REPOSITORY}:${hash}`;
+  const hash = createHash('sha256').update(LAYOUT_VERSION).update(binary as unknown as Uint8Array).update(appletNames.join(',')).digest('hex').slice(0, 16);
+  return { tag: `${BUSYBOX_BASE_REPOSITORY}:${hash}`, hash, busybox, appletNames };
+}
+
+/**
+ * Makes sure the busybox base image is in the engine and returns its tag. The tag carries a hash of the busybox
+ * binary and of the layout, so the image is rebuilt only when one of them changes.
+ */
+export async function ensureBusyboxBase(engine: Engine, opts: { busybox?: string } = {}): Promise<BusyboxBase> {
+  const { tag, hash, busybox, appletNames } = busyboxBaseTag(opts);
   if (await imageExists(engine, tag)) return { tag, imported: false };
 
   const dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-busybox-'));
@@ -82,7 +91,7 @@ export async function ensureBusyboxBase(engine: Engine, opts: { busybox?: string
     await layoutRootfs(dir, busybox, appletNames);
     const tarStream = createTar({ cwd: dir, portable: true, noMtime: true }, ['.']);
     const [repo, tagName] = [BUSYBOX_BASE_REPOSITORY, hash];
-    const stream = await engine.importImage(tarStream as unknown as NodeJS.ReadableStream, {
+    const stream = (await engine.importImage(tarStream as unknown as NodeJS.ReadableStream, {
       repo,
       tag: tagName,
       message: 'ocp-e2e offline base: static busybox root file system',
@@ -91,7 +100,7 @@ export async function ensureBusyboxBase(engine: Engine, opts: { busybox?: string
         'CMD ["/bin/sh"]',
         `LABEL ocp-e2e.io/inputs-hash=${hash}`,
       ],
-    } as never);
+    } as never)) as unknown as NodeJS.ReadableStream;
     await new Promise<void>((resolve, reject) => {
       engine.modem.followProgress(stream, (err: Error | null, output: { error?: string }[]) => {
         const failed = err?.message ?? output?.find((o) => o.error)?.error;

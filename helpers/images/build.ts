@@ -135,7 +135,7 @@ async function contextTar(opts: BuildOptions): Promise<{ stream: NodeJS.Readable
       const target = path.join(tmp, name);
       if (!target.startsWith(tmp + path.sep)) throw new ImageBuildError(`Context file ${name} escapes the context`, undefined, []);
       await mkdir(path.dirname(target), { recursive: true });
-      await writeFile(target, content, { mode: 0o644 });
+      await writeFile(target, typeof content === 'string' ? content : new Uint8Array(content), { mode: 0o644 });
     }
     dir = tmp;
   }
@@ -199,7 +199,7 @@ export async function buildImage(engine: Engine, opts: BuildOptions): Promise<Bu
       forcerm: true,
       abortSignal: abort.signal,
       ...(opts.registryConfig && opts.registryConfig.hosts().length ? { registryconfig: opts.registryConfig.toRegistryConfig() } : {}),
-    } as never)) as NodeJS.ReadableStream;
+    } as never)) as unknown as NodeJS.ReadableStream;
     await new Promise<void>((resolve, reject) => {
       response.on('data', (chunk: Buffer) => parser.push(chunk));
       response.on('end', () => {

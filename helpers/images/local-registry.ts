@@ -2,7 +2,7 @@
 // installed, else a `registry:2` container when that image is already in the engine. Nothing is pulled.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -23,7 +23,7 @@ export interface LocalRegistry {
 export interface LocalRegistryOptions {
   /** Where blobs and manifests live; reuse it to keep images across starts. */
   storageDir: string;
-  /** Port to listen on; default a free one. */
+  /** Port to listen on; default the port this storage folder had last time when free, else a free one. */
   port?: number;
   /** htpasswd file (bcrypt entries) to require basic auth; default no auth. */
   htpasswdFile?: string;
@@ -45,6 +45,29 @@ export async function freeLoopbackPort(): Promise<number> {
       server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
     });
   });
+}
+
+async function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * The port a storage folder was last served on, when it is free again, else a new free port (remembered). Image
+ * references stored in the registry (a release payload names its OS images as `127.0.0.1:PORT/...@sha256:...`) stay
+ * valid across restarts only if the address does not change.
+ */
+async function stickyPort(storageDir: string): Promise<number> {
+  const file = path.join(storageDir, 'port');
+  const previous = Number((await readFile(file, 'utf8').catch(() => '')).trim());
+  if (previous > 0 && previous < 65536 && (await portIsFree(previous))) return previous;
+  const port = await freeLoopbackPort();
+  await writeFile(file, `${port}\n`);
+  return port;
 }
 
 /** The registry's own configuration file (distribution's YAML format). */
@@ -177,7 +200,7 @@ async function startContainer(engine: Engine, opts: LocalRegistryOptions, port: 
 export async function startLocalRegistry(opts: LocalRegistryOptions): Promise<LocalRegistry> {
   await mkdir(opts.storageDir, { recursive: true });
   const binary = opts.binary ?? REGISTRY_BINARY;
-  const port = opts.port ?? (await freeLoopbackPort());
+  const port = opts.port ?? (await stickyPort(opts.storageDir));
   if (existsSync(binary)) return startBinary(binary, opts, port);
   if (opts.engine && (await hasLocalImage(opts.engine, REGISTRY_IMAGE))) return startContainer(opts.engine, opts, port);
   throw new RegistryUnavailableError(

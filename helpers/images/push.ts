@@ -70,7 +70,7 @@ export async function pushImage(engine: Engine, tag: string, opts: PushOptions =
       // The engine wants an X-Registry-Auth header even for anonymous pushes; an empty object is anonymous.
       authconfig: credentials ? { ...credentials, serveraddress: ref.registry } : {},
       abortSignal: abort.signal,
-    } as never)) as NodeJS.ReadableStream;
+    } as never)) as unknown as NodeJS.ReadableStream;
     await new Promise<void>((resolve, reject) => {
       stream.on('data', (c: Buffer) => parser.push(c));
       stream.on('end', () => {

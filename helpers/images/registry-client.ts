@@ -199,7 +199,7 @@ export class RegistryClient {
     const res = await this.request(ref, `manifests/${reference}`, { headers: { Accept: MANIFEST_MEDIA_TYPES.join(', ') } });
     if (!res.ok) return this.failure(res, `Manifest of ${refText}`);
     const raw = Buffer.from(await res.arrayBuffer());
-    const digest = 'sha256:' + createHash('sha256').update(raw).digest('hex');
+    const digest = 'sha256:' + createHash('sha256').update(raw as unknown as Uint8Array).digest('hex');
     if (reference.startsWith('sha256:') && digest !== reference) {
       throw new RegistryRequestError(`Manifest of ${refText} does not match its digest (got ${digest})`, res.status);
     }
@@ -237,7 +237,7 @@ export class RegistryClient {
     const res = await this.request(ref, `blobs/${digest}`);
     if (!res.ok) return this.failure(res, `Blob ${digest} of ${refText}`);
     const data = Buffer.from(await res.arrayBuffer());
-    const actual = 'sha256:' + createHash('sha256').update(data).digest('hex');
+    const actual = 'sha256:' + createHash('sha256').update(data as unknown as Uint8Array).digest('hex');
     if (actual !== digest) throw new RegistryRequestError(`Blob ${digest} of ${refText} arrived corrupted (hash ${actual})`, res.status);
     if (data.length <= this.blobCacheBytes) {
       while (this.blobCacheSize + data.length > this.blobCacheBytes && this.blobCache.size) {
@@ -289,7 +289,7 @@ export class RegistryClient {
           if (entry.type === 'File' && wanted.has(p)) {
             const chunks: Buffer[] = [];
             entry.on('data', (c: Buffer) => chunks.push(c));
-            entry.on('end', () => (record.data = Buffer.concat(chunks)));
+            entry.on('end', () => (record.data = Buffer.concat(chunks as unknown as Uint8Array[])));
           } else {
             entry.resume();
           }
