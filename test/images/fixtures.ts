@@ -1,0 +1,60 @@
+// Shared set-up of the images tests: a real registry per test file (optionally with htpasswd auth), running commands
+// in containers made from an image, and a marker secret whose appearance in any output would be a leak.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Engine } from '../../helpers/images/engine.js';
+import { startLocalRegistry, type LocalRegistry } from '../../helpers/images/local-registry.js';
+
+/** Test-only push credentials. The bcrypt hash below was made offline (cost 4) for exactly this password. */
+export const PUSH_USER = 'e2e-pusher';
+export const MARKER_PASSWORD = 'ocp-e2e-MARKER-secret-5c1e9a';
+const MARKER_BCRYPT = '$2b$04$fS1/eIZP/aQ21.XK8Q8mAeiIEcVRCbXfQwzMobO/8S305.YChHCLK';
+
+export interface TestRegistry extends LocalRegistry {
+  storageDir: string;
+  /** Stops the registry and deletes its storage. */
+  dispose(): Promise<void>;
+}
+
+export async function startTestRegistry(opts: { auth?: boolean } = {}): Promise<TestRegistry> {
+  const storageDir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-test-registry-'));
+  let htpasswdFile: string | undefined;
+  if (opts.auth) {
+    htpasswdFile = path.join(storageDir, 'htpasswd');
+    await writeFile(htpasswdFile, `${PUSH_USER}:${MARKER_BCRYPT}\n`);
+  }
+  const registry = await startLocalRegistry({ storageDir, htpasswdFile });
+  return {
+    ...registry,
+    storageDir,
+    async dispose() {
+      await registry.stop();
+      await rm(storageDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A docker config / pull secret text holding the marker credentials for `registry`. */
+export function markerPullSecret(registry: string, password = MARKER_PASSWORD): string {
+  return JSON.stringify({ auths: { [registry]: { auth: Buffer.from(`${PUSH_USER}:${password}`).toString('base64'), email: '' } } });
+}
+
+/** Runs `cmd` in a fresh container of `image`; returns its exit code and combined output. The container is removed. */
+export async function runInImage(engine: Engine, image: string, cmd: string[]): Promise<{ exitCode: number; output: string }> {
+  const container = await engine.createContainer({ Image: image, Cmd: cmd, Tty: true, Labels: { 'ocp-e2e.io/test': 'images' } });
+  try {
+    await container.start();
+    const { StatusCode } = (await container.wait()) as { StatusCode: number };
+    const logs = (await container.logs({ stdout: true, stderr: true, follow: false })) as unknown as Buffer;
+    return { exitCode: StatusCode, output: logs.toString('utf8').replace(/\r/g, '') };
+  } finally {
+    await container.remove({ force: true });
+  }
+}
+
+/** A TCP port on loopback where nothing listens. */
+export async function closedPort(): Promise<number> {
+  const { freeLoopbackPort } = await import('../../helpers/images/local-registry.js');
+  return freeLoopbackPort();
+}
