@@ -46,7 +46,6 @@ export class PhaseError extends Error {
 }
 
 export class ConformanceSession {
-  readonly target: TargetConfig;
   readonly cleanup = new Cleanup();
   private connected?: { cluster: Cluster; caps: TargetCapabilities; watcher: ClusterWatcher };
   private monitorInstance?: UpgradeMonitor;
@@ -54,9 +53,11 @@ export class ConformanceSession {
   private failed = false;
   readonly progress = consoleProgress();
 
-  constructor(private readonly options: ConformanceOptions) {
-    this.target = target();
-    pullSecret(); // registers the pull secret's credentials for masking before anything is printed
+  // Nothing is read from the target until the before-all hook: `mocha --dry-run` lists the specs without one.
+  constructor(private readonly options: ConformanceOptions) {}
+
+  get target(): TargetConfig {
+    return target();
   }
 
   get cluster(): Cluster {
@@ -85,6 +86,7 @@ export class ConformanceSession {
 
   /** Connects, discovers the target and returns a reason to skip, or undefined to go on. */
   async prepareSuite(): Promise<string | undefined> {
+    pullSecret(); // registers the pull secret's credentials for masking before anything is printed
     if (this.options.disruptive && !this.target.allowDisruptive) {
       return 'disruptive spec (upgrades the cluster or changes its pools): pass --allow-disruptive to run it';
     }
