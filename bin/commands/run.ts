@@ -1,4 +1,300 @@
-import type { Command } from 'commander';
+/**
+ * `ocp-e2e run`: runs the conformance specs against a target and exits 0 (all passed), 1 (failures) or 2 (usage or
+ * environment problem, said in one message).
+ *
+ * Both targets take the same path: mocha runs the specs in a child process that learns the target from environment
+ * variables (helpers/target.ts) and reaches it only through its kubeconfig, `oc`/`kubectl`, the engine and registries.
+ * `--target reference` only adds a step before: start the embedded reference cluster here, in this process. Each spec
+ * file gets a fresh reference cluster, because a cluster can be upgraded to the next release only once.
+ */
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Option, type Command } from 'commander';
+import { execa, type ResultPromise } from 'execa';
+import { Cluster } from '../../helpers/cluster.js';
+import { discoverCapabilities } from '../../helpers/capabilities.js';
+import { loadPullSecret, maskSecrets } from '../../helpers/secrets.js';
+import { newRunId, targetEnvironment, type TargetConfig } from '../../helpers/target.js';
+import { currentVersion } from '../../helpers/upgrade.js';
+import { connectEngine } from '../../helpers/images/engine.js';
 
-/** Placeholder until the `run` command lands; it registers nothing yet. */
-export function register(_program: Command): void {}
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const SPECS_DIR = join(ROOT, 'specs');
+const MOCHA_CONFIG = join(SPECS_DIR, 'mocharc.json');
+const MOCHA_BIN = join(ROOT, 'node_modules', '.bin', 'mocha');
+const REPORTS = join(ROOT, 'reports');
+
+export interface RunOptions {
+  target: 'reference' | 'cluster';
+  profile?: string;
+  fault?: string[];
+  grep?: string;
+  toImage?: string;
+  imageRepo?: string;
+  pullSecret?: string;
+  kubeconfig?: string;
+  allowDisruptive?: boolean;
+  keepOnFailure?: boolean;
+  timeFactor?: number;
+  /** Spec files to consider (default: every specs/*.spec.ts). */
+  specs?: string[];
+}
+
+/** A problem with how the command was called or with this machine: exit code 2, one clear message. */
+export class UsageError extends Error {
+  readonly exitCode = 2;
+}
+
+export interface Counts {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+const SUMMARY_LINE = /^(\d+) passed, (\d+) failed, (\d+) skipped\s*$/m;
+
+/** The summary line the suite reporter prints last, or undefined when the child died before printing it. */
+export function parseSummary(output: string): Counts | undefined {
+  const lines = [...output.matchAll(new RegExp(SUMMARY_LINE.source, 'gm'))];
+  const last = lines.at(-1);
+  return last ? { passed: Number(last[1]), failed: Number(last[2]), skipped: Number(last[3]) } : undefined;
+}
+
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--time-factor must be a positive number, got "${value}"`);
+  return n;
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, ...value.split(',').map((v) => v.trim()).filter(Boolean)];
+}
+
+export function register(program: Command): void {
+  program
+    .command('run')
+    .description('run the conformance suite against the embedded reference cluster (default) or a real cluster')
+    .addOption(new Option('--target <target>', 'where to run').choices(['reference', 'cluster']).default('reference'))
+    .option('--profile <profile>', 'reference only: 4.12-ga (fixed code) or 4.12-nightly-2022-09-08 (the report\'s buggy code)')
+    .option('--fault <name>', 'reference only: break one behaviour on purpose (repeatable; see specs/README.md)', collect)
+    .option('--grep <regexp>', 'run only the specs whose title matches, e.g. 54183')
+    .option('--to-image <pullspec>', 'release image to upgrade to (default: the cluster\'s first available update)')
+    .option('--image-repo <repository>', 'where layered OS images are pushed (required on real clusters)')
+    .option('--pull-secret <file>', 'registry credentials for pulling base images and pushing layered images')
+    .option('--kubeconfig <file>', 'cluster only: kubeconfig of the cluster (default $KUBECONFIG, then ~/.kube/config)')
+    .option('--allow-disruptive', 'run specs that upgrade the cluster or change its pools (real clusters; implied on the reference)')
+    .option('--keep-on-failure', 'leave what a failed spec created in place for inspection')
+    .option('--time-factor <n>', 'reference only: cluster seconds per wall second (default: the reference\'s)', positiveNumber)
+    .action(async (options: RunOptions) => {
+      const code = await runSuite(options);
+      process.exit(code);
+    });
+}
+
+function validate(options: RunOptions): void {
+  if (options.target === 'cluster') {
+    for (const [flag, value] of [['--profile', options.profile], ['--fault', options.fault], ['--time-factor', options.timeFactor]] as const) {
+      if (value !== undefined) throw new UsageError(`${flag} applies to --target reference only`);
+    }
+  } else if (options.kubeconfig) {
+    throw new UsageError('--kubeconfig applies to --target cluster only (the reference cluster makes its own)');
+  }
+  if (options.grep !== undefined) {
+    try {
+      new RegExp(options.grep);
+    } catch (error) {
+      throw new UsageError(`--grep is not a regular expression: ${(error as Error).message}`);
+    }
+  }
+}
+
+async function specFiles(options: RunOptions): Promise<string[]> {
+  if (options.specs?.length) return options.specs.map((f) => resolve(f));
+  const names = (await readdir(SPECS_DIR)).filter((n) => n.endsWith('.spec.ts')).sort();
+  return names.map((n) => join(SPECS_DIR, n));
+}
+
+/** The spec files with at least one test whose full title matches --grep (mocha --dry-run; no target needed). */
+async function filesMatching(files: string[], grep: string): Promise<string[]> {
+  const r = await execa(MOCHA_BIN, ['--config', MOCHA_CONFIG, '--dry-run', '--reporter', 'json', '--grep', grep, ...files], {
+    cwd: ROOT,
+    reject: false,
+    env: { KUBECONFIG: '' },
+  });
+  let report: { tests?: { file?: string }[] };
+  try {
+    report = JSON.parse(String(r.stdout)) as { tests?: { file?: string }[] };
+  } catch {
+    throw new UsageError(`cannot list the specs (mocha --dry-run exited ${r.exitCode}): ${String(r.stderr).split('\n').slice(0, 5).join('\n')}`);
+  }
+  const wanted = new Set((report.tests ?? []).map((t) => t.file).filter(Boolean) as string[]);
+  return files.filter((f) => wanted.has(f));
+}
+
+async function resetReports(): Promise<void> {
+  for (const dir of ['allure-results', 'junit', 'artifacts']) {
+    await rm(join(REPORTS, dir), { recursive: true, force: true });
+    await mkdir(join(REPORTS, dir), { recursive: true });
+  }
+}
+
+/** What this command uses of a started reference cluster (docs/architecture.md, reference/). */
+interface ReferenceCluster {
+  kubeconfigPath: string;
+  apiUrl: string;
+  timeFactor: number;
+  stop(): Promise<void>;
+}
+
+let activeChild: ResultPromise | undefined;
+const activeClusters = new Set<{ stop(): Promise<void> }>();
+
+/** Runs mocha on the files against one target; prints its output as it comes and returns its counts. */
+async function runMocha(files: string[], config: TargetConfig, options: RunOptions, junitName: string, timeoutMs: number): Promise<Counts> {
+  const args = ['--config', MOCHA_CONFIG, '--timeout', String(timeoutMs)];
+  if (options.grep) args.push('--grep', options.grep);
+  args.push(...files);
+  const child = execa(MOCHA_BIN, args, {
+    cwd: ROOT,
+    reject: false,
+    env: { ...targetEnvironment(config), OCP_E2E_JUNIT_FILE: join(REPORTS, 'junit', `${junitName}.xml`) },
+    stdout: ['pipe', 'inherit'],
+    stderr: 'inherit',
+  });
+  activeChild = child;
+  const result = await child;
+  activeChild = undefined;
+  const counts = parseSummary(String(result.stdout ?? ''));
+  if (!counts) {
+    console.error(`ocp-e2e: mocha exited ${result.exitCode ?? result.signal} before reporting results for ${files.map((f) => basename(f)).join(', ')}`);
+    return { passed: 0, failed: 1, skipped: 0 };
+  }
+  if (result.exitCode !== 0 && counts.failed === 0) return { ...counts, failed: 1 };
+  return counts;
+}
+
+function add(a: Counts, b: Counts): Counts {
+  return { passed: a.passed + b.passed, failed: a.failed + b.failed, skipped: a.skipped + b.skipped };
+}
+
+async function ensureEngine(): Promise<void> {
+  try {
+    const engine = await connectEngine();
+    void engine;
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}`);
+  }
+}
+
+async function runOnCluster(files: string[], options: RunOptions, base: Omit<TargetConfig, 'kind' | 'kubeconfigPath'>): Promise<Counts> {
+  const kubeconfigPath = resolve(options.kubeconfig ?? process.env.KUBECONFIG?.split(':')[0] ?? join(homedir(), '.kube', 'config'));
+  if (!existsSync(kubeconfigPath)) throw new UsageError(`no kubeconfig at ${kubeconfigPath}: pass --kubeconfig FILE or set KUBECONFIG`);
+  let cluster: Cluster;
+  let version: string | undefined;
+  let nodes: number;
+  try {
+    cluster = Cluster.fromKubeconfig(kubeconfigPath);
+    const cv = await cluster.getClusterVersion();
+    version = currentVersion(cv);
+    nodes = (await cluster.listNodes()).length;
+  } catch (error) {
+    throw new UsageError(`cannot reach the cluster of ${kubeconfigPath}: ${(error as Error).message}`);
+  }
+  const caps = await discoverCapabilities(cluster).catch(() => ({ isReference: false, timeFactor: 1 }));
+  console.log(`target: cluster ${cluster.apiUrl}`);
+  console.log(`current version: ${version ?? 'unknown'} (${nodes} nodes${caps.isReference ? `, an ocp-e2e reference cluster, time factor ${caps.timeFactor}` : ''})`);
+  if (!options.allowDisruptive) {
+    console.log('disruptive specs (upgrades, pool changes) will be SKIPPED: nothing on this cluster is changed; pass --allow-disruptive to run them');
+  } else {
+    await ensureEngine();
+  }
+  const timeoutMs = Math.max(60_000, Math.ceil((4 * 3600_000) / caps.timeFactor));
+  return runMocha(files, { ...base, kind: 'cluster', kubeconfigPath }, options, 'cluster', timeoutMs);
+}
+
+async function runOnReference(files: string[], options: RunOptions, base: Omit<TargetConfig, 'kind' | 'kubeconfigPath'>): Promise<Counts> {
+  await ensureEngine();
+  const profile = options.profile ?? '4.12-ga';
+  console.log(`target: embedded reference cluster, profile ${profile}${options.fault?.length ? `, faults ${options.fault.join(', ')}` : ''}`);
+  console.log('disruptive specs run: the reference cluster is made for this run and thrown away (one per spec file)');
+  let total: Counts = { passed: 0, failed: 0, skipped: 0 };
+  for (const file of files) {
+    const started = Date.now();
+    let reference: ReferenceCluster;
+    try {
+      // Loaded here, not at the top: `run --target cluster` never needs the reference's code.
+      const { startReferenceCluster } = await import('../../reference/index.js');
+      reference = await startReferenceCluster({ profile, timeFactor: options.timeFactor, faults: options.fault ?? [] });
+    } catch (error) {
+      throw new UsageError(`cannot start the reference cluster: ${(error as Error).message}`);
+    }
+    activeClusters.add(reference);
+    try {
+      console.log(`\n${basename(file)}: reference cluster ${reference.apiUrl} ready in ${((Date.now() - started) / 1000).toFixed(1)}s (time factor ${reference.timeFactor})`);
+      const timeoutMs = Math.max(60_000, Math.ceil((4 * 3600_000) / reference.timeFactor));
+      const counts = await runMocha(
+        [file],
+        { ...base, kind: 'reference', kubeconfigPath: reference.kubeconfigPath, allowDisruptive: true },
+        options,
+        basename(file, '.spec.ts'),
+        timeoutMs,
+      );
+      total = add(total, counts);
+    } finally {
+      activeClusters.delete(reference);
+      await reference.stop();
+    }
+  }
+  return total;
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  console.error(`\nocp-e2e: ${signal}: stopping`);
+  activeChild?.kill('SIGTERM');
+  void Promise.allSettled([...activeClusters].map((c) => c.stop())).then(() => process.exit(130));
+}
+
+/** Runs the suite; returns the exit code (0 pass, 1 failures, 2 usage/environment). */
+export async function runSuite(options: RunOptions): Promise<number> {
+  try {
+    validate(options);
+    if (options.pullSecret) {
+      try {
+        loadPullSecret(resolve(options.pullSecret)); // registers its credentials for masking our own output too
+      } catch (error) {
+        throw new UsageError((error as Error).message);
+      }
+    }
+    let files = await specFiles(options);
+    if (options.grep) files = await filesMatching(files, options.grep);
+    if (files.length === 0) throw new UsageError(options.grep ? `no spec title matches --grep ${options.grep}` : `no *.spec.ts in ${SPECS_DIR}`);
+    await resetReports();
+    const base = {
+      toImage: options.toImage,
+      imageRepo: options.imageRepo,
+      pullSecretPath: options.pullSecret ? resolve(options.pullSecret) : undefined,
+      allowDisruptive: Boolean(options.allowDisruptive),
+      keepOnFailure: Boolean(options.keepOnFailure),
+      runId: newRunId(),
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    const counts = options.target === 'cluster' ? await runOnCluster(files, options, base) : await runOnReference(files, options, base);
+    console.log(`\nresults: ${join('reports', 'allure-results')} (HTML: ocp-e2e report), JUnit: ${join('reports', 'junit')}, failure artefacts: ${join('reports', 'artifacts')}`);
+    console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
+    return counts.failed > 0 ? 1 : 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`ocp-e2e run: ${maskSecrets(error.message)}`);
+      return 2;
+    }
+    console.error(`ocp-e2e run: ${maskSecrets((error as Error).stack ?? String(error))}`);
+    return 2;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
