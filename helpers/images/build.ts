@@ -56,6 +56,8 @@ interface BuildStreamObject {
 }
 
 const LAST_LINES = 15;
+// eslint-disable-next-line no-control-regex
+const ANSI_ESCAPE = /\u001b\[[0-9;]*m/g;
 
 /** Turns an `errorDetail` of the build stream into the matching error type. */
 export function classifyBuildError(message: string, step: string | undefined, lastLines: string[]): ImageBuildError {
@@ -155,6 +157,9 @@ export async function buildImage(engine: Engine, opts: BuildOptions): Promise<Bu
   const abort = new AbortController();
   const output: string[] = [];
   let step: string | undefined;
+  // Output of the running step only: that is what explains a failure.
+  let stepOutput: string[] = [];
+  const lastLines = () => (stepOutput.length ? stepOutput : output).slice(-LAST_LINES);
   let imageId: string | undefined;
   let failure: ImageBuildError | undefined;
   let timedOut = false;
@@ -170,14 +175,20 @@ export async function buildImage(engine: Engine, opts: BuildOptions): Promise<Bu
   const parser = new BuildStreamParser((o) => {
     if (o.errorDetail || o.error) {
       const message = (o.errorDetail?.message ?? o.error ?? 'unknown error').trim();
-      failure ??= classifyBuildError(message, step, output.slice(-LAST_LINES));
+      failure ??= classifyBuildError(message, step, lastLines());
       return;
     }
     if (typeof o.stream === 'string') {
       for (const raw of o.stream.split('\n')) {
-        const line = raw.trimEnd();
+        // The engine colours a RUN's stderr with ANSI escapes; they are noise in an error message.
+        const line = raw.replace(ANSI_ESCAPE, '').trimEnd();
         if (!line) continue;
-        if (/^Step \d+\/\d+ : /.test(line)) step = line;
+        if (/^Step \d+\/\d+ : /.test(line)) {
+          step = line;
+          stepOutput = [];
+        } else if (!/^ ---> |^Removing intermediate container /.test(line)) {
+          stepOutput.push(line);
+        }
         const built = /^Successfully built ([0-9a-f]{12,64})$/.exec(line);
         if (built && !imageId) imageId = built[1];
         note(line);
@@ -212,13 +223,13 @@ export async function buildImage(engine: Engine, opts: BuildOptions): Promise<Bu
   } catch (err) {
     if (!timedOut && !failure) {
       const message = (err as { json?: { message?: string } }).json?.message ?? (err as Error).message;
-      failure = classifyBuildError(message, step, output.slice(-LAST_LINES));
+      failure = classifyBuildError(message, step, lastLines());
     }
   } finally {
     clearTimeout(timer);
     await cleanup();
   }
-  if (timedOut) throw new ImageBuildTimeoutError(timeoutMs, step, output.slice(-LAST_LINES));
+  if (timedOut) throw new ImageBuildTimeoutError(timeoutMs, step, lastLines());
   if (failure) throw failure;
   if (!imageId) {
     throw new ImageBuildError('The build stream ended without a result (no image id and no error); the engine may have stopped', step, output.slice(-LAST_LINES));

@@ -230,10 +230,14 @@ export async function ensureReleases(opts: EnsureReleasesOptions): Promise<Ensur
     }
     await engine.getImage(localTag).tag({ repo, tag: recipe.tag.slice(repo.length + 1) });
     let pushed: Awaited<ReturnType<typeof pushImage>>;
+    let pushedDigest: string | undefined;
     try {
       pushed = await pushImage(engine, recipe.tag, { auth: opts.credentials, registryClient: client });
+      pushedDigest = pushed.digest;
     } finally {
+      // Drop the registry-specific names (tag and the digest reference the push recorded); the cache tag stays.
       await removeImage(engine, recipe.tag).catch(() => undefined);
+      if (pushedDigest) await removeImage(engine, `${repo}@${pushedDigest}`).catch(() => undefined);
       // Payloads name registry-specific pullspecs, so their cache entry would only serve this registry: drop it.
       if (!recipe.needsBase) await removeImage(engine, localTag).catch(() => undefined);
     }
