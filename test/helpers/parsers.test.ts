@@ -1,0 +1,177 @@
+import { expect } from 'chai';
+import { packageInList, parseRpmOstreeStatus, stripTransport, digestOf } from '../../helpers/node-os.js';
+import { maskDeep, maskSecrets, registerSecret, loadPullSecret } from '../../helpers/secrets.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readTargetConfig, targetEnvironment } from '../../helpers/target.js';
+import { resolveUpgradeTarget, upgradePatch, currentVersion } from '../../helpers/upgrade.js';
+import { formatClusterDuration, poolRolloutClusterMinutes, wallBudgetMs } from '../../helpers/capabilities.js';
+import { classifyApiError, ClusterApiError, withRetry } from '../../helpers/api-errors.js';
+import { parseSummary } from '../../bin/commands/run.js';
+import type { ClusterVersion } from '../../helpers/types.js';
+
+const DIGEST = `sha256:${'ab'.repeat(32)}`;
+
+describe('helpers: rpm-ostree and rpm parsers (one parser for the annotation and oc debug)', () => {
+  const status = (deployments: object[]) => JSON.stringify({ deployments, transaction: null });
+
+  it('returns the booted deployment, stripping the ostree transport', () => {
+    const booted = parseRpmOstreeStatus(
+      status([
+        { booted: false, 'container-image-reference': 'ostree-unverified-registry:quay.io/old/os@sha256:' + '11'.repeat(32) },
+        { booted: true, 'container-image-reference': `ostree-unverified-registry:quay.io/me/os@${DIGEST}`, 'container-image-reference-digest': DIGEST },
+      ]),
+      'annotation',
+    );
+    expect(booted).to.deep.equal({ image: `quay.io/me/os@${DIGEST}`, digest: DIGEST, source: 'annotation' });
+  });
+
+  it('takes the digest from the reference when the digest field is absent, and reads pivot:// origins', () => {
+    const booted = parseRpmOstreeStatus(status([{ booted: true, 'custom-origin': [`pivot://quay.io/x/os@${DIGEST}`] }]), 'oc debug');
+    expect(booted.image).to.equal(`quay.io/x/os@${DIGEST}`);
+    expect(booted.digest).to.equal(DIGEST);
+  });
+
+  it('fails with the reason when nothing is booted or the JSON is broken', () => {
+    expect(() => parseRpmOstreeStatus(status([{ booted: false }]), 'annotation')).to.throw(/no booted deployment \(1 deployments\)/);
+    expect(() => parseRpmOstreeStatus('{not json', 'annotation')).to.throw(/not JSON/);
+    expect(() => parseRpmOstreeStatus(status([{ booted: true }]), 'annotation')).to.throw(/no container-image-reference/);
+  });
+
+  it('strips every transport form', () => {
+    expect(stripTransport('ostree-remote-registry:fedora:quay.io/a/b:tag')).to.equal('quay.io/a/b:tag');
+    expect(stripTransport('ostree-unverified-image:docker://quay.io/a/b')).to.equal('quay.io/a/b');
+    expect(stripTransport('quay.io/a/b')).to.equal('quay.io/a/b');
+    expect(digestOf(`r/x@${DIGEST}`)).to.equal(DIGEST);
+    expect(digestOf('r/x:tag')).to.equal(undefined);
+  });
+
+  it('finds a package by name in name-version-release listings, not by prefix', () => {
+    const list = ['zsh-html-5.5.1-10.el8', 'bash-5.1.8-6.el9', 'zsh-5.8-9.el9'];
+    expect(packageInList(list, 'zsh')).to.equal('zsh-5.8-9.el9');
+    expect(packageInList(['zsh-html-5.5.1-10.el8'], 'zsh')).to.equal(undefined);
+    expect(packageInList(['package zsh is not installed'], 'zsh')).to.equal(undefined);
+  });
+});
+
+describe('helpers: secrets are masked everywhere', () => {
+  it('masks registered values, their base64 form and the credentials of a pull secret', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ocp-e2e-secret-'));
+    const file = join(dir, 'pull-secret.json');
+    const auth = Buffer.from('robot:S3cretPassw0rd-MARKER').toString('base64');
+    writeFileSync(file, JSON.stringify({ auths: { 'quay.io': { auth, email: 'x@example.com' } } }));
+    const secret = loadPullSecret(file);
+    expect(Object.keys(secret.auths)).to.deep.equal(['quay.io']);
+    const text = `pushing with ${auth} as robot:S3cretPassw0rd-MARKER, password S3cretPassw0rd-MARKER`;
+    const masked = maskSecrets(text);
+    expect(masked).to.not.include('S3cretPassw0rd-MARKER');
+    expect(masked).to.not.include(auth);
+    expect(maskDeep({ nested: [{ v: 'S3cretPassw0rd-MARKER' }] })).to.deep.equal({ nested: [{ v: '***' }] });
+  });
+
+  it('ignores values too short to mask safely', () => {
+    registerSecret('ab');
+    expect(maskSecrets('abab cab')).to.equal('abab cab');
+  });
+
+  it('says what is wrong with a pull secret file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ocp-e2e-secret-'));
+    writeFileSync(join(dir, 'bad.json'), 'auths: nope');
+    expect(() => loadPullSecret(join(dir, 'bad.json'))).to.throw(/is not JSON; expected \{"auths"/);
+    expect(() => loadPullSecret(join(dir, 'missing.json'))).to.throw(/cannot read the pull secret/);
+  });
+});
+
+describe('helpers: target configuration from the environment', () => {
+  it('round-trips through the environment the run command sets', () => {
+    const config = {
+      kind: 'reference' as const,
+      kubeconfigPath: '/tmp/kc',
+      toImage: 'r/ocp/release:4.12.1',
+      imageRepo: 'r/ns/layered',
+      pullSecretPath: '/tmp/ps.json',
+      allowDisruptive: true,
+      keepOnFailure: false,
+      runId: 'r12010203-abcd',
+    };
+    expect(readTargetConfig(targetEnvironment(config))).to.deep.equal(config);
+  });
+
+  it('rejects what it cannot use, saying how to fix it', () => {
+    expect(() => readTargetConfig({ OCP_E2E_TARGET: 'cluster' })).to.throw(/no kubeconfig: set KUBECONFIG/);
+    expect(() => readTargetConfig({ KUBECONFIG: '/k', OCP_E2E_TARGET: 'prod' })).to.throw(/not a target/);
+    expect(() => readTargetConfig({ KUBECONFIG: '/k', OCP_E2E_RUN_ID: 'Bad_ID' })).to.throw(/lowercase/);
+  });
+});
+
+describe('helpers: upgrade target and patch', () => {
+  const cv = (availableUpdates: { version: string; image: string }[] | null): ClusterVersion => ({
+    metadata: { name: 'version' },
+    status: { desired: { version: '4.12.0-a', image: 'r/rel:a' }, history: [{ state: 'Completed', version: '4.12.0-a' }], availableUpdates },
+  });
+
+  it('takes availableUpdates[0] unless --to-image is given', () => {
+    expect(resolveUpgradeTarget(cv([{ version: 'b', image: 'r/rel:b' }]))).to.deep.equal({ image: 'r/rel:b', version: 'b', source: 'availableUpdates[0]' });
+    expect(resolveUpgradeTarget(cv([{ version: 'b', image: 'r/rel:b' }]), 'r/rel:c')).to.deep.equal({ image: 'r/rel:c', version: undefined, source: 'explicit --to-image' });
+    expect(() => resolveUpgradeTarget(cv(null))).to.throw(/no availableUpdates \(current 4.12.0-a\): pass --to-image/);
+    expect(currentVersion(cv(null))).to.equal('4.12.0-a');
+  });
+
+  it('sends the same merge patch as oc adm upgrade --to-image --allow-explicit-upgrade --force', () => {
+    expect(upgradePatch('r/rel:b')).to.deep.equal({ spec: { desiredUpdate: { version: '', image: 'r/rel:b', force: true } } });
+  });
+});
+
+describe('helpers: budgets in cluster time', () => {
+  it('scales with the clock and the pool size, with a floor', () => {
+    expect(wallBudgetMs(60, { timeFactor: 1 })).to.equal(3_600_000);
+    expect(wallBudgetMs(60, { timeFactor: 600 })).to.equal(6_000);
+    expect(wallBudgetMs(1, { timeFactor: 600 })).to.equal(5_000);
+    expect(poolRolloutClusterMinutes(3)).to.be.greaterThan(poolRolloutClusterMinutes(2));
+    expect(formatClusterDuration(6000, { timeFactor: 600 })).to.equal('60m00s cluster time (6.0s wall)');
+    expect(formatClusterDuration(90_000, { timeFactor: 1 })).to.equal('1m30s');
+  });
+});
+
+describe('helpers: API errors', () => {
+  const apiError = (code: number, body: object) => Object.assign(new Error(`HTTP-Code: ${code}`), { code, body });
+
+  it('retries throttling and server errors, then succeeds', async () => {
+    let calls = 0;
+    const value = await withRetry('get thing', async () => {
+      calls++;
+      if (calls === 1) throw apiError(429, { message: 'slow down', reason: 'TooManyRequests' });
+      if (calls === 2) throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+      return 'ok';
+    }, { baseDelayMs: 1 });
+    expect(value).to.equal('ok');
+    expect(calls).to.equal(3);
+  });
+
+  it('fails at once on 401/403/404/422 with the server message and a hint', async () => {
+    let calls = 0;
+    const err = await withRetry('list MachineConfigPool', async () => {
+      calls++;
+      throw apiError(404, { kind: 'Status', message: 'the server could not find the requested resource', reason: 'NotFound' });
+    }, { baseDelayMs: 1 }).catch((e: unknown) => e);
+    expect(calls).to.equal(1);
+    expect(err).to.be.instanceOf(ClusterApiError);
+    expect((err as Error).message).to.match(/list MachineConfigPool failed: HTTP 404 NotFound: the server could not find.*is this an OpenShift cluster/);
+    const invalid = classifyApiError(apiError(422, { message: 'MachineConfig "x" is invalid', details: { causes: [{ field: 'spec.osImageURL', message: 'Invalid value' }] } }));
+    expect(invalid).to.include({ code: 422, retryable: false });
+    expect(invalid.message).to.include('spec.osImageURL: Invalid value');
+  });
+
+  it('gives up after the attempts and says how many', async () => {
+    const err = await withRetry('get x', async () => { throw apiError(503, { message: 'unavailable' }); }, { attempts: 3, baseDelayMs: 1 }).catch((e: Error) => e);
+    expect((err as Error).message).to.equal('get x failed: HTTP 503: unavailable (after 3 attempts)');
+  });
+});
+
+describe('run command: summary line', () => {
+  it('reads the last summary line of a mocha run', () => {
+    expect(parseSummary('x\n1 passed, 0 failed, 2 skipped\nmore\n3 passed, 1 failed, 0 skipped\n')).to.deep.equal({ passed: 3, failed: 1, skipped: 0 });
+    expect(parseSummary('crashed')).to.equal(undefined);
+  });
+});
