@@ -13,6 +13,8 @@ export interface WaitContext {
   watcher: ClusterWatcher;
   caps: Pick<TargetCapabilities, 'timeFactor'>;
   progress?: ProgressSink & { end?(): void };
+  /** Floor of every budget in wall milliseconds (default 5 s: below that a compressed clock races the API itself). */
+  minBudgetMs?: number;
 }
 
 function pool(snapshot: ClusterSnapshot, name: string): MachineConfigPool | undefined {
@@ -76,7 +78,7 @@ export function waitForPools(ctx: WaitContext, expectation: PoolExpectation): Pr
     {
       what: `pools ${expectation.pools.join(', ')} to roll out`,
       expected: `pools ${expectation.pools.join(', ')}: ${wants.join('; ')}`,
-      budgetMs: wallBudgetMs(minutes, ctx.caps),
+      budgetMs: wallBudgetMs(minutes, ctx.caps, ctx.minBudgetMs),
       caps: ctx.caps,
       judge: (snap) => {
         const lines: string[] = [];
@@ -156,7 +158,7 @@ export function waitForUpgrade(ctx: WaitContext, target: UpgradeWait): Promise<C
     {
       what: `the upgrade to ${target.version ?? target.image}`,
       expected: `clusterversion/version desired=${target.version ?? target.image}, history[0] Completed, Available=True, Progressing=False, Failing=False`,
-      budgetMs: wallBudgetMs(minutes, ctx.caps),
+      budgetMs: wallBudgetMs(minutes, ctx.caps, ctx.minBudgetMs),
       caps: ctx.caps,
       judge: (snap) => {
         const head = snap.clusterVersion?.status?.history?.[0];

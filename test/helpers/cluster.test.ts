@@ -1,0 +1,226 @@
+import { expect } from 'chai';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { Cluster, Kinds } from '../../helpers/cluster.js';
+import { ClusterWatcher } from '../../helpers/cluster-watcher.js';
+import { discoverCapabilities } from '../../helpers/capabilities.js';
+import { waitForPools, waitForUpgrade } from '../../helpers/cluster-waits.js';
+import { Cleanup, leakedObjects } from '../../helpers/cleanup.js';
+import { createOsImageOverrides } from '../../helpers/machineconfigs.js';
+import { UpgradeMonitor } from '../../helpers/monitor.js';
+import { readBootedImage, readInstalledPackage } from '../../helpers/node-os.js';
+import { gatherArtifacts } from '../../helpers/artifacts.js';
+import { registerSecret } from '../../helpers/secrets.js';
+import { triggerUpgrade } from '../../helpers/upgrade.js';
+import { waitFor, WaitFailedError, WaitTimeoutError } from '../../helpers/wait.js';
+import { MockCluster, cond, FROM, TO, RELEASE_TO } from './fixture.js';
+
+const quiet = Object.assign(() => {}, { end() {} });
+const fast = { timeFactor: 600 };
+const IMAGE = `127.0.0.1:5000/e2e/layered@sha256:${'cd'.repeat(32)}`;
+
+describe('helpers against a real API server (mock/ with the reference CRDs)', function () {
+  this.timeout(30_000);
+  let mock: MockCluster;
+  let watcher: ClusterWatcher | undefined;
+
+  beforeEach(async () => {
+    mock = await MockCluster.start();
+    await mock.seedSettledCluster();
+  });
+  afterEach(async () => {
+    watcher?.stop();
+    watcher = undefined;
+    await mock.stop();
+  });
+
+  it('reads the typed kinds and tells a real cluster (no info ConfigMap) from the reference', async () => {
+    const cv = await mock.cluster.getClusterVersion();
+    expect(cv.status?.availableUpdates?.[0]?.version).to.equal(TO);
+    expect((await mock.cluster.listMachineConfigPools()).map((p) => p.metadata.name).sort()).to.deep.equal(['master', 'worker']);
+    expect(await discoverCapabilities(mock.cluster)).to.deep.equal({ timeFactor: 1, isReference: false });
+    await mock.server.kubeconfigYaml(); // still serving
+    const { CoreV1Api } = await import('@kubernetes/client-node');
+    const kc = new KubeConfig();
+    kc.loadFromFile(mock.kubeconfigPath);
+    await kc.makeApiClient(CoreV1Api).createNamespacedConfigMap({
+      namespace: 'kube-system',
+      body: { metadata: { name: 'ocp-e2e-reference-cluster' }, data: { timeFactor: '600', registry: '127.0.0.1:5000', imageRepo: '127.0.0.1:5000/e2e/layered', profile: '4.12-ga', seed: '1' } },
+    });
+    expect(await discoverCapabilities(mock.cluster)).to.deep.include({ timeFactor: 600, isReference: true, imageRepo: '127.0.0.1:5000/e2e/layered' });
+  });
+
+  it('fails fast on a refused token with a hint, and rides out injected 500s', async () => {
+    const kc = new KubeConfig();
+    kc.loadFromString(mock.server.kubeconfigYaml().replace(mock.server.token, 'wrong-token-123'));
+    const err = await new Cluster(kc).getClusterVersion().catch((e: Error) => e);
+    expect((err as Error).message).to.match(/get ClusterVersion version failed: HTTP 401.*log in again/);
+
+    mock.server.setFaults({ rate500: 0.3 });
+    for (let i = 0; i < 5; i++) expect((await mock.cluster.listNodes()).length).to.equal(5);
+    mock.server.setFaults({});
+  });
+
+  it('triggers the upgrade with the merge patch when oc is not installed', async () => {
+    const t = await triggerUpgrade(mock.cluster, mock.kubeconfigPath, RELEASE_TO);
+    expect(t.method).to.equal('merge patch of clusterversion/version');
+    const cv = await mock.cluster.getClusterVersion();
+    expect(cv.spec?.desiredUpdate).to.deep.equal({ version: '', image: RELEASE_TO, force: true });
+  });
+
+  it('waits on watch events for pools rendered with new MachineConfigs, and cleans them up LIFO', async () => {
+    watcher = new ClusterWatcher(mock.cluster);
+    await watcher.start();
+    const cleanup = new Cleanup();
+    const order: string[] = [];
+    cleanup.add('settle', async () => void order.push('settle'));
+    await createOsImageOverrides(mock.cluster, cleanup, [{ name: 'tc-1-worker', role: 'worker', osImageURL: IMAGE }], 'run-1');
+    expect(await leakedObjects(mock.cluster, 'run-1')).to.deep.equal(['MachineConfig/tc-1-worker']);
+    await createOsImageOverrides(mock.cluster, cleanup, [{ name: 'tc-1-worker', role: 'worker', osImageURL: IMAGE }], 'run-1').then(
+      () => expect.fail('a second create must fail'),
+      (e: Error) => expect(e.message).to.match(/already exists.*oc delete mc tc-1-worker/),
+    );
+
+    const waiting = waitForPools({ watcher, caps: fast, progress: quiet }, { pools: ['worker'], sourcesInclude: ['tc-1-worker'] });
+    // Play the render controller and the rollout: new rendered config, pool updating, then updated.
+    await mock.patch(Kinds.MachineConfigPool, 'worker', { spec: { configuration: { name: 'rendered-worker-b', source: [{ name: '00-worker' }, { name: 'tc-1-worker' }] } } });
+    await mock.patchStatus(Kinds.MachineConfigPool, 'worker', mock.poolStatus('rendered-worker-b', 2, 'updating'));
+    await new Promise((r) => setTimeout(r, 100));
+    await mock.patchStatus(Kinds.MachineConfigPool, 'worker', mock.poolStatus('rendered-worker-b', 2, 'updated'));
+    const snapshot = await waiting;
+    expect(snapshot.pools.get('worker')?.status?.configuration?.name).to.equal('rendered-worker-b');
+
+    const report = await cleanup.runAll();
+    expect(report.failed).to.deep.equal([]);
+    expect(report.ran).to.deep.equal(['delete MachineConfig tc-1-worker', 'settle']);
+    expect(order).to.deep.equal(['settle']);
+    expect(await leakedObjects(mock.cluster, 'run-1')).to.deep.equal([]);
+    expect((await cleanup.runAll()).ran, 'cleanup runs each action once').to.deep.equal([]);
+  });
+
+  it('on timeout says what it saw, what it wanted and the last error', async () => {
+    watcher = new ClusterWatcher(mock.cluster);
+    await watcher.start();
+    watcher.lastError = 'watch MachineConfigPool: connection reset';
+    const err = await waitForPools({ watcher, caps: fast, progress: quiet, minBudgetMs: 300 }, { pools: ['worker'], sourcesInclude: ['tc-never'] })
+      .then(() => undefined, (e: Error) => e);
+    expect(err).to.be.instanceOf(WaitTimeoutError);
+    const message = (err as Error).message;
+    expect(message).to.match(/^timed out after .*cluster time .* waiting for pools worker to roll out/);
+    expect(message).to.include('expected: pools worker: rendered with tc-never');
+    expect(message).to.include('last observed: worker 2/2 updated');
+    expect(message).to.include('clusteroperator/machine-config version=' + FROM);
+    expect(message).to.include('last error: watch MachineConfigPool: connection reset');
+  });
+
+  it('stops at once on a degraded pool, naming the node, the image and the reason', async () => {
+    await mock.create(Kinds.MachineConfig, { metadata: { name: 'rendered-worker-bad' }, spec: { osImageURL: IMAGE } });
+    watcher = new ClusterWatcher(mock.cluster);
+    await watcher.start();
+    const reason = `failed to pull ${IMAGE}: manifest unknown`;
+    await mock.patch(Kinds.Node, 'worker-1', {
+      metadata: { annotations: { 'machineconfiguration.openshift.io/desiredConfig': 'rendered-worker-bad', 'machineconfiguration.openshift.io/state': 'Degraded', 'machineconfiguration.openshift.io/reason': reason } },
+    });
+    await mock.patch(Kinds.MachineConfigPool, 'worker', { spec: { configuration: { name: 'rendered-worker-bad', source: [{ name: 'tc-bad' }] } } });
+    await mock.patchStatus(Kinds.MachineConfigPool, 'worker', mock.poolStatus('rendered-worker-bad', 2, 'degraded', `Node worker-1 is reporting: "${reason}"`));
+    const started = Date.now();
+    const err = await waitForPools({ watcher, caps: { timeFactor: 1 }, progress: quiet }, { pools: ['worker'], sourcesInclude: ['tc-bad'] }).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(Date.now() - started, 'a degraded pool must not wait for the budget').to.be.lessThan(5000);
+    expect(err).to.be.instanceOf(WaitFailedError);
+    expect((err as Error).message).to.include(`node worker-1 failed to move to rendered-worker-bad with osImageURL ${IMAGE}: ${reason}`);
+  });
+
+  it('records the upgrade timeline and judges the invariants', async () => {
+    watcher = new ClusterWatcher(mock.cluster);
+    await watcher.start();
+    const monitor = new UpgradeMonitor(watcher, fast, () => TO);
+    const degradedMsg = `Unable to apply ${TO}: error during syncRequiredMachineConfigPools: [timed out waiting for the condition, pool master has not progressed to latest configuration: osImageURL mismatch for master in rendered-master-b expected: x got: y, retrying]`;
+    await mock.patchStatus(Kinds.ClusterOperator, 'machine-config', { conditions: [cond('Available', 'True'), cond('Progressing', 'True', `Working towards ${TO}`), cond('Degraded', 'True', degradedMsg, 'RequiredPoolsFailed')] });
+    await mock.patchStatus(Kinds.MachineConfigPool, 'master', mock.poolStatus('rendered-master-b', 3, 'updating'));
+    await new Promise((r) => setTimeout(r, 150));
+    // The CVO completes while the master pool is still updating: the ordering invariant must catch it.
+    await mock.patchStatus(Kinds.ClusterVersion, 'version', {
+      desired: { version: TO, image: RELEASE_TO },
+      history: [{ state: 'Completed', version: TO, image: RELEASE_TO, startedTime: new Date().toISOString(), completionTime: new Date().toISOString(), verified: false }],
+      conditions: [cond('Available', 'True'), cond('Progressing', 'False'), cond('Failing', 'False')],
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    monitor.stop();
+    const kinds = monitor.timeline.map((e) => `${e.kind}/${e.name}`);
+    expect(kinds).to.include.members(['ClusterOperator/machine-config', 'MachineConfigPool/master', 'ClusterVersion/version']);
+    expect(monitor.timeline[0]!.clusterTime).to.match(/^\+\d+m\d\ds$/);
+    const results = monitor.judge();
+    expect(results.map((r) => r.passed)).to.deep.equal([false, false, false]);
+    expect(results[0]!.detail).to.include('osImageURL mismatch for master in rendered-master-b');
+    expect(results[1]!.detail).to.include('(still Degraded)');
+    expect(results[2]!.detail).to.match(/when ClusterVersion reported Completed, master was: .*Updating=true/);
+  });
+
+  it('waits for the upgrade as origin does and quotes ClusterVersion and the operator on timeout', async () => {
+    watcher = new ClusterWatcher(mock.cluster);
+    await watcher.start();
+    await mock.patchStatus(Kinds.ClusterVersion, 'version', {
+      desired: { version: TO, image: RELEASE_TO },
+      history: [{ state: 'Partial', version: TO, image: RELEASE_TO, startedTime: new Date().toISOString(), completionTime: null, verified: false }],
+      conditions: [cond('Available', 'True'), cond('Progressing', 'True', `Unable to apply ${TO}: wait has exceeded 40 minutes for these operators: machine-config`), cond('Failing', 'True')],
+    });
+    const err = await waitForUpgrade({ watcher, caps: { timeFactor: 6000 }, progress: quiet, minBudgetMs: 300 }, { image: RELEASE_TO }).then(() => undefined, (e: Error) => e);
+    expect((err as Error).message).to.include('wait has exceeded 40 minutes for these operators: machine-config');
+    expect((err as Error).message).to.include('history[0]=Partial ' + TO);
+  });
+
+  it('reads the booted image and packages from the reference annotations', async () => {
+    const digest = `sha256:${'cd'.repeat(32)}`;
+    await mock.patch(Kinds.Node, 'worker-0', {
+      metadata: {
+        annotations: {
+          'reference.ocp-e2e.io/rpm-ostree-status': JSON.stringify({ deployments: [{ booted: true, 'container-image-reference': `ostree-unverified-registry:${IMAGE}`, 'container-image-reference-digest': digest }] }),
+          'reference.ocp-e2e.io/rpm-qa': JSON.stringify(['bash-5.1.8-6.el9', 'zsh-5.8-9.el9']),
+        },
+      },
+    });
+    const node = await mock.cluster.getNode('worker-0');
+    expect(await readBootedImage(node, mock.kubeconfigPath)).to.deep.equal({ image: IMAGE, digest, source: 'annotation' });
+    expect(await readInstalledPackage(node, mock.kubeconfigPath, 'zsh')).to.equal('zsh-5.8-9.el9');
+    expect(await readInstalledPackage(node, mock.kubeconfigPath, 'fish')).to.equal(undefined);
+  });
+
+  it('gathers artefacts as YAML with secrets masked', async () => {
+    const secret = 'artefact-secret-MARKER-42';
+    registerSecret(secret);
+    await mock.create(Kinds.MachineConfig, { metadata: { name: 'tc-secret', annotations: { note: secret } }, spec: {} });
+    const root = mkdtempSync(join(tmpdir(), 'ocp-e2e-artifacts-'));
+    const result = await gatherArtifacts({ cluster: mock.cluster, kubeconfig: mock.kubeconfigPath, testTitle: 'suite / case 1: x', root, extra: { timeline: [{ a: secret }] } });
+    expect(result.dir).to.equal(join(root, 'suite-case-1-x'));
+    for (const name of ['clusterversion', 'clusteroperators', 'machineconfigpools', 'machineconfigs', 'nodes', 'events', 'timeline']) {
+      expect(existsSync(join(result.dir, `${name}.yaml`)), name).to.equal(true);
+    }
+    const mcs = readFileSync(join(result.dir, 'machineconfigs.yaml'), 'utf8');
+    expect(mcs).to.include('tc-secret').and.not.include(secret);
+    expect(readFileSync(join(result.dir, 'timeline.yaml'), 'utf8')).to.not.include(secret);
+    void writeFileSync;
+  });
+
+  it('falls back to polling when watches keep failing, and still sees changes', async () => {
+    mock.server.setFaults({ watchCutSeconds: 0.001, pathPattern: 'watch=' });
+    watcher = new ClusterWatcher(mock.cluster, { kinds: ['MachineConfigPool'], maxWatchFailures: 2, pollIntervalMs: 100 });
+    await watcher.start();
+    const seen = waitFor(watcher, {
+      what: 'worker paused',
+      expected: 'spec.paused',
+      budgetMs: 8000,
+      caps: { timeFactor: 1 },
+      judge: (s) => ({ done: s.pools.get('worker')?.spec?.paused === true, progress: 'waiting' }),
+    }, quiet);
+    await new Promise((r) => setTimeout(r, 300));
+    await mock.patch(Kinds.MachineConfigPool, 'worker', { spec: { paused: true } });
+    await seen;
+    mock.server.setFaults({});
+  });
+});
