@@ -10,11 +10,12 @@
 import type { Context, Func } from 'mocha';
 import { Cleanup, leakedObjects } from './cleanup.js';
 import { Cluster } from './cluster.js';
-import { ClusterWatcher } from './cluster-watcher.js';
-import { discoverCapabilities, type TargetCapabilities } from './capabilities.js';
+import { ClusterWatcher, type ClusterSnapshot } from './cluster-watcher.js';
+import { discoverCapabilities, wallBudgetMs, type TargetCapabilities } from './capabilities.js';
+import { currentVersion } from './upgrade.js';
 import { gatherArtifacts } from './artifacts.js';
 import { UpgradeMonitor } from './monitor.js';
-import { consoleProgress } from './wait.js';
+import { consoleProgress, waitFor, WaitTimeoutError } from './wait.js';
 import type { WaitContext } from './cluster-waits.js';
 import { attachYaml, labelCase, step, type CaseLabels } from './report.js';
 import { maskSecrets } from './secrets.js';
@@ -27,18 +28,37 @@ export type PhaseName = 'prepare' | 'upgrade' | 'check';
 export interface ConformanceOptions {
   /** Upgrades the cluster or changes pools: runs only with --allow-disruptive. */
   disruptive: boolean;
+  /** Needs a release to upgrade to: skipped when the cluster offers none and --to-image is not given. */
+  upgrades?: boolean;
+}
+
+/** How long a busy cluster may take to become idle before the spec is skipped. */
+const PREFLIGHT_CLUSTER_MINUTES = 5;
+
+/** Why the cluster is not a fair starting point (or undefined when it is). */
+export function busyReason(snap: ClusterSnapshot): string | undefined {
+  const cv = snap.clusterVersion;
+  if (!cv) return 'clusterversion/version not found; is this an OpenShift cluster?';
+  const progressing = findCondition(cv.status?.conditions, 'Progressing');
+  if (progressing?.status === 'True') return `ClusterVersion is progressing ("${progressing.message ?? ''}"); wait for it to settle`;
+  for (const pool of snap.pools.values()) {
+    const v = viewPool(pool);
+    if (v.degraded) return `pool ${v.name} is degraded ("${v.nodeDegradedMessage ?? v.renderDegradedMessage ?? ''}"); fix it first`;
+  }
+  return undefined;
 }
 
 /** An error that already names its phase (so nested phases do not stack prefixes). */
 export class PhaseError extends Error {
   readonly phase: PhaseName;
-  override readonly cause: unknown;
+  /** The failure inside the phase (not `cause`: mocha would print it a second time). */
+  readonly original: unknown;
   constructor(phase: PhaseName, title: string, cause: unknown) {
     const inner = cause instanceof Error ? cause.message : String(cause);
     super(maskSecrets(`[phase ${phase}] ${title} failed: ${inner}`));
     this.name = cause instanceof Error && cause.name === 'AssertionError' ? 'AssertionError' : 'PhaseError';
     this.phase = phase;
-    this.cause = cause;
+    this.original = cause;
     // Keep the frames of the original failure: they point at the spec line, this constructor does not.
     const frames = cause instanceof Error && cause.stack ? cause.stack.split('\n').filter((l) => /^\s+at /.test(l)) : [];
     this.stack = `${this.name}: ${this.message}\n${frames.join('\n')}`;
@@ -98,18 +118,39 @@ export class ConformanceSession {
     return this.preflight();
   }
 
-  /** Refuses to start on a cluster that is already busy or broken: results there would mean nothing. */
-  private preflight(): string | undefined {
-    const snap = this.watcher.snapshot();
-    const cv = snap.clusterVersion;
-    if (!cv) return 'preflight: clusterversion/version not found; is this an OpenShift cluster?';
-    const progressing = findCondition(cv.status?.conditions, 'Progressing');
-    if (progressing?.status === 'True') return `preflight: ClusterVersion is progressing ("${progressing.message ?? ''}"); wait for it to settle`;
-    for (const pool of snap.pools.values()) {
-      const v = viewPool(pool);
-      if (v.degraded) return `preflight: pool ${v.name} is degraded ("${v.nodeDegradedMessage ?? v.renderDegradedMessage ?? ''}"); fix it first`;
+  /**
+   * Refuses to start on a cluster that is already busy or broken: results there would mean nothing. A cluster that is
+   * just settling (a fresh install, the end of a previous test) gets a few cluster minutes to finish first.
+   */
+  private async preflight(): Promise<string | undefined> {
+    let reason: string | undefined;
+    try {
+      await waitFor(
+        this.watcher,
+        {
+          what: 'the cluster to be idle before the spec starts',
+          expected: 'ClusterVersion not Progressing and no MachineConfigPool Degraded',
+          budgetMs: wallBudgetMs(PREFLIGHT_CLUSTER_MINUTES, this.caps),
+          caps: this.caps,
+          judge: (snap) => {
+            reason = busyReason(snap);
+            return { done: reason === undefined, progress: `preflight: ${reason ?? 'idle'}` };
+          },
+        },
+        this.progress,
+      );
+      return this.options.upgrades ? this.noUpdateReason() : undefined;
+    } catch (error) {
+      if (error instanceof WaitTimeoutError && reason) return `preflight: ${reason}`;
+      throw error;
     }
-    return undefined;
+  }
+
+  private noUpdateReason(): string | undefined {
+    if (this.target.toImage) return undefined;
+    const cv = this.watcher.snapshot().clusterVersion;
+    if (cv?.status?.availableUpdates?.length) return undefined;
+    return `needs a release to upgrade to: ClusterVersion (at ${currentVersion(cv!) ?? 'unknown'}) lists no availableUpdates; pass --to-image <release image>`;
   }
 
   /** Runs one phase as an Allure step; a failure carries the phase name and gathers the artefacts. */

@@ -12,7 +12,7 @@ const MASTER_MC = `tc-${CASE}-new-os-image-upgrade-master`;
 const WORKER_MC = `tc-${CASE}-new-os-image-upgrade-worker`;
 
 describe('[sig-mco] MCO layering: upgrade with a custom osImage', function () {
-  const session = conformanceSession({ disruptive: true });
+  const session = conformanceSession({ disruptive: true, upgrades: true });
 
   it(
     `Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] upgrade with custom osImage in master and worker pools`,

@@ -10,7 +10,7 @@ import { releaseOsImage } from '../helpers/release.js';
 const CASE = 'E2E-003';
 
 describe('[sig-mco] MCO upgrade baseline without an osImage override', function () {
-  const session = conformanceSession({ disruptive: true });
+  const session = conformanceSession({ disruptive: true, upgrades: true });
 
   it(
     `Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] upgrade without override moves every node to the new release OS image`,

@@ -14,7 +14,7 @@ const MASTER_MC = 'tc-e2e-005-remove-after-upgrade-master';
 const WORKER_MC = 'tc-e2e-005-remove-after-upgrade-worker';
 
 describe('[sig-mco] MCO layering: removing the osImage override after an upgrade', function () {
-  const session = conformanceSession({ disruptive: true });
+  const session = conformanceSession({ disruptive: true, upgrades: true });
 
   it(
     `Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] deleting the osImage overrides after an upgrade returns the pools to the new release OS image`,
