@@ -10,7 +10,6 @@ import type { Cluster } from './cluster.js';
 import { attachText, attachYaml, toYaml } from './report.js';
 import { maskSecrets } from './secrets.js';
 
-export const ARTIFACTS_ROOT = join('reports', 'artifacts');
 
 /** A directory name for a test title: letters, digits, dashes; bounded length. */
 export function artifactDirName(title: string): string {
@@ -29,7 +28,8 @@ export interface GatherOptions {
   extra?: Record<string, unknown>;
   /** Gather MCO/MCD logs with `oc` (real clusters; the reference has no pods). */
   logs?: boolean;
-  root?: string;
+  /** The artefacts folder; one sub-folder per test. */
+  root: string;
 }
 
 export interface GatherResult {
@@ -39,7 +39,7 @@ export interface GatherResult {
 }
 
 export async function gatherArtifacts(options: GatherOptions): Promise<GatherResult> {
-  const dir = join(options.root ?? ARTIFACTS_ROOT, artifactDirName(options.testTitle));
+  const dir = join(options.root, artifactDirName(options.testTitle));
   await mkdir(dir, { recursive: true });
   const result: GatherResult = { dir, files: [], errors: [] };
   const { cluster } = options;

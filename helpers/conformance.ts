@@ -7,6 +7,7 @@
  *  - failure artefacts gathered once per failed test, and attached;
  *  - LIFO cleanup (kept with --keep-on-failure) and a leak check of everything carrying the run label.
  */
+import { join } from 'node:path';
 import type { Context, Func } from 'mocha';
 import { Cleanup, leakedObjects } from './cleanup.js';
 import { Cluster } from './cluster.js';
@@ -193,7 +194,8 @@ export class ConformanceSession {
       extra['upgrade-timeline'] = this.monitorInstance.timeline;
       extra['upgrade-invariants'] = this.monitorInstance.judge();
     }
-    const result = await gatherArtifacts({ cluster: this.cluster, kubeconfig: this.kubeconfig, testTitle: title, extra, logs: !this.caps.isReference });
+    const root = join(this.target.reportsDir, 'artifacts');
+    const result = await gatherArtifacts({ cluster: this.cluster, kubeconfig: this.kubeconfig, testTitle: title, extra, logs: !this.caps.isReference, root });
     console.error(`    artefacts of the failure: ${result.dir}${result.errors.length ? ` (${result.errors.length} could not be gathered, see gather-errors.txt)` : ''}`);
   }
 

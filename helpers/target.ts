@@ -20,6 +20,8 @@ export interface TargetConfig {
   keepOnFailure: boolean;
   /** Short id of this run: names the pushed images and labels every object the suite creates. */
   runId: string;
+  /** Where results, JUnit and failure artefacts go (default `reports`). */
+  reportsDir: string;
 }
 
 export const TargetEnv = {
@@ -31,6 +33,7 @@ export const TargetEnv = {
   allowDisruptive: 'OCP_E2E_ALLOW_DISRUPTIVE',
   keepOnFailure: 'OCP_E2E_KEEP_ON_FAILURE',
   runId: 'OCP_E2E_RUN_ID',
+  reportsDir: 'OCP_E2E_REPORTS_DIR',
 } as const;
 
 function flag(value: string | undefined): boolean {
@@ -65,6 +68,7 @@ export function readTargetConfig(env: NodeJS.ProcessEnv = process.env): TargetCo
     allowDisruptive: flag(env[TargetEnv.allowDisruptive]),
     keepOnFailure: flag(env[TargetEnv.keepOnFailure]),
     runId,
+    reportsDir: env[TargetEnv.reportsDir]?.trim() || 'reports',
   };
 }
 
@@ -94,6 +98,7 @@ export function targetEnvironment(config: TargetConfig): Record<string, string> 
     [TargetEnv.allowDisruptive]: config.allowDisruptive ? '1' : '0',
     [TargetEnv.keepOnFailure]: config.keepOnFailure ? '1' : '0',
     [TargetEnv.runId]: config.runId,
+    [TargetEnv.reportsDir]: config.reportsDir,
   };
   if (config.toImage) env[TargetEnv.toImage] = config.toImage;
   if (config.imageRepo) env[TargetEnv.imageRepo] = config.imageRepo;

@@ -7,7 +7,7 @@
  * `--target reference` only adds a step before: start the embedded reference cluster here, in this process. Each spec
  * file gets a fresh reference cluster, because a cluster can be upgraded to the next release only once.
  */
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -25,7 +25,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SPECS_DIR = join(ROOT, 'specs');
 const MOCHA_CONFIG = join(SPECS_DIR, 'mocharc.json');
 const MOCHA_BIN = join(ROOT, 'node_modules', '.bin', 'mocha');
-const REPORTS = join(ROOT, 'reports');
+const SUITE_REPORTER = join(ROOT, 'helpers', 'mocha', 'suite-reporter.cts');
 
 export interface RunOptions {
   target: 'reference' | 'cluster';
@@ -39,6 +39,8 @@ export interface RunOptions {
   allowDisruptive?: boolean;
   keepOnFailure?: boolean;
   timeFactor?: number;
+  /** Where allure-results, junit and artifacts go (default `reports`). */
+  reportsDir?: string;
   /** Spec files to consider (default: every specs/*.spec.ts). */
   specs?: string[];
 }
@@ -88,6 +90,7 @@ export function register(program: Command): void {
     .option('--allow-disruptive', 'run specs that upgrade the cluster or change its pools (real clusters; implied on the reference)')
     .option('--keep-on-failure', 'leave what a failed spec created in place for inspection')
     .option('--time-factor <n>', 'reference only: cluster seconds per wall second (default: the reference\'s)', positiveNumber)
+    .option('--reports-dir <dir>', 'where Allure results, JUnit XML and failure artefacts go (emptied first)', 'reports')
     .action(async (options: RunOptions) => {
       const code = await runSuite(options);
       process.exit(code);
@@ -134,11 +137,20 @@ async function filesMatching(files: string[], grep: string): Promise<string[]> {
   return files.filter((f) => wanted.has(f));
 }
 
-async function resetReports(): Promise<void> {
+/**
+ * Empties this run's report folders and writes the mocha config of the run: specs/mocharc.json with the results folder
+ * and the reporter made absolute, so results land in --reports-dir whatever the working directory.
+ */
+async function prepareReports(reportsDir: string): Promise<string> {
   for (const dir of ['allure-results', 'junit', 'artifacts']) {
-    await rm(join(REPORTS, dir), { recursive: true, force: true });
-    await mkdir(join(REPORTS, dir), { recursive: true });
+    await rm(join(reportsDir, dir), { recursive: true, force: true });
+    await mkdir(join(reportsDir, dir), { recursive: true });
   }
+  const base = JSON.parse(await readFile(MOCHA_CONFIG, 'utf8')) as Record<string, unknown>;
+  const config = { ...base, 'reporter-option': [`resultsDir=${join(reportsDir, 'allure-results')}`, `extraReporters=${SUITE_REPORTER}`] };
+  const path = join(reportsDir, '.mocharc.run.json');
+  await writeFile(path, JSON.stringify(config, null, 2));
+  return path;
 }
 
 /** What this command uses of a started reference cluster (docs/architecture.md, reference/). */
@@ -154,13 +166,13 @@ const activeClusters = new Set<{ stop(): Promise<void> }>();
 
 /** Runs mocha on the files against one target; prints its output as it comes and returns its counts. */
 async function runMocha(files: string[], config: TargetConfig, options: RunOptions, junitName: string, timeoutMs: number): Promise<Counts> {
-  const args = ['--config', MOCHA_CONFIG, '--timeout', String(timeoutMs)];
+  const args = ['--config', join(config.reportsDir, '.mocharc.run.json'), '--timeout', String(timeoutMs)];
   if (options.grep) args.push('--grep', options.grep);
   args.push(...files);
   const child = execa(MOCHA_BIN, args, {
     cwd: ROOT,
     reject: false,
-    env: { ...targetEnvironment(config), OCP_E2E_JUNIT_FILE: join(REPORTS, 'junit', `${junitName}.xml`) },
+    env: { ...targetEnvironment(config), OCP_E2E_JUNIT_FILE: join(config.reportsDir, 'junit', `${junitName}.xml`) },
     stdout: ['pipe', 'inherit'],
     stderr: 'inherit',
   });
@@ -271,8 +283,10 @@ export async function runSuite(options: RunOptions): Promise<number> {
     let files = await specFiles(options);
     if (options.grep) files = await filesMatching(files, options.grep);
     if (files.length === 0) throw new UsageError(options.grep ? `no spec title matches --grep ${options.grep}` : `no *.spec.ts in ${SPECS_DIR}`);
-    await resetReports();
+    const reportsDir = resolve(options.reportsDir ?? 'reports');
+    await prepareReports(reportsDir);
     const base = {
+      reportsDir,
       toImage: options.toImage,
       imageRepo: options.imageRepo,
       pullSecretPath: options.pullSecret ? resolve(options.pullSecret) : undefined,
@@ -283,7 +297,7 @@ export async function runSuite(options: RunOptions): Promise<number> {
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     const counts = options.target === 'cluster' ? await runOnCluster(files, options, base) : await runOnReference(files, options, base);
-    console.log(`\nresults: ${join('reports', 'allure-results')} (HTML: ocp-e2e report), JUnit: ${join('reports', 'junit')}, failure artefacts: ${join('reports', 'artifacts')}`);
+    console.log(`\nresults: ${join(reportsDir, 'allure-results')} (HTML: ocp-e2e report), JUnit: ${join(reportsDir, 'junit')}, failure artefacts: ${join(reportsDir, 'artifacts')}`);
     console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
     return counts.failed > 0 ? 1 : 0;
   } catch (error) {

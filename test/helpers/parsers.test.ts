@@ -94,6 +94,7 @@ describe('helpers: target configuration from the environment', () => {
       allowDisruptive: true,
       keepOnFailure: false,
       runId: 'r12010203-abcd',
+      reportsDir: '/tmp/reports',
     };
     expect(readTargetConfig(targetEnvironment(config))).to.deep.equal(config);
   });
