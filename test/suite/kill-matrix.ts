@@ -1,0 +1,58 @@
+/**
+ * The kill matrix: for every spec, a reference fault (or the buggy profile) that breaks exactly the behaviour the spec
+ * guards, and what the failure must say. test/suite/kill-matrix.test.ts runs every row; specs/README.md shows it.
+ */
+export interface KillRow {
+  spec: string;
+  /** --grep selecting the spec. */
+  grep: string;
+  fault?: string;
+  profile?: string;
+  /** What the failure output must contain: the phase and the diagnosis. */
+  expect: RegExp[];
+}
+
+export const KILL_MATRIX: KillRow[] = [
+  {
+    spec: '01 upgrade with custom osImage in master and worker pools (54183)',
+    grep: '54183',
+    profile: '4.12-nightly-2022-09-08',
+    expect: [/\[phase upgrade\]/, /osImageURL mismatch for master in rendered-master-/],
+  },
+  {
+    spec: '01 upgrade with custom osImage in master and worker pools (54183)',
+    grep: '54183',
+    fault: 'cvo-completes-early',
+    expect: [/\[phase check\]/, /master pool is updated before ClusterVersion reports the new version/],
+  },
+  {
+    spec: '02 custom osImage in the worker pool only (E2E-002)',
+    grep: 'E2E-002',
+    fault: 'keep-old-os-on-upgrade',
+    expect: [/\[phase (upgrade|check)\]/, /rhel-coreos-8 of 4\.12\.0-0\.nightly-2022-09-12-152748|is for release|osImageURL/],
+  },
+  {
+    spec: '03 upgrade without override (E2E-003)',
+    grep: 'E2E-003',
+    fault: 'keep-old-os-on-upgrade',
+    expect: [/\[phase (upgrade|check)\]/, /rhel-coreos-8 of 4\.12\.0-0\.nightly-2022-09-12-152748|is for release|osImageURL/],
+  },
+  {
+    spec: '04 override named before the templates has no effect (E2E-004)',
+    grep: 'E2E-004',
+    fault: 'render-merge-unsorted',
+    expect: [/\[phase (prepare|check)\]/, /sorts before the templates|osImageURL/],
+  },
+  {
+    spec: '05 deleting the overrides after the upgrade (E2E-005)',
+    grep: 'E2E-005',
+    fault: 'sticky-override',
+    expect: [/\[phase (upgrade|check)\]/, /the override was deleted|osImageURL|still rendered with/],
+  },
+  {
+    spec: '06 unpullable custom osImage (E2E-006)',
+    grep: 'E2E-006',
+    fault: 'mcd-ignores-pull-errors',
+    expect: [/\[phase check\]/, /cannot be pulled, without reporting a degraded node|pull error was hidden/],
+  },
+];
