@@ -66,7 +66,7 @@ export interface EnsureReleasesOptions {
 export interface EnsureReleasesResult {
   current: ReleaseInfo;
   next: ReleaseInfo;
-  /** Tags built and pushed by this call (empty on a warm start). */
+  /** Tags pushed by this call, built first unless the engine still had them (empty on a warm start). */
   built: string[];
   durationMs: number;
 }

@@ -1,0 +1,116 @@
+// The reference cluster's releases as real images: built once, cached by content in the registry, readable back the way
+// the CVO (payload) and the machine-config daemon (OS content) read them.
+import { expect } from 'chai';
+import { execa } from 'execa';
+import { fileURLToPath } from 'node:url';
+import { connectEngine, type Engine } from '../../helpers/images/engine.js';
+import { ImageNotFoundError } from '../../helpers/images/errors.js';
+import { RegistryClient } from '../../helpers/images/registry-client.js';
+import { releaseImageFor, ReleaseImageTagNotFoundError } from '../../helpers/images/release-info.js';
+import {
+  CURRENT_RELEASE,
+  ensureReleases,
+  NEXT_RELEASE,
+  readOsImageContent,
+  readReleaseInfo,
+  type EnsureReleasesResult,
+} from '../../reference/releases/index.js';
+import { startTestRegistry, type TestRegistry } from './fixtures.js';
+
+const ONCE = fileURLToPath(new URL('./support/ensure-releases-once.ts', import.meta.url));
+
+describe('reference releases as real images', function () {
+  this.timeout(120_000);
+  let engine: Engine;
+  let registry: TestRegistry;
+  let first: EnsureReleasesResult;
+  const client = new RegistryClient();
+
+  before(async () => {
+    engine = await connectEngine();
+    registry = await startTestRegistry();
+    first = await ensureReleases({ engine, registry });
+  });
+  after(async () => registry?.dispose());
+
+  it('pushes both releases: OS images by digest, three different digests per release, payload by tag', () => {
+    for (const [info, version] of [
+      [first.current, CURRENT_RELEASE],
+      [first.next, NEXT_RELEASE],
+    ] as const) {
+      expect(info.version).to.equal(version);
+      expect(info.image).to.equal(`${registry.address}/ocp/release:${version}`);
+      const os = [info.rhelCoreos8, info.machineOsContent, info.extensions!];
+      for (const pullspec of os) {
+        expect(pullspec).to.match(new RegExp(`^${registry.address.replace(/\./g, '\\.')}/openshift-release-dev/ocp-v4\\.0-art-dev@sha256:[0-9a-f]{64}$`));
+      }
+      expect(new Set(os).size).to.equal(3);
+    }
+    expect(first.current.rhelCoreos8).to.not.equal(first.next.rhelCoreos8);
+  });
+
+  it('a second call builds nothing and takes well under 2 s', async () => {
+    const again = await ensureReleases({ engine, registry });
+    expect(again.built).to.deep.equal([]);
+    expect(again.durationMs).to.be.lessThan(2000);
+    expect({ current: again.current, next: again.next }).to.deep.equal({ current: first.current, next: first.next });
+  });
+
+  it('a second process against the same registry storage builds nothing either', async () => {
+    await registry.stop();
+    try {
+      const { stdout } = await execa('node', ['--import', 'tsx', ONCE, registry.storageDir], { timeout: 60_000 });
+      const other = JSON.parse(stdout) as { address: string; built: string[]; durationMs: number; current: unknown };
+      expect(other.address).to.equal(registry.address);
+      expect(other.built).to.deep.equal([]);
+      expect(other.current).to.deep.equal(first.current);
+      expect(other.durationMs).to.be.lessThan(2000);
+    } finally {
+      const restarted = await (await import('../../helpers/images/local-registry.js')).startLocalRegistry({ storageDir: registry.storageDir });
+      registry.stop = restarted.stop;
+      expect(restarted.address).to.equal(registry.address);
+    }
+  });
+
+  it('a changed input (a missing tag) is rebuilt, the rest is reused', async () => {
+    const tag = `${first.next.version}-machine-os-content`;
+    const digest = first.next.machineOsContent.split('@')[1]!;
+    const del = await fetch(`http://${registry.address}/v2/openshift-release-dev/ocp-v4.0-art-dev/manifests/${digest}`, { method: 'DELETE' });
+    expect(del.status).to.equal(202);
+    expect(await client.hasImage(`${registry.address}/openshift-release-dev/ocp-v4.0-art-dev:${tag}`)).to.equal(false);
+    const again = await ensureReleases({ engine, registry });
+    expect(again.built).to.deep.equal([`${registry.address}/openshift-release-dev/ocp-v4.0-art-dev:${tag}`]);
+    expect(again.next.machineOsContent).to.equal(first.next.machineOsContent);
+  });
+
+  it('readReleaseInfo learns a release from its payload image alone', async () => {
+    expect(await readReleaseInfo(client, first.next.image)).to.deep.equal({ ...first.next, previous: [CURRENT_RELEASE] });
+    const refs = JSON.parse((await client.readFile(first.current.image, '/release-manifests/image-references'))!.toString());
+    expect(refs).to.deep.include({ kind: 'ImageStream', apiVersion: 'image.openshift.io/v1' });
+    expect(refs.spec.tags.map((t: { name: string }) => t.name)).to.have.members(['rhel-coreos-8', 'rhel-coreos-8-extensions', 'machine-os-content']);
+    const meta = JSON.parse((await client.readFile(first.next.image, '/release-manifests/release-metadata'))!.toString());
+    expect(meta).to.deep.include({ kind: 'cincinnati-metadata-v0', version: NEXT_RELEASE, previous: [CURRENT_RELEASE] });
+  });
+
+  it('readOsImageContent gives the digest, os-release and package list of an OS image', async () => {
+    const os = await readOsImageContent(client, first.current.rhelCoreos8);
+    expect(os.digest).to.equal(first.current.rhelCoreos8.split('@')[1]);
+    expect(os.osRelease).to.include({ NAME: 'Red Hat Enterprise Linux CoreOS', VERSION: CURRENT_RELEASE, OPENSHIFT_VERSION: CURRENT_RELEASE, VARIANT_ID: 'rhel-coreos-8' });
+    expect(os.osRelease.PRETTY_NAME).to.equal('Red Hat Enterprise Linux CoreOS 412.86.202209080023-0 (Ootpa)');
+    expect(os.packages).to.include('kernel-4.18.0-372.26.1.el8_6').and.to.include('rpm-ostree-2022.10.99.g0049dbdd-3.el8');
+    expect(os.packages.some((p) => p.startsWith('zsh-'))).to.equal(false);
+    const moc = await readOsImageContent(client, first.next.machineOsContent);
+    expect(moc.osRelease).to.include({ VERSION: NEXT_RELEASE, VARIANT_ID: 'machine-os-content' });
+  });
+
+  it('releaseImageFor reads image-references from the registry, accepting the 4.13+ name', async () => {
+    expect(await releaseImageFor(first.current.image, 'rhel-coreos-8', { via: 'registry' })).to.equal(first.current.rhelCoreos8);
+    expect(await releaseImageFor(first.current.image, 'rhel-coreos', { via: 'registry' })).to.equal(first.current.rhelCoreos8);
+    expect(await releaseImageFor(first.next.image, 'machine-os-content')).to.equal(first.next.machineOsContent);
+    const err = await releaseImageFor(first.next.image, 'cli', { via: 'registry' }).catch((e) => e);
+    expect(err).to.be.instanceOf(ReleaseImageTagNotFoundError);
+    expect(err.message).to.include('machine-os-content');
+    const missing = await releaseImageFor(`${registry.address}/ocp/release:4.99.0`, 'rhel-coreos-8', { via: 'registry' }).catch((e) => e);
+    expect(missing).to.be.instanceOf(ImageNotFoundError);
+  });
+});
