@@ -4,7 +4,7 @@
  * Measures `ocp-e2e run` (whole suite, goal <= 120 s) and `ocp-e2e run --grep 54183` (spec 1, goal <= 30 s), each N
  * times (default 1), and prints the numbers; --record appends them to the "## suite" section of bench/RESULTS.md.
  */
-import { appendFile, readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { lastLine, ocpE2e, ROOT } from '../../test/suite/cli.js';
@@ -61,17 +61,18 @@ const block = [
 ].join('\n');
 console.log(block);
 
+/** Inserts the block at the end of the "## suite" section (created at the end of the file if missing). */
+export function insertIntoSuiteSection(text: string, addition: string): string {
+  const heading = /^## suite[ \t]*$/m.exec(text);
+  if (!heading) return `${text.trimEnd()}\n\n## suite\n${addition}`;
+  const rest = text.slice(heading.index + heading[0].length);
+  const next = /^## /m.exec(rest);
+  const end = next ? heading.index + heading[0].length + next.index : text.length;
+  return `${text.slice(0, end).trimEnd()}\n${addition}\n${text.slice(end)}`.replace(/\n{3,}/g, '\n\n');
+}
+
 if (record) {
   const path = join(ROOT, 'bench', 'RESULTS.md');
-  const text = await readFile(path, 'utf8');
-  if (!/^## suite$/m.test(text)) await appendFile(path, '\n## suite\n');
-  // Appended at the end: the suite section is the last one we own; other sections are never touched.
-  const after = await readFile(path, 'utf8');
-  const lastHeading = [...after.matchAll(/^## (.+)$/gm)].at(-1)?.[1];
-  if (lastHeading !== 'suite') {
-    console.error('bench/RESULTS.md: "## suite" is not the last section; add this block under it by hand:\n' + block);
-  } else {
-    await appendFile(path, block);
-    console.log(`recorded in ${path}`);
-  }
+  await writeFile(path, insertIntoSuiteSection(await readFile(path, 'utf8'), block));
+  console.log(`recorded under "## suite" in ${path}`);
 }
