@@ -173,3 +173,31 @@ export function waitForUpgrade(ctx: WaitContext, target: UpgradeWait): Promise<C
     ctx.progress,
   );
 }
+
+/**
+ * origin's WaitForOperatorsToSettle, for the operator this suite is about: machine-config Available, not Degraded, not
+ * Progressing, at the version. The operator reports Progressing=False one sync after it bumps its version, so a check
+ * made the instant the pools settle would race it.
+ */
+export function waitForOperatorSettled(ctx: WaitContext, name: string, version: string): Promise<ClusterSnapshot> {
+  return waitFor(
+    ctx.watcher,
+    {
+      what: `clusteroperator/${name} to settle at ${version}`,
+      expected: `clusteroperator/${name} version=${version} Available=True Progressing=False Degraded=False`,
+      budgetMs: wallBudgetMs(10, ctx.caps, ctx.minBudgetMs),
+      caps: ctx.caps,
+      judge: (snap) => {
+        const co = snap.operators.get(name);
+        const c = co?.status?.conditions;
+        const done =
+          co?.status?.versions?.find((v) => v.name === 'operator')?.version === version &&
+          findCondition(c, 'Available')?.status === 'True' &&
+          findCondition(c, 'Progressing')?.status === 'False' &&
+          findCondition(c, 'Degraded')?.status === 'False';
+        return { done, progress: co ? `clusteroperator/${name} ${summarize('ClusterOperator', co)}` : `clusteroperator/${name} not found` };
+      },
+    },
+    ctx.progress,
+  );
+}

@@ -2,7 +2,7 @@
  * The report's steps as reusable blocks: "build the custom image of the current release", "override pools with it",
  * "upgrade and wait". Specs compose them inside their phases; each block is a sequence of Allure steps.
  */
-import { waitForPools, waitForUpgrade } from './cluster-waits.js';
+import { waitForOperatorSettled, waitForPools, waitForUpgrade } from './cluster-waits.js';
 import type { ConformanceSession } from './conformance.js';
 import { buildLayeredOsImage, type LayeredImage } from './layered-image.js';
 import { createOsImageOverrides, type OsImageOverride } from './machineconfigs.js';
@@ -77,6 +77,7 @@ export async function upgradeCluster(session: ConformanceSession, from: string):
   session.startMonitor(() => version ?? session.watcher.snapshot().clusterVersion?.status?.desired?.version);
   const trigger = await step(`upgrade to ${target.image}`, async () => {
     const t = await triggerUpgrade(session.cluster, session.kubeconfig, target.image);
+    console.log(`    upgrade to ${target.image} requested with ${t.method}`);
     await attachText(`upgrade trigger (${t.method})`, `${t.detail}\n\n${t.output}`);
     return t;
   });
@@ -86,5 +87,6 @@ export async function upgradeCluster(session: ConformanceSession, from: string):
   if (version === from) throw new Error(`the cluster is still at ${from}: the target ${target.image} is the current release`);
   const pools = [...reached.pools.keys()];
   await step(`wait until pools ${pools.join(', ')} run configs of ${version}`, () => waitForPools(session.waits, { pools, releaseVersion: version }));
+  await step(`wait for clusteroperator/machine-config to settle at ${version}`, () => waitForOperatorSettled(session.waits, 'machine-config', version!));
   return { from, version, image: target.image, trigger };
 }
