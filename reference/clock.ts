@@ -104,3 +104,21 @@ export function wallSleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/**
+ * Wait until `wake` is called, `wallMs` pass or `signal` aborts, whichever comes first. Used by the controllers'
+ * loops to sleep between syncs without leaking a listener per wait.
+ */
+export function waitForWake(wallMs: number, signal: AbortSignal, register: (wake: () => void) => void): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      register(() => undefined);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, wallMs));
+    signal.addEventListener('abort', done, { once: true });
+    register(done);
+  });
+}

@@ -1,0 +1,53 @@
+/** What every reference controller is given: the API client and caches, the clock, the profile and the faults. */
+import type { ClusterClock } from './clock.js';
+import type { InformerFactory } from './kube/informer.js';
+import type { KubeClient } from './kube/client.js';
+import type { Faults, Profile } from './profiles.js';
+
+/** What the reference learns from images, by asking the registry (see reference/images.ts). */
+export interface OsImageContent {
+  digest: string;
+  /** Parsed /etc/os-release. */
+  osRelease: Record<string, string>;
+  /** name-version-release of every installed package. */
+  packages: string[];
+}
+
+export interface ReleaseImages {
+  version: string;
+  /** Payload pullspec. */
+  image: string;
+  rhelCoreos8: string;
+  machineOsContent: string;
+  extensions?: string;
+}
+
+export interface ImageReader {
+  /** The release a payload image describes (release metadata + image-references). */
+  readRelease(payloadRef: string): Promise<ReleaseImages>;
+  /** Pull an OS image: digest, os-release and packages. Throws with a pull error a person can act on. */
+  readOsImage(ref: string): Promise<OsImageContent>;
+}
+
+export type Logger = (component: string, line: string) => void;
+
+export interface ControllerContext {
+  client: KubeClient;
+  informers: InformerFactory;
+  clock: ClusterClock;
+  profile: Profile;
+  faults: Faults;
+  seed: number;
+  images: ImageReader;
+  log: Logger;
+  signal: AbortSignal;
+}
+
+export interface Controller {
+  /** Register informers and handlers; called before the informers start. */
+  setup(): void;
+  /** Begin work once the caches are synced. */
+  start(): void;
+  /** Finish in-flight work; the abort signal has already fired. */
+  stop(): Promise<void>;
+}

@@ -1,0 +1,69 @@
+/**
+ * How the reference learns about images: by asking the registry, as the real CVO (payload) and the real daemon
+ * (`rpm-ostree rebase`) do. Only loopback registries are contacted; any other host fails the way a disconnected
+ * cluster fails, with the error text of a real pull.
+ */
+import { ImageNotFoundError } from '../helpers/images/errors.js';
+import { isLoopbackRegistry, parseImageRef } from '../helpers/images/image-ref.js';
+import type { RegistryClient } from '../helpers/images/registry-client.js';
+import { readOsImageContent, readReleaseInfo } from './releases/index.js';
+import type { ImageReader, OsImageContent, ReleaseImages } from './context.js';
+
+export class ImagePullError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ImagePullError';
+  }
+}
+
+/** The text a real pull gives for `ref` when the registry cannot be reached or does not have it. */
+function explain(ref: string, error: unknown): string {
+  let parsed;
+  try {
+    parsed = parseImageRef(ref);
+  } catch (e) {
+    return `invalid image reference ${JSON.stringify(ref)}: ${(e as Error).message}`;
+  }
+  const where = `${parsed.registry}/${parsed.repository}`;
+  if (error instanceof ImageNotFoundError) {
+    return `Creating importer: failed to invoke method OpenImage: reading manifest ${parsed.digest ?? parsed.tag ?? 'latest'} in ${where}: manifest unknown: manifest unknown`;
+  }
+  return `Creating importer: failed to invoke method OpenImage: ${(error as Error).message}`;
+}
+
+export function registryImageReader(client: RegistryClient): ImageReader {
+  const guard = (ref: string): void => {
+    let registry: string;
+    try {
+      registry = parseImageRef(ref).registry;
+    } catch (error) {
+      throw new ImagePullError(explain(ref, error));
+    }
+    if (!isLoopbackRegistry(registry)) {
+      // the reference cluster is disconnected: the one way to an image is the local registry
+      throw new ImagePullError(
+        `Creating importer: failed to invoke method OpenImage: pinging container registry ${registry}: Get "https://${registry}/v2/": dial tcp: lookup ${registry.replace(/:\d+$/, '')}: no such host`,
+      );
+    }
+  };
+  return {
+    async readRelease(payloadRef: string): Promise<ReleaseImages> {
+      guard(payloadRef);
+      try {
+        return await readReleaseInfo(client, payloadRef);
+      } catch (error) {
+        if (error instanceof ImageNotFoundError) throw new ImagePullError(`unable to read release image ${payloadRef}: manifest unknown: manifest unknown`, { cause: error });
+        throw new ImagePullError(`unable to read release image ${payloadRef}: ${(error as Error).message}`, { cause: error });
+      }
+    },
+    async readOsImage(ref: string): Promise<OsImageContent> {
+      guard(ref);
+      try {
+        const content = await readOsImageContent(client, ref);
+        return { digest: content.digest, osRelease: content.osRelease, packages: content.packages };
+      } catch (error) {
+        throw new ImagePullError(explain(ref, error), { cause: error });
+      }
+    },
+  };
+}

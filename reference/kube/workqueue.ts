@@ -1,0 +1,67 @@
+/**
+ * A work queue like client-go's: keys are coalesced, one key is never processed twice at the same time, a key added
+ * while it is being processed runs once more afterwards, and a failed key is retried with backoff. A short wall
+ * delay before each run batches bursts of watch events (a 1,000-node rollout sends thousands) into one sync.
+ */
+import { wallSleep } from '../clock.js';
+
+export interface WorkQueueOptions {
+  name: string;
+  /** Wall ms to wait after the first add before running, to coalesce bursts. */
+  batchWallMs?: number;
+  log?: (line: string) => void;
+  signal: AbortSignal;
+}
+
+export class WorkQueue {
+  private readonly dirty = new Set<string>();
+  private readonly running = new Set<string>();
+  private readonly failures = new Map<string, number>();
+  private readonly idleWaiters: Array<() => void> = [];
+  private active = 0;
+
+  constructor(
+    private readonly handler: (key: string) => Promise<void>,
+    private readonly options: WorkQueueOptions,
+  ) {}
+
+  add(key: string): void {
+    if (this.options.signal.aborted) return;
+    if (this.dirty.has(key)) return;
+    this.dirty.add(key);
+    if (!this.running.has(key)) void this.run(key);
+  }
+
+  private async run(key: string): Promise<void> {
+    this.running.add(key);
+    this.active++;
+    try {
+      while (this.dirty.has(key) && !this.options.signal.aborted) {
+        await wallSleep(this.options.batchWallMs ?? 10, this.options.signal).catch(() => undefined);
+        if (this.options.signal.aborted) break;
+        this.dirty.delete(key);
+        try {
+          await this.handler(key);
+          this.failures.delete(key);
+        } catch (error) {
+          if (this.options.signal.aborted) break;
+          const n = (this.failures.get(key) ?? 0) + 1;
+          this.failures.set(key, n);
+          this.options.log?.(`${this.options.name}: sync of ${key} failed (attempt ${n}): ${(error as Error).message}`);
+          await wallSleep(Math.min(20 * 2 ** n, 2000), this.options.signal).catch(() => undefined);
+          this.dirty.add(key);
+        }
+      }
+    } finally {
+      this.running.delete(key);
+      this.active--;
+      if (this.active === 0) for (const w of this.idleWaiters.splice(0)) w();
+    }
+  }
+
+  /** Resolves when nothing is queued or running (used by stop()). */
+  idle(): Promise<void> {
+    if (this.active === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+}

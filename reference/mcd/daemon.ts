@@ -1,0 +1,205 @@
+/**
+ * Machine-config daemons on simulated nodes. For a node whose desiredConfig differs from its currentConfig:
+ * Working → drain → pull the rendered config's OS image from the registry → reboot → Done, each step lasting a seeded
+ * share of 10-20 cluster minutes. A pull that fails leaves the node Degraded with the pull error, retried every
+ * 10 cluster minutes. What the node booted is published as the rpm-ostree-status / rpm-qa annotations.
+ */
+import type { V1Node, V1NodeCondition } from '@kubernetes/client-node';
+import { ANN, MINUTE } from '../constants.js';
+import { AbortedError } from '../clock.js';
+import type { Controller, ControllerContext, OsImageContent } from '../context.js';
+import type { KubeObject } from '../kube/client.js';
+import type { Informer } from '../kube/informer.js';
+import type { MachineConfig } from '../mco/types.js';
+import { rngFor } from '../rng.js';
+import { osImageName, planUpdate, pullFailureReason, rpmOstreeStatusJson, rpmQaJson, type BootedImage } from './os-status.js';
+
+type Node = V1Node & KubeObject;
+
+const RETRY_MS = 10 * MINUTE;
+const DIGEST_REF = /@sha256:[0-9a-f]{64}$/;
+
+interface NodeDaemon {
+  running: boolean;
+  /** The config this daemon last finished; the cache may still show the node before that write. */
+  completed?: string;
+  booted?: BootedImage;
+  previous?: BootedImage;
+  attempts: number;
+}
+
+export class DaemonSet implements Controller {
+  private nodes!: Informer<Node>;
+  private readonly daemons = new Map<string, NodeDaemon>();
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Pulled image contents: by digest forever, by tag briefly (a tag can move). */
+  private readonly pulled = new Map<string, { at: number; content: Promise<OsImageContent> }>();
+
+  constructor(private readonly ctx: ControllerContext) {}
+
+  setup(): void {
+    this.nodes = this.ctx.informers.for<Node>('Node');
+    this.nodes.onChange((type, node) => {
+      if (type === 'delete') this.daemons.delete(node.metadata!.name!);
+      else this.consider(node);
+    });
+  }
+
+  start(): void {
+    for (const node of this.nodes.list()) this.consider(node);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** What the node booted, as its annotation says (after a restart of the reference, or for seeded nodes). */
+  private bootedFromAnnotation(node: Node): BootedImage | undefined {
+    const raw = node.metadata?.annotations?.[ANN.rpmOstreeStatus];
+    if (!raw) return undefined;
+    try {
+      const status = JSON.parse(raw) as { deployments?: Array<Record<string, unknown>> };
+      const booted = status.deployments?.find((d) => d.booted);
+      if (!booted) return undefined;
+      const pullspec = String(booted['container-image-reference'] ?? '').replace(/^ostree-unverified-registry:/, '');
+      let packages: string[] = [];
+      try {
+        packages = JSON.parse(node.metadata?.annotations?.[ANN.rpmQa] ?? '[]') as string[];
+      } catch {
+        // keep none
+      }
+      return {
+        pullspec,
+        content: { digest: String(booted['container-image-reference-digest'] ?? ''), osRelease: { VERSION: String(booted.version ?? ''), PRETTY_NAME: node.status?.nodeInfo?.osImage ?? '' }, packages },
+        timestampMs: Number(booted.timestamp ?? 0) * 1000,
+      };
+    } catch {
+      return undefined;
+    }
+  }
+
+  private consider(node: Node): void {
+    const name = node.metadata!.name!;
+    const annotations = node.metadata?.annotations ?? {};
+    const desired = annotations[ANN.desiredConfig] ?? '';
+    const current = annotations[ANN.currentConfig] ?? '';
+    let daemon = this.daemons.get(name);
+    if (!daemon) {
+      daemon = { running: false, booted: this.bootedFromAnnotation(node), attempts: 0 };
+      this.daemons.set(name, daemon);
+    }
+    if (daemon.running || !desired || (desired === current && annotations[ANN.state] === 'Done')) return;
+    if (desired === daemon.completed && annotations[ANN.state] !== 'Degraded') return; // our Done write is not in the cache yet
+    if (this.ctx.signal.aborted) return;
+    daemon.running = true;
+    const task = this.update(name, desired, daemon)
+      .catch((error) => {
+        if (!(error instanceof AbortedError) && !this.ctx.signal.aborted) this.ctx.log('mcd', `node ${name}: update to ${desired} failed: ${(error as Error).message}`);
+      })
+      .finally(() => {
+        daemon.running = false;
+        this.inFlight.delete(task);
+        const latest = this.nodes.get(name);
+        if (latest && !this.ctx.signal.aborted) setImmediate(() => this.consider(latest));
+      });
+    this.inFlight.add(task);
+  }
+
+  private pull(ref: string): Promise<OsImageContent> {
+    const cached = this.pulled.get(ref);
+    const fresh = cached && (DIGEST_REF.test(ref) || Date.now() - cached.at < 2000);
+    if (fresh) return cached.content;
+    const content = this.ctx.images.readOsImage(ref);
+    this.pulled.set(ref, { at: Date.now(), content });
+    content.catch(() => this.pulled.delete(ref));
+    return content;
+  }
+
+  private desiredNow(name: string): string | undefined {
+    return this.nodes.get(name)?.metadata?.annotations?.[ANN.desiredConfig];
+  }
+
+  private async update(name: string, desired: string, daemon: NodeDaemon): Promise<void> {
+    const { client, clock, signal, faults } = this.ctx;
+    daemon.attempts++;
+    const plan = planUpdate(rngFor(this.ctx.seed, name, desired, String(daemon.attempts)));
+    await client.patch('Node', name, {
+      metadata: { annotations: { [ANN.state]: 'Working', [ANN.reason]: '', [ANN.desiredDrain]: `drain-${desired}` } },
+      spec: { unschedulable: true },
+    });
+    await clock.sleep(plan.drainMs, signal);
+    await client.patch('Node', name, { metadata: { annotations: { [ANN.lastAppliedDrain]: `drain-${desired}` } } });
+
+    const config = await client.get<MachineConfig & KubeObject>('MachineConfig', desired);
+    if (!config) {
+      await this.degrade(name, `could not find MachineConfig: machineconfig.machineconfiguration.openshift.io "${desired}" not found`);
+      return;
+    }
+    const wanted = config.spec?.osImageURL ?? '';
+    let booted = daemon.booted;
+    if (wanted && wanted !== daemon.booted?.pullspec) {
+      for (;;) {
+        await clock.sleep(plan.pullMs, signal);
+        try {
+          const content = await this.pull(wanted);
+          booted = { pullspec: wanted, content, timestampMs: clock.nowMs() };
+          break;
+        } catch (error) {
+          if (faults.has('mcd-ignores-pull-errors')) break; // the faulty daemon carries on with the old image
+          await this.degrade(name, pullFailureReason(wanted, (error as Error).message));
+          // keep retrying while the node is still asked for this config, as the real daemon's requeue does
+          await clock.sleep(RETRY_MS, signal);
+          if (this.desiredNow(name) !== desired) return;
+        }
+      }
+      if (this.nodes.get(name)?.metadata?.annotations?.[ANN.state] === 'Degraded') {
+        await client.patch('Node', name, { metadata: { annotations: { [ANN.state]: 'Working', [ANN.reason]: '' } } });
+      }
+    }
+
+    await this.setReady(name, false);
+    await clock.sleep(plan.rebootMs, signal);
+    const previous = booted !== daemon.booted ? daemon.booted : daemon.previous;
+    await this.setReady(name, true, booted);
+    await clock.sleep(plan.settleMs, signal);
+    const annotations: Record<string, string> = {
+      [ANN.state]: 'Done',
+      [ANN.currentConfig]: desired,
+      [ANN.reason]: '',
+      [ANN.desiredDrain]: `uncordon-${desired}`,
+      [ANN.lastAppliedDrain]: `uncordon-${desired}`,
+    };
+    if (booted) {
+      annotations[ANN.rpmOstreeStatus] = rpmOstreeStatusJson(booted, previous);
+      annotations[ANN.rpmQa] = rpmQaJson(booted.content);
+    }
+    await client.patch('Node', name, { metadata: { annotations }, spec: { unschedulable: null } });
+    daemon.previous = previous;
+    daemon.booted = booted;
+    daemon.attempts = 0;
+    daemon.completed = desired;
+  }
+
+  private async degrade(name: string, reason: string): Promise<void> {
+    await this.ctx.client.patch('Node', name, { metadata: { annotations: { [ANN.state]: 'Degraded', [ANN.reason]: reason } } });
+  }
+
+  /** The kubelet's view around a reboot: NotReady while down, Ready with the new OS name once back. */
+  private async setReady(name: string, ready: boolean, booted?: BootedImage): Promise<void> {
+    const node = this.nodes.get(name);
+    const now = this.ctx.clock.now();
+    // metav1.Time is second-precision RFC 3339; a Date would serialize with milliseconds
+    const ts = this.ctx.clock.timestamp() as unknown as Date;
+    const others = (node?.status?.conditions ?? []).filter((c) => c.type !== 'Ready');
+    const ready_: V1NodeCondition = ready
+      ? { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: ts, lastTransitionTime: ts }
+      : { type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastHeartbeatTime: ts, lastTransitionTime: ts };
+    const patch: Record<string, unknown> = { conditions: [...others, ready_] };
+    if (ready && booted) {
+      const rng = rngFor(this.ctx.seed, name, 'boot', String(now.getTime()));
+      const hex = (n: number): string => Array.from({ length: n }, () => Math.floor(rng.next() * 16).toString(16)).join('');
+      patch.nodeInfo = { ...(node?.status?.nodeInfo ?? {}), osImage: osImageName(booted.content), bootID: `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}` };
+    }
+    await this.ctx.client.patchStatus('Node', name, patch);
+  }
+}

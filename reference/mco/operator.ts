@@ -1,0 +1,389 @@
+/**
+ * The machine-config operator's sync loop (spec §1.1, §5): syncProgressingStatus, then the tasks in their fixed order
+ * (RenderConfig, MachineConfigPools, MachineConfigDaemon, MachineConfigController, MachineConfigServer,
+ * RequiredPools) stopping at the first error, then Degraded, Available, Upgradeable, the version and related objects
+ * on ClusterOperator `machine-config`.
+ *
+ * The operator's RELEASE_VERSION comes from the MCO "deployment" ConfigMap the CVO writes; a new version there
+ * replaces the running sync, as a new operator pod replaces the old one.
+ */
+import {
+  CO_NAME,
+  CONFIG_GROUP,
+  CONTROLLER_CONFIG_NAME,
+  CONTROLLER_CONFIG_WAIT_MS,
+  MC_GROUP,
+  MCO_DEPLOYMENT_CONFIGMAP,
+  MCO_NAMESPACE,
+  MINUTE,
+  OSIMAGEURL_CONFIGMAP,
+  REQUIRED_POOLS_POLL_MS,
+  REQUIRED_POOLS_TIMEOUT_MS,
+  ANN,
+} from '../constants.js';
+import { AbortedError, waitForWake, wallSleep } from '../clock.js';
+import type { Controller, ControllerContext } from '../context.js';
+import type { KubeObject } from '../kube/client.js';
+import type { Informer } from '../kube/informer.js';
+import { semanticEqual } from '../equality.js';
+import type { McoBuild } from '../profiles.js';
+import { createRng } from '../rng.js';
+import { compareNames } from './render.js';
+import {
+  clearDegradedStatus,
+  goQuote,
+  machineConfigPoolStatus,
+  notFoundError,
+  requiredPoolsTick,
+  requiredPoolsTimeoutError,
+  SYNC_TASKS,
+  syncAvailableStatus,
+  syncDegradedStatus,
+  syncProgressingStatus,
+  syncUpgradeableStatus,
+  syncVersion,
+  type OperandVersion,
+  type SyncError,
+  type SyncTask,
+} from './operator-status.js';
+import { isControllerConfigCompleted } from './template-controller.js';
+import { masterPool, workerPool } from './pools.js';
+import type { Condition, ControllerConfig, MachineConfig, MachineConfigPool } from './types.js';
+import { mcoBuildFor } from './version.js';
+
+type CC = ControllerConfig & KubeObject;
+type MC = MachineConfig & KubeObject;
+type Pool = MachineConfigPool & KubeObject;
+interface ConfigMap extends KubeObject {
+  data?: Record<string, string>;
+}
+export interface ClusterOperatorObject extends KubeObject {
+  status?: { conditions?: Condition[]; versions?: OperandVersion[]; extension?: Record<string, unknown> | null; relatedObjects?: unknown[] };
+}
+
+const COMPONENT = 'machine-config-operator';
+
+/** The images the RenderConfig task read from machine-config-osimageurl. */
+interface OsImageUrls {
+  osImageURL: string;
+  baseOSContainerImage: string;
+  baseOSExtensionsContainerImage: string;
+}
+
+class SyncFailure extends Error {}
+
+export class Operator implements Controller {
+  private pools!: Informer<Pool>;
+  private mcs!: Informer<MC>;
+  private ccs!: Informer<CC>;
+  private configMaps!: Informer<ConfigMap>;
+  private dirty = true;
+  private wake?: () => void;
+  private loop?: Promise<void>;
+  /** Aborted when the operator's version changes: the old "pod" stops mid-sync. */
+  private pod = new AbortController();
+  private podVersion?: string;
+  private lastExtensionError?: string;
+  private readonly rng;
+
+  constructor(private readonly ctx: ControllerContext) {
+    this.rng = createRng(ctx.seed ^ 0x6d636f);
+  }
+
+  setup(): void {
+    this.pools = this.ctx.informers.for<Pool>('MachineConfigPool');
+    this.mcs = this.ctx.informers.for<MC>('MachineConfig');
+    this.ccs = this.ctx.informers.for<CC>('ControllerConfig');
+    this.configMaps = this.ctx.informers.for<ConfigMap>('ConfigMap', MCO_NAMESPACE);
+    this.pools.onChange(() => this.trigger());
+    this.ccs.onChange(() => this.trigger());
+    this.configMaps.onChange((_t, cm) => {
+      if (cm.metadata.name === MCO_DEPLOYMENT_CONFIGMAP) {
+        const version = cm.data?.RELEASE_VERSION;
+        if (this.podVersion !== undefined && version !== this.podVersion) this.pod.abort();
+      }
+      this.trigger();
+    });
+  }
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.pod.abort();
+    this.wake?.();
+    await this.loop;
+  }
+
+  private trigger(): void {
+    this.dirty = true;
+    this.wake?.();
+  }
+
+  private async run(): Promise<void> {
+    const { signal, clock } = this.ctx;
+    let nextResync = clock.nowMs() + this.resyncPeriod();
+    while (!signal.aborted) {
+      if (!this.dirty && clock.nowMs() < nextResync) {
+        await waitForWake(clock.pollWallMs(Math.max(0, nextResync - clock.nowMs())), signal, (wake) => (this.wake = wake));
+        continue;
+      }
+      if (clock.nowMs() >= nextResync) nextResync = clock.nowMs() + this.resyncPeriod();
+      // a short pause batches a burst of events into one sync, like the rate-limited queue does
+      await wallSleep(25, signal).catch(() => undefined);
+      if (signal.aborted) break;
+      this.dirty = false;
+      if (this.pod.signal.aborted) this.pod = new AbortController();
+      try {
+        await this.syncAll(this.pod.signal);
+      } catch (error) {
+        if (signal.aborted) break;
+        if (error instanceof AbortedError) {
+          this.ctx.log('operator', `sync interrupted: operator version changed`);
+          this.dirty = true;
+          continue;
+        }
+        this.ctx.log('operator', `sync failed: ${(error as Error).message}`);
+        this.dirty = true;
+        await wallSleep(100, signal).catch(() => undefined);
+      }
+    }
+  }
+
+  /** Informers resync every 20-40 minutes (minResyncPeriod × a factor of 1-2). */
+  private resyncPeriod(): number {
+    return 20 * MINUTE * (1 + this.rng.next());
+  }
+
+  private async syncAll(pod: AbortSignal): Promise<void> {
+    const { client, clock, profile, faults } = this.ctx;
+    const deployment = this.configMaps.get(MCO_DEPLOYMENT_CONFIGMAP);
+    const operatorVersion = deployment?.data?.RELEASE_VERSION;
+    if (!operatorVersion) return;
+    this.podVersion = operatorVersion;
+    const build = mcoBuildFor(operatorVersion, profile.name);
+    const co = await this.ensureClusterOperator();
+    const versions = co.status?.versions ?? [];
+    let conditions = co.status?.conditions ?? [];
+
+    const progressing = syncProgressingStatus({ conditions, versions }, operatorVersion, clock.timestamp());
+    conditions = progressing.conditions;
+    if (progressing.started) {
+      void client.event(this.coRef(), 'Normal', 'OperatorVersionChanged', `clusteroperator/${COMPONENT} started a version change from ${goPrintList(versions)} to ${goPrintList([{ name: 'operator', version: operatorVersion }])}`, COMPONENT, clock.timestamp());
+    }
+    await this.writeStatus(co, { conditions });
+
+    let error: SyncError | undefined;
+    let currentVersions = versions;
+    let urls: OsImageUrls | undefined;
+    for (const task of SYNC_TASKS) {
+      if (pod.aborted) throw new AbortedError();
+      try {
+        switch (task) {
+          case 'RenderConfig':
+            urls = this.renderConfig(operatorVersion);
+            break;
+          case 'MachineConfigPools':
+            await this.ensurePools();
+            break;
+          case 'MachineConfigController':
+            await this.syncControllerConfig(urls!, operatorVersion, build, deployment?.data?.RELEASE_IMAGE ?? '', pod);
+            if (faults.has('cvo-completes-early')) {
+              // the faulty operator reports its new version before the required pools are done
+              currentVersions = [{ name: 'operator', version: operatorVersion }];
+              await this.writeStatus(co, { conditions, versions: currentVersions });
+            }
+            break;
+          case 'RequiredPools':
+            await this.syncRequiredPools(operatorVersion, build, pod);
+            break;
+          default:
+            break; // the daemon set and the server have nothing to roll out in the reference
+        }
+      } catch (e) {
+        if (e instanceof AbortedError) throw e;
+        error = { task, message: (e as Error).message };
+        break;
+      }
+      conditions = clearDegradedStatus(conditions, task as SyncTask, clock.timestamp());
+    }
+    if (pod.aborted) throw new AbortedError();
+
+    const now = clock.timestamp();
+    conditions = syncDegradedStatus(conditions, error, operatorVersion, currentVersions, now);
+    if (error) {
+      void client.event(this.coRef(), 'Warning', `OperatorDegraded: ${error.task}Failed`, conditions.find((c) => c.type === 'Degraded')?.message ?? '', COMPONENT, now);
+    }
+    conditions = syncAvailableStatus(conditions, error, currentVersions, profile.availableFalseHasReason, now);
+    conditions = syncUpgradeableStatus(conditions, this.pools.list(), now);
+    const newVersions = syncVersion(conditions, currentVersions, operatorVersion);
+    if (!semanticEqual(newVersions, versions)) {
+      void client.event(this.coRef(), 'Normal', 'OperatorVersionChanged', `clusteroperator/${COMPONENT} version changed from ${goPrintList(versions)} to ${goPrintList(newVersions)}`, COMPONENT, now);
+      this.dirty = true; // the next sync reports Progressing=False "Cluster version is …"
+    }
+    const extension = this.extension(error?.task === 'RequiredPools' ? this.lastExtensionError : undefined);
+    if (!error) this.lastExtensionError = undefined;
+    await this.writeStatus(co, { conditions, versions: newVersions, extension, relatedObjects: RELATED_OBJECTS });
+  }
+
+  private coRef() {
+    return { kind: 'ClusterOperator', name: CO_NAME, apiVersion: `${CONFIG_GROUP}/v1` };
+  }
+
+  private async ensureClusterOperator(): Promise<ClusterOperatorObject> {
+    const existing = await this.ctx.client.get<ClusterOperatorObject>('ClusterOperator', CO_NAME);
+    if (existing) return existing;
+    const now = this.ctx.clock.timestamp();
+    await this.ctx.client.apply<ClusterOperatorObject>('ClusterOperator', { apiVersion: `${CONFIG_GROUP}/v1`, kind: 'ClusterOperator', metadata: { name: CO_NAME } });
+    return this.ctx.client.patchStatus<ClusterOperatorObject>('ClusterOperator', CO_NAME, {
+      conditions: [
+        { type: 'Available', status: 'False', reason: '', message: '', lastTransitionTime: now },
+        { type: 'Progressing', status: 'False', reason: '', message: '', lastTransitionTime: now },
+        { type: 'Degraded', status: 'False', reason: '', message: '', lastTransitionTime: now },
+        { type: 'Upgradeable', status: 'Unknown', reason: 'NoData', message: '', lastTransitionTime: now },
+      ],
+    });
+  }
+
+  private lastWritten?: unknown;
+
+  /** Write the parts of status that changed; the operator is the only writer of this status. */
+  private async writeStatus(co: ClusterOperatorObject, status: NonNullable<ClusterOperatorObject['status']>): Promise<void> {
+    const merged = { ...(co.status ?? {}), ...status };
+    if (semanticEqual(merged, co.status) && semanticEqual(merged, this.lastWritten)) return;
+    const patch: Record<string, unknown> = { ...status };
+    if (status.extension !== undefined) {
+      // merge patch merges objects: say explicitly that lastSyncError is gone
+      patch.extension = { ...(status.extension ?? {}), lastSyncError: status.extension?.lastSyncError ?? null };
+    }
+    await this.ctx.client.patchStatus('ClusterOperator', CO_NAME, patch);
+    co.status = merged;
+    this.lastWritten = merged;
+  }
+
+  private extension(lastSyncError: string | undefined): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const pool of [...this.pools.list()].sort((a, b) => compareNames(a.metadata.name!, b.metadata.name!))) {
+      out[pool.metadata.name!] = machineConfigPoolStatus(pool);
+    }
+    if (lastSyncError) out.lastSyncError = lastSyncError;
+    return out;
+  }
+
+  // ---------------------------------------------------------------------------------------------------- tasks
+
+  private renderConfig(operatorVersion: string): OsImageUrls {
+    const keys = this.ctx.profile.configMapKeys;
+    const cm = this.configMaps.get(OSIMAGEURL_CONFIGMAP);
+    if (!cm) throw new SyncFailure(`configmaps "${OSIMAGEURL_CONFIGMAP}" not found`);
+    const data = cm.data ?? {};
+    if (data[keys.releaseVersion] !== operatorVersion) {
+      throw new SyncFailure(`refusing to read osImageURL version ${goQuote(data[keys.releaseVersion] ?? '')}, operator version ${goQuote(operatorVersion)}`);
+    }
+    const osImageURL = data[keys.osImageURL] ?? '';
+    const base = data[keys.baseOSContainerImage] ?? '';
+    if (!osImageURL && !base) throw new SyncFailure(this.ctx.profile.missingUrlsMessage);
+    return {
+      osImageURL,
+      baseOSContainerImage: base,
+      baseOSExtensionsContainerImage: keys.baseOSExtensionsContainerImage ? data[keys.baseOSExtensionsContainerImage] ?? '' : '',
+    };
+  }
+
+  /** The URL the required-pools check expects: BUG reads `osImageURL`, FIX the new-format key. */
+  private expectedOsImage(): string {
+    const { profile } = this.ctx;
+    const data = this.configMaps.get(OSIMAGEURL_CONFIGMAP)?.data;
+    if (!data) throw new Error(`configmaps "${OSIMAGEURL_CONFIGMAP}" not found`);
+    const key = profile.newFormatImageByDefault ? profile.configMapKeys.baseOSContainerImage : profile.configMapKeys.osImageURL;
+    const value = data[key] || (profile.newFormatImageByDefault ? data[profile.configMapKeys.osImageURL] : data[profile.configMapKeys.baseOSContainerImage]);
+    if (!value) throw new Error(profile.missingUrlsMessage);
+    return value;
+  }
+
+  private async ensurePools(): Promise<void> {
+    for (const pool of [masterPool(), workerPool()]) {
+      if (!this.pools.get(pool.metadata.name!)) await this.ctx.client.apply<Pool>('MachineConfigPool', pool as Pool);
+    }
+  }
+
+  private async syncControllerConfig(urls: OsImageUrls, operatorVersion: string, build: McoBuild, releaseImage: string, pod: AbortSignal): Promise<void> {
+    const { client, clock } = this.ctx;
+    const cc = this.ccs.get(CONTROLLER_CONFIG_NAME) ?? (await client.get<CC>('ControllerConfig', CONTROLLER_CONFIG_NAME));
+    if (!cc) throw new SyncFailure(`controllerconfigs.machineconfiguration.openshift.io "${CONTROLLER_CONFIG_NAME}" not found`);
+    const wantedSpec: Record<string, unknown> = {
+      osImageURL: urls.osImageURL,
+      baseOSContainerImage: urls.baseOSContainerImage,
+      baseOSExtensionsContainerImage: urls.baseOSExtensionsContainerImage,
+    };
+    if (releaseImage) wantedSpec.releaseImage = releaseImage;
+    const wantedAnnotations = { [ANN.generatedByVersion]: build.raw, [ANN.releaseImageVersion]: operatorVersion };
+    const specChanged = Object.entries(wantedSpec).some(([k, v]) => (cc.spec as Record<string, unknown>)[k] !== v);
+    const annotationsChanged = Object.entries(wantedAnnotations).some(([k, v]) => cc.metadata.annotations?.[k] !== v);
+    if (specChanged || annotationsChanged) {
+      await client.patch('ControllerConfig', CONTROLLER_CONFIG_NAME, { metadata: { annotations: wantedAnnotations }, spec: wantedSpec });
+    }
+    const deadline = clock.nowMs() + CONTROLLER_CONFIG_WAIT_MS;
+    for (;;) {
+      const fresh = await client.get<CC>('ControllerConfig', CONTROLLER_CONFIG_NAME);
+      if (isControllerConfigCompleted(fresh) && fresh?.metadata.annotations?.[ANN.releaseImageVersion] === operatorVersion) return;
+      if (clock.nowMs() >= deadline) {
+        throw new SyncFailure(`error during waitForControllerConfigToBeCompleted: [timed out waiting for the condition, controllerconfig ${CONTROLLER_CONFIG_NAME} has not completed]`);
+      }
+      await clock.pollSleep(REQUIRED_POOLS_POLL_MS, pod);
+    }
+  }
+
+  private async syncRequiredPools(operatorVersion: string, build: McoBuild, pod: AbortSignal): Promise<void> {
+    const { clock, profile } = this.ctx;
+    const deadline = clock.nowMs() + REQUIRED_POOLS_TIMEOUT_MS;
+    let lastError: string | undefined;
+    const get = (name: string): MachineConfig => {
+      const mc = this.mcs.get(name);
+      if (!mc) throw notFoundError(name);
+      return mc;
+    };
+    for (;;) {
+      await clock.pollSleep(REQUIRED_POOLS_POLL_MS, pod); // wait.Poll: the first check comes after one interval
+      if (lastError !== undefined && lastError !== this.lastExtensionError) {
+        this.lastExtensionError = lastError;
+        const co = await this.ctx.client.get<ClusterOperatorObject>('ClusterOperator', CO_NAME);
+        if (co) await this.writeStatus(co, { extension: this.extension(lastError) });
+      }
+      const pools = [...this.pools.list()].sort((a, b) => compareNames(a.metadata.name!, b.metadata.name!));
+      const tick = requiredPoolsTick({
+        pools,
+        controllerVersion: build.hash,
+        releaseVersion: operatorVersion,
+        expectedOsImage: () => this.expectedOsImage(),
+        get,
+        skipOverriddenOsImage: profile.annotateOverriddenOsImage,
+      });
+      if (tick.kind === 'done') return;
+      if (tick.kind === 'stop') {
+        throw new SyncFailure(`error during syncRequiredMachineConfigPools: [${tick.error}, ${tick.lastError}]`);
+      }
+      if (tick.logged) this.ctx.log('operator', tick.logged);
+      if (tick.lastError !== undefined) lastError = tick.lastError;
+      if (clock.nowMs() >= deadline) {
+        this.lastExtensionError = lastError;
+        throw new SyncFailure(requiredPoolsTimeoutError(lastError));
+      }
+    }
+  }
+}
+
+function goPrintList(versions: readonly OperandVersion[]): string {
+  return `[${versions.map((v) => `{${v.name} ${v.version}}`).join(' ')}]`;
+}
+
+const RELATED_OBJECTS = [
+  { group: '', resource: 'namespaces', name: MCO_NAMESPACE },
+  { group: MC_GROUP, resource: 'machineconfigpools', name: '' },
+  { group: MC_GROUP, resource: 'controllerconfigs', name: '' },
+  { group: MC_GROUP, resource: 'kubeletconfigs', name: '' },
+  { group: MC_GROUP, resource: 'containerruntimeconfigs', name: '' },
+  { group: MC_GROUP, resource: 'machineconfigs', name: '' },
+  { group: '', resource: 'nodes', name: '' },
+];

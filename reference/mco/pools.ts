@@ -1,0 +1,39 @@
+/** The built-in pools as the MCO's manifests define them (spec §1.2): only master is required for upgrade. */
+import { LABEL, MC_API_VERSION } from '../constants.js';
+import type { MachineConfigPool } from './types.js';
+
+export function masterPool(): MachineConfigPool {
+  return {
+    apiVersion: MC_API_VERSION,
+    kind: 'MachineConfigPool',
+    metadata: {
+      name: 'master',
+      labels: {
+        [LABEL.requiredForUpgrade]: '',
+        [LABEL.mcoBuiltIn]: '',
+        [`${LABEL.poolSelectorPrefix}master`]: '',
+      },
+    },
+    spec: {
+      machineConfigSelector: { matchLabels: { [LABEL.role]: 'master' } },
+      nodeSelector: { matchLabels: { [`${LABEL.nodeRolePrefix}master`]: '' } },
+      paused: false,
+    },
+  };
+}
+
+export function workerPool(): MachineConfigPool {
+  return {
+    apiVersion: MC_API_VERSION,
+    kind: 'MachineConfigPool',
+    metadata: {
+      name: 'worker',
+      labels: { [LABEL.mcoBuiltIn]: '', [`${LABEL.poolSelectorPrefix}worker`]: '' },
+    },
+    spec: {
+      machineConfigSelector: { matchLabels: { [LABEL.role]: 'worker' } },
+      nodeSelector: { matchLabels: { [`${LABEL.nodeRolePrefix}worker`]: '' } },
+      paused: false,
+    },
+  };
+}

@@ -1,0 +1,290 @@
+/**
+ * The "installed and settled" starting point, written straight through the API instead of simulating an install:
+ * namespaces, the MCO's ConfigMaps, ControllerConfig, template and rendered MachineConfigs (made by the same code the
+ * controllers run, so they find nothing to change), pools at their rendered configs, nodes that look real and are
+ * booted from the current release's OS image, ClusterOperator machine-config and ClusterVersion `version`.
+ */
+import type { V1Node } from '@kubernetes/client-node';
+import {
+  ANN,
+  CO_NAME,
+  CONFIG_API_VERSION,
+  CONTROLLER_CONFIG_NAME,
+  CV_NAME,
+  LABEL,
+  MC_API_VERSION,
+  MCO_DEPLOYMENT_CONFIGMAP,
+  MCO_NAMESPACE,
+  OSIMAGEURL_CONFIGMAP,
+  REFERENCE_INFO_CONFIGMAP,
+  REFERENCE_INFO_NAMESPACE,
+} from './constants.js';
+import type { ClusterClock } from './clock.js';
+import type { OsImageContent, ReleaseImages } from './context.js';
+import { osImageUrlConfigMapData, type ClusterVersionObject } from './cvo/cvo.js';
+import { completedConditions, completeHistoryHead, startHistoryEntry } from './cvo/status.js';
+import type { KubeClient, KubeObject } from './kube/client.js';
+import { osImageName, rpmOstreeStatusJson, rpmQaJson } from './mcd/os-status.js';
+import { calculateStatus } from './mco/node-status.js';
+import { goPrintVersions, machineConfigPoolStatus, syncUpgradeableStatus } from './mco/operator-status.js';
+import { masterPool, workerPool } from './mco/pools.js';
+import { defaultOsImage, generateRenderedMachineConfig, selectorMatches } from './mco/render.js';
+import { installerSshMachineConfig, ROLES, templateMachineConfigs } from './mco/templates.js';
+import type { ControllerConfig, MachineConfig, MachineConfigPool } from './mco/types.js';
+import { mcoBuildFor } from './mco/version.js';
+import type { Profile } from './profiles.js';
+import { createRng, type Rng } from './rng.js';
+
+export interface SeedInput {
+  client: KubeClient;
+  clock: ClusterClock;
+  profile: Profile;
+  current: ReleaseImages;
+  next: ReleaseImages;
+  /** What the current release's default OS image contains, read from the registry. */
+  bootedContent: OsImageContent;
+  registry: string;
+  imageRepo: string;
+  timeFactor: number;
+  seed: number;
+  workers: number;
+  faults: string[];
+}
+
+const ZONES = ['us-east-2a', 'us-east-2b', 'us-east-2c'];
+const KUBELET_VERSION = 'v1.25.0+3ef6ef3';
+const b64 = (text: string): string => Buffer.from(text).toString('base64');
+
+/** Run `fn` over `items` with at most `limit` in flight: seeding 1,000 nodes must not open 1,000 connections. */
+async function inBatches<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]!);
+  });
+  await Promise.all(workers);
+}
+
+export function controllerConfigFor(release: ReleaseImages, build: ReturnType<typeof mcoBuildFor>): ControllerConfig & KubeObject {
+  return {
+    apiVersion: MC_API_VERSION,
+    kind: 'ControllerConfig',
+    metadata: {
+      name: CONTROLLER_CONFIG_NAME,
+      annotations: { [ANN.generatedByVersion]: build.raw, [ANN.releaseImageVersion]: release.version },
+    },
+    spec: {
+      additionalTrustBundle: null,
+      cloudProviderCAData: null,
+      cloudProviderConfig: '',
+      clusterDNSIP: '172.30.0.10',
+      dns: { apiVersion: CONFIG_API_VERSION, kind: 'DNS', spec: { baseDomain: 'reference.ocp-e2e.local' } },
+      images: {},
+      infra: {
+        apiVersion: CONFIG_API_VERSION,
+        kind: 'Infrastructure',
+        spec: { platformSpec: { type: 'None' } },
+        status: { controlPlaneTopology: 'HighlyAvailable', infrastructureTopology: 'HighlyAvailable', platform: 'None', infrastructureName: 'reference-x7k2p' },
+      },
+      ipFamilies: 'IPv4',
+      kubeAPIServerServingCAData: b64('-----BEGIN CERTIFICATE-----\nreference\n-----END CERTIFICATE-----\n'),
+      networkType: 'OVNKubernetes',
+      osImageURL: release.machineOsContent,
+      baseOSContainerImage: release.rhelCoreos8,
+      baseOSExtensionsContainerImage: release.extensions ?? '',
+      platform: 'none',
+      proxy: null,
+      releaseImage: release.image,
+      rootCAData: b64('-----BEGIN CERTIFICATE-----\nreference-root\n-----END CERTIFICATE-----\n'),
+    },
+  };
+}
+
+function node(name: string, role: 'master' | 'worker', index: number, rng: Rng, rendered: string, booted: { pullspec: string; content: OsImageContent }, clusterStart: Date): V1Node & KubeObject {
+  const zone = ZONES[index % ZONES.length]!;
+  const hex = (n: number): string => Array.from({ length: n }, () => Math.floor(rng.next() * 16).toString(16)).join('');
+  const labels: Record<string, string> = {
+    'beta.kubernetes.io/arch': 'amd64',
+    'beta.kubernetes.io/os': 'linux',
+    'kubernetes.io/arch': 'amd64',
+    'kubernetes.io/hostname': name,
+    'kubernetes.io/os': 'linux',
+    'node.openshift.io/os_id': 'rhcos',
+    [`${LABEL.nodeRolePrefix}${role}`]: '',
+    [LABEL.zone]: zone,
+    'topology.kubernetes.io/region': 'us-east-2',
+  };
+  if (role === 'master') labels[`${LABEL.nodeRolePrefix}control-plane`] = '';
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name,
+      labels,
+      annotations: {
+        [ANN.currentConfig]: rendered,
+        [ANN.desiredConfig]: rendered,
+        [ANN.state]: 'Done',
+        [ANN.reason]: '',
+        [ANN.desiredDrain]: `uncordon-${rendered}`,
+        [ANN.lastAppliedDrain]: `uncordon-${rendered}`,
+        [ANN.controlPlaneTopology]: 'HighlyAvailable',
+        [ANN.rpmOstreeStatus]: rpmOstreeStatusJson({ ...booted, timestampMs: clusterStart.getTime() }),
+        [ANN.rpmQa]: rpmQaJson(booted.content),
+        'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
+      },
+    },
+    spec: {
+      providerID: `aws:///${zone}/i-0${hex(16)}`,
+      taints: role === 'master' ? [{ key: `${LABEL.nodeRolePrefix}master`, effect: 'NoSchedule' }] : undefined,
+    },
+  } as V1Node & KubeObject;
+}
+
+function nodeStatus(index: number, rng: Rng, content: OsImageContent, now: string): Record<string, unknown> {
+  const hex = (n: number): string => Array.from({ length: n }, () => Math.floor(rng.next() * 16).toString(16)).join('');
+  const ok = (type: string, reason: string, message: string) => ({ type, status: 'False', reason, message, lastHeartbeatTime: now, lastTransitionTime: now });
+  return {
+    conditions: [
+      ok('MemoryPressure', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
+      ok('DiskPressure', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
+      ok('PIDPressure', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
+      { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now },
+    ],
+    addresses: [
+      { type: 'InternalIP', address: `10.0.${128 + (index >> 8)}.${index & 255}` },
+      { type: 'Hostname', address: `ip-10-0-${128 + (index >> 8)}-${index & 255}.us-east-2.compute.internal` },
+    ],
+    capacity: { cpu: '4', memory: '16116152Ki', pods: '250', 'ephemeral-storage': '125293548Ki' },
+    allocatable: { cpu: '3500m', memory: '14965176Ki', pods: '250', 'ephemeral-storage': '114396791822' },
+    nodeInfo: {
+      architecture: 'amd64',
+      bootID: `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`,
+      containerRuntimeVersion: 'cri-o://1.25.0-53.rhaos4.12.git2002c49.el8',
+      kernelVersion: '4.18.0-372.26.1.el8_6.x86_64',
+      kubeProxyVersion: KUBELET_VERSION,
+      kubeletVersion: KUBELET_VERSION,
+      machineID: hex(32),
+      operatingSystem: 'linux',
+      osImage: osImageName(content),
+      systemUUID: `ec2${hex(5)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`,
+    },
+  };
+}
+
+export function nodeName(role: 'master' | 'worker', index: number): string {
+  const third = role === 'master' ? 128 : 160 + Math.floor(index / 250);
+  return `ip-10-0-${third}-${(role === 'master' ? 10 : 20) + (index % 250)}.us-east-2.compute.internal`;
+}
+
+export async function seedCluster(input: SeedInput): Promise<void> {
+  const { client, clock, profile, current } = input;
+  const now = clock.timestamp();
+  const build = mcoBuildFor(current.version, profile.name);
+  const rng = createRng(input.seed);
+
+  for (const ns of [MCO_NAMESPACE, 'openshift-config', 'openshift-config-managed', 'openshift-cluster-version', REFERENCE_INFO_NAMESPACE, 'default']) {
+    await client.apply('Namespace', { metadata: { name: ns } });
+  }
+  await client.apply('ConfigMap', {
+    metadata: { name: REFERENCE_INFO_CONFIGMAP, namespace: REFERENCE_INFO_NAMESPACE },
+    data: {
+      timeFactor: String(input.timeFactor),
+      profile: profile.name,
+      registry: input.registry,
+      imageRepo: input.imageRepo,
+      seed: String(input.seed),
+      faults: input.faults.join(','),
+      currentRelease: current.image,
+      nextRelease: input.next.image,
+    },
+  });
+  await client.apply('ConfigMap', { metadata: { name: MCO_DEPLOYMENT_CONFIGMAP, namespace: MCO_NAMESPACE }, data: { RELEASE_VERSION: current.version, RELEASE_IMAGE: current.image } });
+  await client.apply('ConfigMap', { metadata: { name: OSIMAGEURL_CONFIGMAP, namespace: MCO_NAMESPACE }, data: osImageUrlConfigMapData(current, profile) });
+
+  // ControllerConfig, already completed by the template controller
+  const cc = await client.apply<ControllerConfig & KubeObject>('ControllerConfig', controllerConfigFor(current, build));
+  await client.patchStatus('ControllerConfig', CONTROLLER_CONFIG_NAME, {
+    observedGeneration: cc.metadata.generation ?? 1,
+    conditions: [
+      { type: 'TemplateControllerRunning', status: 'False', reason: '', message: '', lastTransitionTime: now },
+      { type: 'TemplateControllerFailing', status: 'False', reason: '', message: '', lastTransitionTime: now },
+      { type: 'TemplateControllerCompleted', status: 'True', reason: '', message: `sync completed towards (${cc.metadata.generation ?? 1}) generation using controller version ${build.raw}`, lastTransitionTime: now },
+    ],
+  });
+
+  const configs: MachineConfig[] = [];
+  for (const role of ROLES) configs.push(...templateMachineConfigs(role, cc, profile, build), installerSshMachineConfig(role));
+  await inBatches(configs, 8, (mc) => client.apply('MachineConfig', mc as MachineConfig & KubeObject));
+
+  const booted = { pullspec: defaultOsImage(cc, profile), content: input.bootedContent };
+  const pools: MachineConfigPool[] = [];
+  const rendered = new Map<string, string>();
+  for (const template of [masterPool(), workerPool()]) {
+    const pool = await client.apply<MachineConfigPool & KubeObject>('MachineConfigPool', template as MachineConfigPool & KubeObject);
+    const selected = configs.filter((mc) => selectorMatches(pool.spec.machineConfigSelector, mc.metadata.labels ?? {}));
+    const out = generateRenderedMachineConfig({ pool, configs: selected, controllerConfig: cc, profile, build });
+    await client.apply('MachineConfig', out.machineConfig as MachineConfig & KubeObject);
+    const updated = await client.patch<MachineConfigPool & KubeObject>('MachineConfigPool', pool.metadata.name!, {
+      spec: { configuration: { name: out.machineConfig.metadata.name, source: out.sources } },
+    });
+    rendered.set(pool.metadata.name!, out.machineConfig.metadata.name!);
+    pools.push(updated);
+  }
+
+  const clusterStart = clock.now();
+  const nodes: Array<V1Node & KubeObject> = [];
+  for (let i = 0; i < 3; i++) nodes.push(node(nodeName('master', i), 'master', i, rng, rendered.get('master')!, booted, clusterStart));
+  for (let i = 0; i < input.workers; i++) nodes.push(node(nodeName('worker', i), 'worker', i, rng, rendered.get('worker')!, booted, clusterStart));
+  const created: V1Node[] = [];
+  await inBatches(nodes.map((n, i) => [n, i] as const), 16, async ([n, i]) => {
+    await client.apply('Node', n);
+    const withStatus = await client.patchStatus<V1Node & KubeObject>('Node', n.metadata.name!, nodeStatus(i, rng, input.bootedContent, now));
+    created.push(withStatus);
+  });
+
+  for (const pool of pools) {
+    const members = created.filter((n) => selectorMatches(pool.spec.nodeSelector, n.metadata?.labels ?? {}));
+    const status = calculateStatus(pool, members, now);
+    const done = await client.patchStatus<MachineConfigPool & KubeObject>('MachineConfigPool', pool.metadata.name!, { ...status, conditions: [...(status.conditions ?? []), { type: 'RenderDegraded', status: 'False', reason: '', message: '', lastTransitionTime: now }] });
+    pool.status = done.status;
+  }
+
+  const versions = [{ name: 'operator', version: current.version }];
+  await client.apply('ClusterOperator', { apiVersion: CONFIG_API_VERSION, kind: 'ClusterOperator', metadata: { name: CO_NAME }, spec: {} });
+  const extension: Record<string, string> = {};
+  for (const pool of pools) extension[pool.metadata.name!] = machineConfigPoolStatus(pool);
+  await client.patchStatus('ClusterOperator', CO_NAME, {
+    conditions: [
+      { type: 'Progressing', status: 'False', reason: '', message: `Cluster version is ${current.version}`, lastTransitionTime: now },
+      { type: 'Degraded', status: 'False', reason: '', message: '', lastTransitionTime: now },
+      { type: 'Available', status: 'True', reason: 'AsExpected', message: `Cluster has deployed ${goPrintVersions(versions)}`, lastTransitionTime: now },
+      ...syncUpgradeableStatus([], pools, now),
+    ],
+    versions,
+    extension,
+    relatedObjects: [{ group: '', resource: 'namespaces', name: MCO_NAMESPACE }],
+  });
+
+  const cv: ClusterVersionObject = {
+    apiVersion: CONFIG_API_VERSION,
+    kind: 'ClusterVersion',
+    metadata: { name: CV_NAME },
+    spec: { clusterID: '3b7f1c52-9a0e-4d0b-b1d7-reference0001', channel: 'stable-4.12' },
+  };
+  await client.apply('ClusterVersion', cv);
+  const history = completeHistoryHead(startHistoryEntry([], { version: current.version, image: current.image, verified: false }, now), now);
+  let cvConditions = completedConditions([], current.version, now);
+  cvConditions = [
+    ...cvConditions,
+    { type: 'RetrievedUpdates', status: 'True', reason: '', message: '', lastTransitionTime: now },
+    { type: 'ReleaseAccepted', status: 'True', reason: 'PayloadLoaded', message: `Payload loaded version="${current.version}" image="${current.image}" architecture="amd64"`, lastTransitionTime: now },
+  ];
+  await client.patchStatus('ClusterVersion', CV_NAME, {
+    desired: { version: current.version, image: current.image },
+    history,
+    observedGeneration: 1,
+    versionHash: 'reference-' + build.hash.slice(0, 8),
+    availableUpdates: [{ version: input.next.version, image: input.next.image }],
+    conditions: cvConditions,
+  });
+}
