@@ -61,6 +61,8 @@ export interface EnsureReleasesOptions {
   log?: (message: string) => void;
   /** Build timeout per image. */
   timeoutMs?: number;
+  /** Ignore every cache (registry, engine images, engine layer cache) and build everything again. */
+  forceRebuild?: boolean;
 }
 
 export interface EnsureReleasesResult {
@@ -206,7 +208,7 @@ export async function ensureReleases(opts: EnsureReleasesOptions): Promise<Ensur
 
   const ensure = async (recipe: ImageRecipe): Promise<string> => {
     const repo = recipe.tag.slice(0, recipe.tag.lastIndexOf(':'));
-    const cached = await cachedDigest(client, recipe.tag, recipe.contentHash);
+    const cached = opts.forceRebuild ? undefined : await cachedDigest(client, recipe.tag, recipe.contentHash);
     if (cached) return `${repo}@${cached}`;
     if (!opts.engine) {
       throw new ReleaseBuildError(`${recipe.tag} is not in the registry (or is stale) and no container engine was given to build it`);
@@ -215,7 +217,8 @@ export async function ensureReleases(opts: EnsureReleasesOptions): Promise<Ensur
     // The engine keeps one image per content hash under a registry-independent name, so a new registry (another
     // port, a wiped storage folder) costs a push, not a rebuild. The registry tag is only there for the push.
     const localTag = `${LOCAL_CACHE_REPOSITORY}:${recipe.contentHash.slice(0, 24)}`;
-    if (!(await engine.getImage(localTag).inspect().then(() => true, () => false))) {
+    const previousId = await engine.getImage(localTag).inspect().then((i) => i.Id, () => undefined);
+    if (opts.forceRebuild || !previousId) {
       if (recipe.needsBase) await (baseReady ??= ensureBusyboxBase(engine));
       log(`building ${recipe.tag}`);
       await buildImage(engine, {
@@ -226,7 +229,10 @@ export async function ensureReleases(opts: EnsureReleasesOptions): Promise<Ensur
         labels: recipe.labels,
         tag: localTag,
         timeoutMs: opts.timeoutMs ?? 120_000,
+        noCache: opts.forceRebuild,
       });
+      // A forced rebuild leaves the old image without a name: remove it rather than leak it.
+      if (previousId) await removeImage(engine, previousId).catch(() => undefined);
     }
     await engine.getImage(localTag).tag({ repo, tag: recipe.tag.slice(repo.length + 1) });
     let pushed: Awaited<ReturnType<typeof pushImage>>;
