@@ -38,9 +38,10 @@ export function wallBudgetMs(clusterMinutes: number, caps: Pick<TargetCapabiliti
 
 /**
  * Cluster minutes a pool rollout may take: MCO rolls one node at a time (maxUnavailable 1) and a node update with its
- * reboot takes 10-20 minutes on real hardware, so the budget grows with the pool.
+ * drain and reboot takes 10-20 minutes on real hardware, up to 30 with a slow image pull, so the budget grows with the
+ * pool. (QE's fixed 10-minute pool wait failed about half its runs: the budget must follow the pool size.)
  */
-export function poolRolloutClusterMinutes(nodeCount: number, perNodeMinutes = 20, slackMinutes = 15): number {
+export function poolRolloutClusterMinutes(nodeCount: number, perNodeMinutes = 30, slackMinutes = 30): number {
   return Math.max(1, nodeCount) * perNodeMinutes + slackMinutes;
 }
 

@@ -38,19 +38,20 @@ function cvLine(snapshot: ClusterSnapshot): string {
 
 export interface PoolExpectation {
   pools: string[];
-  /** MachineConfigs that must be among the sources of the pool's rendered config (just created). */
-  sourcesInclude?: string[];
-  /** MachineConfigs that must no longer be among the sources (just deleted). */
-  sourcesExclude?: string[];
+  /** Per pool: MachineConfigs that must be among the sources of its rendered config (just created). */
+  sourcesInclude?: Record<string, string[]>;
+  /** Per pool: MachineConfigs that must no longer be among the sources (just deleted). */
+  sourcesExclude?: Record<string, string[]>;
   /** The rendered config must be made for this release (annotation release-image-version). */
   releaseVersion?: string;
 }
 
 function renderedFor(snapshot: ClusterSnapshot, p: MachineConfigPool, expectation: PoolExpectation): string | undefined {
   const sources = new Set((p.spec?.configuration?.source ?? []).map((s) => s.name));
-  const missing = (expectation.sourcesInclude ?? []).filter((n) => !sources.has(n));
+  const name = p.metadata.name ?? '';
+  const missing = (expectation.sourcesInclude?.[name] ?? []).filter((n) => !sources.has(n));
   if (missing.length) return `not yet rendered with ${missing.join(', ')}`;
-  const stale = (expectation.sourcesExclude ?? []).filter((n) => sources.has(n));
+  const stale = (expectation.sourcesExclude?.[name] ?? []).filter((n) => sources.has(n));
   if (stale.length) return `still rendered with ${stale.join(', ')}`;
   if (expectation.releaseVersion) {
     const rendered = p.spec?.configuration?.name ? snapshot.machineConfigs.get(p.spec.configuration.name) : undefined;
@@ -67,9 +68,10 @@ export function waitForPools(ctx: WaitContext, expectation: PoolExpectation): Pr
   const total = expectation.pools.reduce((sum, n) => sum + (pool(snapshot, n)?.status?.machineCount ?? 1), 0);
   // Pools roll in parallel, nodes within a pool one at a time: the largest pool sets the pace.
   const minutes = poolRolloutClusterMinutes(Math.max(nodeCount, Math.ceil(total / expectation.pools.length)));
+  const listed = (m?: Record<string, string[]>) => Object.values(m ?? {}).flat();
   const wants = [
-    expectation.sourcesInclude?.length ? `rendered with ${expectation.sourcesInclude.join(', ')}` : '',
-    expectation.sourcesExclude?.length ? `rendered without ${expectation.sourcesExclude.join(', ')}` : '',
+    listed(expectation.sourcesInclude).length ? `rendered with ${listed(expectation.sourcesInclude).join(', ')}` : '',
+    listed(expectation.sourcesExclude).length ? `rendered without ${listed(expectation.sourcesExclude).join(', ')}` : '',
     expectation.releaseVersion ? `rendered for release ${expectation.releaseVersion}` : '',
     'Updated=True, Updating=False, Degraded=False, every node on the rendered config',
   ].filter(Boolean);

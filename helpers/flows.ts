@@ -47,18 +47,26 @@ export async function buildCustomOsImage(session: ConformanceSession, caseId: st
 export async function overridePools(session: ConformanceSession, overrides: OsImageOverride[]): Promise<void> {
   const pools = [...new Set(overrides.map((o) => o.role))];
   const names = overrides.map((o) => o.name);
+  const byPool = mcsByPool(overrides);
   // Registered before the MachineConfigs exist, so LIFO runs it after their deletion: the pools must settle back,
   // or the cluster is left mid-rollout for whatever runs next.
   session.cleanup.add(`wait until pools ${pools.join(', ')} settle without ${names.join(', ')}`, async () => {
-    await waitForPools(session.waits, { pools, sourcesExclude: names });
+    await waitForPools(session.waits, { pools, sourcesExclude: byPool });
   });
   await step(`create MachineConfigs ${names.join(', ')}`, async () => {
     const created = await createOsImageOverrides(session.cluster, session.cleanup, overrides, session.target.runId);
     for (const mc of created) await attachYaml(`${mc.metadata.name}.yaml`, mc);
   });
   await step(`wait until pools ${pools.join(', ')} are updated`, async () => {
-    await waitForPools(session.waits, { pools, sourcesInclude: names });
+    await waitForPools(session.waits, { pools, sourcesInclude: byPool });
   });
+}
+
+/** The override MachineConfigs of each pool: `{ worker: ['tc-…-worker'], master: ['tc-…-master'] }`. */
+export function mcsByPool(overrides: OsImageOverride[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const o of overrides) (out[o.role] ??= []).push(o.name);
+  return out;
 }
 
 export interface CompletedUpgrade {

@@ -39,7 +39,7 @@ describe('[sig-mco] MCO layering: removing the osImage override after an upgrade
             await s.cluster.deleteMachineConfig(WORKER_MC);
           });
           await step('wait until pools master, worker roll out without the overrides', () =>
-            waitForPools(s.waits, { pools: ['master', 'worker'], sourcesExclude: [MASTER_MC, WORKER_MC], releaseVersion: upgraded.version }),
+            waitForPools(s.waits, { pools: ['master', 'worker'], sourcesExclude: { master: [MASTER_MC], worker: [WORKER_MC] }, releaseVersion: upgraded.version }),
           );
         });
 

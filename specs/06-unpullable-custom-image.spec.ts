@@ -26,7 +26,7 @@ describe('[sig-mco] MCO layering: unpullable custom osImage', function () {
         await s.phase('prepare', `point the worker pool at ${image}`, async () => {
           // Settle-back first in the LIFO order: it runs after the MachineConfig is deleted.
           s.cleanup.add(`wait until pool worker settles without ${WORKER_MC}`, () =>
-            waitForPools(s.waits, { pools: ['worker'], sourcesExclude: [WORKER_MC] }).then(() => undefined),
+            waitForPools(s.waits, { pools: ['worker'], sourcesExclude: { worker: [WORKER_MC] } }).then(() => undefined),
           );
           await createOsImageOverrides(s.cluster, s.cleanup, [{ name: WORKER_MC, role: 'worker', osImageURL: image }], s.target.runId);
         });
@@ -34,7 +34,7 @@ describe('[sig-mco] MCO layering: unpullable custom osImage', function () {
         await s.phase('check', 'the worker pool reports the node that cannot pull the image', async () => {
           await step('wait for the worker pool: it must not roll out', async () => {
             try {
-              await waitForPools(s.waits, { pools: ['worker'], sourcesInclude: [WORKER_MC] });
+              await waitForPools(s.waits, { pools: ['worker'], sourcesInclude: { worker: [WORKER_MC] } });
             } catch (error) {
               failure = error as Error;
               return;

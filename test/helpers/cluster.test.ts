@@ -84,7 +84,7 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
       (e: Error) => expect(e.message).to.match(/already exists.*oc delete mc tc-1-worker/),
     );
 
-    const waiting = waitForPools({ watcher, caps: fast, progress: quiet }, { pools: ['worker'], sourcesInclude: ['tc-1-worker'] });
+    const waiting = waitForPools({ watcher, caps: fast, progress: quiet }, { pools: ['worker'], sourcesInclude: { worker: ['tc-1-worker'] } });
     // Play the render controller and the rollout: new rendered config, pool updating, then updated.
     await mock.patch(Kinds.MachineConfigPool, 'worker', { spec: { configuration: { name: 'rendered-worker-b', source: [{ name: '00-worker' }, { name: 'tc-1-worker' }] } } });
     await mock.patchStatus(Kinds.MachineConfigPool, 'worker', mock.poolStatus('rendered-worker-b', 2, 'updating'));
@@ -105,7 +105,7 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
     watcher = new ClusterWatcher(mock.cluster);
     await watcher.start();
     watcher.lastError = 'watch MachineConfigPool: connection reset';
-    const err = await waitForPools({ watcher, caps: fast, progress: quiet, minBudgetMs: 300 }, { pools: ['worker'], sourcesInclude: ['tc-never'] })
+    const err = await waitForPools({ watcher, caps: fast, progress: quiet, minBudgetMs: 300 }, { pools: ['worker'], sourcesInclude: { worker: ['tc-never'] } })
       .then(() => undefined, (e: Error) => e);
     expect(err).to.be.instanceOf(WaitTimeoutError);
     const message = (err as Error).message;
@@ -127,7 +127,7 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
     await mock.patch(Kinds.MachineConfigPool, 'worker', { spec: { configuration: { name: 'rendered-worker-bad', source: [{ name: 'tc-bad' }] } } });
     await mock.patchStatus(Kinds.MachineConfigPool, 'worker', mock.poolStatus('rendered-worker-bad', 2, 'degraded', `Node worker-1 is reporting: "${reason}"`));
     const started = Date.now();
-    const err = await waitForPools({ watcher, caps: { timeFactor: 1 }, progress: quiet }, { pools: ['worker'], sourcesInclude: ['tc-bad'] }).then(
+    const err = await waitForPools({ watcher, caps: { timeFactor: 1 }, progress: quiet }, { pools: ['worker'], sourcesInclude: { worker: ['tc-bad'] } }).then(
       () => undefined,
       (e: Error) => e,
     );
