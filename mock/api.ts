@@ -1,0 +1,540 @@
+/**
+ * The verbs of the Kubernetes API on top of the store, with the semantics clients depend on: resourceVersion
+ * preconditions, generation, status subresource, schema pruning and validation, generateName, finalizers and
+ * deletionTimestamp, owner-reference garbage collection and namespace deletion. HTTP is handled elsewhere.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { establishedStatus, resourceTypesOf, validateCrd } from './crds.js';
+import { ApiError, errors, type StatusCause } from './errors.js';
+import { mergePatch, jsonPatch, strategicMerge, PATCH_TYPES } from './patch.js';
+import { apiVersionOf, type KubeObject, type ResourceRegistry, type ResourceType } from './resources.js';
+import { KIND_FIELDS, parseFieldSelector, parseLabelSelector } from './selectors.js';
+import { objectKey, type Store, type StoredObject } from './store.js';
+
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  fieldValidation?: FieldValidation;
+  fieldManager?: string;
+  force?: boolean;
+  /** Filled with Warning headers for the response (unknown fields under fieldValidation=Warn). */
+  warnings?: string[];
+}
+
+export interface DeleteOptions {
+  dryRun?: boolean;
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export interface ListOptions { labelSelector?: string; fieldSelector?: string; limit?: number; continue?: string }
+
+export interface ListResult { items: StoredObject[]; resourceVersion: string; continue?: string; remainingItemCount?: number }
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+
+/** Kubernetes timestamps: RFC 3339 in UTC with second precision. */
+export function timestamp(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+const CRD_STORAGE_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
+const NAMESPACE_STORAGE_KEY = '/namespaces';
+
+export class Api {
+  private terminatingNamespaces = new Set<string>();
+  private namespaceTimer?: NodeJS.Timeout;
+
+  constructor(
+    readonly store: Store,
+    readonly registry: ResourceRegistry,
+    private readonly now: () => Date,
+  ) {}
+
+  // ---------------------------------------------------------------- reads
+
+  get(rt: ResourceType, namespace: string | undefined, name: string): StoredObject {
+    const s = this.store.get(rt.storageKey, rt.namespaced ? namespace : undefined, name);
+    if (!s) throw errors.notFound(rt.group, rt.plural, name);
+    return s;
+  }
+
+  /** A filter for watch and list, from label and field selectors. */
+  matcher(rt: ResourceType, opts: { labelSelector?: string; fieldSelector?: string }): (o: KubeObject) => boolean {
+    const byLabel = parseLabelSelector(opts.labelSelector);
+    const byField = parseFieldSelector(opts.fieldSelector, rt.kind, KIND_FIELDS[rt.kind]);
+    if (!byLabel && !byField) return () => true;
+    return (o) => (!byLabel || byLabel(o)) && (!byField || byField(o));
+  }
+
+  list(rt: ResourceType, namespace: string | undefined, opts: ListOptions): ListResult {
+    const match = this.matcher(rt, opts);
+    let items = this.store.list(rt.storageKey, rt.namespaced ? namespace : undefined).filter((s) => match(s.obj));
+    let resourceVersion = String(this.store.resourceVersion);
+    if (opts.continue) {
+      let token: { rv: string; start: string };
+      try {
+        token = JSON.parse(Buffer.from(opts.continue, 'base64url').toString('utf8'));
+        if (typeof token.start !== 'string' || typeof token.rv !== 'string') throw new Error('bad token');
+      } catch {
+        throw errors.badRequest('invalid value for continue: the continue token is malformed');
+      }
+      // Pages after the first report the list's original resourceVersion, as a consistent paginated list does.
+      resourceVersion = token.rv;
+      items = items.filter((s) => objectKey(s.obj.metadata.namespace, s.obj.metadata.name!) > token.start);
+    }
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : undefined;
+    if (limit && items.length > limit) {
+      const page = items.slice(0, limit);
+      const last = page[page.length - 1]!.obj.metadata;
+      const token = Buffer.from(JSON.stringify({ rv: resourceVersion, start: objectKey(last.namespace, last.name!) })).toString('base64url');
+      return { items: page, resourceVersion, continue: token, remainingItemCount: items.length - limit };
+    }
+    return { items, resourceVersion };
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  /** POST. `appliedConfig` is set when server-side apply creates the object, for its managedFields entry. */
+  create(rt: ResourceType, namespace: string | undefined, body: unknown, opts: WriteOptions = {}, appliedConfig?: KubeObject): KubeObject {
+    const obj = this.checkBody(rt, body);
+    this.checkNamespace(rt, namespace, obj);
+    const meta = obj.metadata;
+    if (!meta.name) {
+      if (!meta.generateName) throw errors.invalid(rt.group, rt.kind, '', [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
+      meta.name = this.generatedName(rt, namespace, meta.generateName);
+    }
+    this.checkName(rt, meta.name);
+    if (rt.namespaced) this.checkNamespaceOpen(namespace!);
+    if (this.store.get(rt.storageKey, rt.namespaced ? namespace : undefined, meta.name)) throw errors.alreadyExists(rt.group, rt.plural, meta.name);
+    meta.uid = randomUUID();
+    meta.creationTimestamp = timestamp(this.now());
+    delete meta.resourceVersion;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    if (rt.tracksGeneration) meta.generation = 1;
+    else delete meta.generation;
+    // A custom resource's status can only be written through its status subresource.
+    if (rt.statusSubresource && !rt.builtin) delete obj.status;
+    rt.onCreate?.(obj);
+    this.admit(rt, obj, undefined, opts);
+    if (opts.fieldManager) this.recordManager(obj, opts.fieldManager, appliedConfig ? 'Apply' : 'Update', appliedConfig);
+    if (opts.dryRun) return obj;
+    return this.commit(rt, obj, undefined).obj;
+  }
+
+  /** PUT: the whole object, or its status when `subresource` is "status". */
+  update(rt: ResourceType, namespace: string | undefined, name: string, body: unknown, opts: WriteOptions = {}, subresource?: string): KubeObject {
+    const current = this.get(rt, namespace, name);
+    const incoming = this.checkBody(rt, body);
+    if (incoming.metadata.name && incoming.metadata.name !== name) {
+      throw errors.badRequest(`the name of the object (${incoming.metadata.name}) does not match the name on the URL (${name})`);
+    }
+    incoming.metadata.name = name;
+    this.checkNamespace(rt, namespace, incoming);
+    const rv = incoming.metadata.resourceVersion;
+    if (rv !== undefined && rv !== '' && rv !== current.obj.metadata.resourceVersion) {
+      throw errors.conflict(rt.group, rt.plural, name, 'the object has been modified; please apply your changes to the latest version and try again');
+    }
+    return this.replace(rt, current.obj, incoming, opts, subresource);
+  }
+
+  patch(rt: ResourceType, namespace: string | undefined, name: string, contentType: string, patch: unknown, opts: WriteOptions = {}, subresource?: string): { obj: KubeObject; created: boolean } {
+    const existing = this.store.get(rt.storageKey, rt.namespaced ? namespace : undefined, name);
+    if (contentType === PATCH_TYPES.apply) return this.apply(rt, namespace, name, patch, existing, opts, subresource);
+    if (!existing) throw errors.notFound(rt.group, rt.plural, name);
+    const current = existing.obj;
+    let patched: unknown;
+    switch (contentType) {
+      case PATCH_TYPES.json: patched = jsonPatch(current, patch); break;
+      case PATCH_TYPES.merge: patched = mergePatch(current, patch); break;
+      case PATCH_TYPES.strategic:
+        if (!rt.builtin) throw errors.unsupportedMediaType(contentType);
+        patched = strategicMerge(current, patch);
+        break;
+      default: throw errors.unsupportedMediaType(contentType);
+    }
+    if (patched === null || typeof patched !== 'object' || Array.isArray(patched)) throw errors.badRequest('the patch does not produce an object');
+    const obj = patched as KubeObject;
+    if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
+    if (obj.metadata.name !== undefined && obj.metadata.name !== name) throw errors.badRequest(`metadata.name: the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
+    const rv = obj.metadata.resourceVersion;
+    if (rv !== undefined && rv !== current.metadata.resourceVersion) {
+      throw errors.conflict(rt.group, rt.plural, name, 'the object has been modified; please apply your changes to the latest version and try again');
+    }
+    if (opts.fieldManager) this.recordManager(obj, opts.fieldManager, 'Update', undefined);
+    return { obj: this.replace(rt, current, obj, opts, subresource), created: false };
+  }
+
+  delete(rt: ResourceType, namespace: string | undefined, name: string, opts: DeleteOptions = {}): { obj: KubeObject; gone: boolean } {
+    const current = this.get(rt, namespace, name).obj;
+    const pre = opts.preconditions ?? {};
+    if (pre.uid && pre.uid !== current.metadata.uid) {
+      throw errors.conflict(rt.group, rt.plural, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`);
+    }
+    if (pre.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
+      throw errors.conflict(rt.group, rt.plural, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`);
+    }
+    const isNamespace = rt.storageKey === NAMESPACE_STORAGE_KEY;
+    const finalizers = current.metadata.finalizers ?? [];
+    const mustWait = finalizers.length > 0 || isNamespace;
+    if (opts.dryRun) return { obj: current, gone: !mustWait };
+    if (mustWait) {
+      if (current.metadata.deletionTimestamp) return { obj: current, gone: false };
+      const next: KubeObject = { ...current, metadata: { ...current.metadata, deletionTimestamp: timestamp(this.now()), deletionGracePeriodSeconds: 0 } };
+      if (rt.tracksGeneration) next.metadata.generation = (current.metadata.generation ?? 0) + 1;
+      if (isNamespace) {
+        next.status = { ...(current.status ?? {}), phase: 'Terminating' };
+        this.terminatingNamespaces.add(name);
+        this.scheduleNamespaceCleanup();
+      }
+      return { obj: this.store.put(rt.storageKey, next).obj, gone: false };
+    }
+    const removed = this.removeNow(rt, current, opts.propagationPolicy === 'Orphan');
+    return { obj: removed, gone: true };
+  }
+
+  deleteCollection(rt: ResourceType, namespace: string | undefined, opts: ListOptions & DeleteOptions): KubeObject[] {
+    const { items } = this.list(rt, namespace, { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector });
+    const out: KubeObject[] = [];
+    for (const s of items) {
+      try {
+        out.push(this.delete(rt, s.obj.metadata.namespace, s.obj.metadata.name!, { dryRun: opts.dryRun, propagationPolicy: opts.propagationPolicy }).obj);
+      } catch (e) {
+        if (!(e instanceof ApiError && e.code === 404)) throw e;
+      }
+    }
+    return out;
+  }
+
+  /** After a restart from the persistence log: carry on deleting namespaces that were terminating. */
+  resumeNamespaceCleanup(): void {
+    for (const s of this.store.list(NAMESPACE_STORAGE_KEY)) if (s.obj.metadata.deletionTimestamp) this.terminatingNamespaces.add(s.obj.metadata.name!);
+    if (this.terminatingNamespaces.size) this.scheduleNamespaceCleanup();
+  }
+
+  close(): void {
+    if (this.namespaceTimer) clearTimeout(this.namespaceTimer);
+    this.namespaceTimer = undefined;
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  /** Server-side apply as create-or-update of whole objects; fields are merged like a strategic merge patch. */
+  private apply(rt: ResourceType, namespace: string | undefined, name: string, patch: unknown, existing: StoredObject | undefined, opts: WriteOptions, subresource?: string): { obj: KubeObject; created: boolean } {
+    if (!opts.fieldManager) throw errors.badRequest('PATCH, application/apply-patch+yaml requires fieldManager');
+    if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) throw errors.badRequest('apply patch must be an object');
+    const applied = patch as KubeObject;
+    if (!applied.apiVersion || !applied.kind) throw errors.badRequest('apply patch needs apiVersion and kind');
+    applied.metadata ??= {};
+    if (applied.metadata.name !== undefined && applied.metadata.name !== name) throw errors.badRequest(`the name of the object (${applied.metadata.name}) does not match the name on the URL (${name})`);
+    if (!existing) {
+      if (subresource) throw errors.notFound(rt.group, rt.plural, name);
+      const body = structuredClone(applied);
+      body.metadata.name = name;
+      return { obj: this.create(rt, namespace, body, opts, applied), created: true };
+    }
+    const merged = strategicMerge(existing.obj, applied) as KubeObject;
+    if (applied.metadata.resourceVersion && applied.metadata.resourceVersion !== existing.obj.metadata.resourceVersion) {
+      throw errors.conflict(rt.group, rt.plural, name, 'the object has been modified; please apply your changes to the latest version and try again');
+    }
+    merged.metadata.resourceVersion = existing.obj.metadata.resourceVersion;
+    this.recordManager(merged, opts.fieldManager, 'Apply', applied);
+    return { obj: this.replace(rt, existing.obj, merged, opts, subresource), created: false };
+  }
+
+  /** Common path of PUT and PATCH: keeps what clients may not change, then admits and stores. */
+  private replace(rt: ResourceType, current: KubeObject, incoming: KubeObject, opts: WriteOptions, subresource?: string): KubeObject {
+    let next: KubeObject;
+    if (subresource === 'status') {
+      next = { ...structuredClone(current), status: structuredClone(incoming.status) };
+      if (incoming.status === undefined) delete next.status;
+    } else if (subresource) {
+      throw errors.pathNotFound(`${rt.plural}/${subresource}`);
+    } else {
+      next = structuredClone(incoming);
+      if (rt.statusSubresource) {
+        if (current.status === undefined) delete next.status;
+        else next.status = structuredClone(current.status);
+      }
+    }
+    const meta = next.metadata;
+    const old = current.metadata;
+    meta.name = old.name;
+    if (old.namespace) meta.namespace = old.namespace; else delete meta.namespace;
+    meta.uid = old.uid;
+    meta.creationTimestamp = old.creationTimestamp;
+    delete meta.generateName;
+    if (old.generateName) meta.generateName = old.generateName;
+    if (old.deletionTimestamp) { meta.deletionTimestamp = old.deletionTimestamp; meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds; }
+    else { delete meta.deletionTimestamp; delete meta.deletionGracePeriodSeconds; }
+    if (old.deletionTimestamp) {
+      const added = (meta.finalizers ?? []).filter((f) => !(old.finalizers ?? []).includes(f));
+      if (added.length) throw errors.invalid(rt.group, rt.kind, old.name!, [{ reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` }]);
+    }
+    if (rt.tracksGeneration) {
+      meta.generation = old.generation ?? 1;
+      if (!subresource && specChanged(current, next)) meta.generation += 1;
+    } else delete meta.generation;
+    if (meta.finalizers && meta.finalizers.length === 0) delete meta.finalizers;
+    this.admit(rt, next, current, opts);
+    if (opts.dryRun) return next;
+    if (meta.deletionTimestamp && rt.storageKey === NAMESPACE_STORAGE_KEY) {
+      // A terminating namespace goes once its contents and its finalizers are gone; look again after this change.
+      this.terminatingNamespaces.add(meta.name!);
+      this.scheduleNamespaceCleanup();
+    } else if (meta.deletionTimestamp && !(meta.finalizers?.length)) {
+      // The last finalizer is gone: the object goes away now.
+      return this.removeNow(rt, next, false);
+    }
+    return this.commit(rt, next, current).obj;
+  }
+
+  /** Validation every write goes through: names, labels, schema (pruning, strictness), CRD rules. */
+  private admit(rt: ResourceType, obj: KubeObject, old: KubeObject | undefined, opts: WriteOptions): void {
+    const causes: StatusCause[] = [];
+    for (const [k, v] of Object.entries(obj.metadata.labels ?? {})) {
+      const name = k.includes('/') ? k.slice(k.indexOf('/') + 1) : k;
+      const prefix = k.includes('/') ? k.slice(0, k.indexOf('/')) : '';
+      if (!LABEL_NAME.test(name) || name.length > 63 || (prefix && !DNS_SUBDOMAIN.test(prefix))) {
+        causes.push({ reason: 'FieldValueInvalid', field: 'metadata.labels', message: `Invalid value: ${JSON.stringify(k)}: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character` });
+      }
+      if (typeof v !== 'string' || v.length > 63 || !LABEL_VALUE.test(v)) {
+        causes.push({ reason: 'FieldValueInvalid', field: `metadata.labels`, message: `Invalid value: ${JSON.stringify(v)}: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character` });
+      }
+    }
+    for (const [k, v] of Object.entries(obj.metadata.annotations ?? {})) {
+      if (typeof v !== 'string') causes.push({ reason: 'FieldValueInvalid', field: `metadata.annotations.${k}`, message: `Invalid value: ${JSON.stringify(v)}: annotation values must be strings` });
+    }
+    if (causes.length) throw errors.invalid(rt.group, rt.kind, obj.metadata.name ?? '', causes);
+    if (rt.schema) {
+      const unknown = rt.schema.prune(obj);
+      if (unknown.length) {
+        const mode = opts.fieldValidation ?? 'Ignore';
+        if (mode === 'Strict') {
+          throw errors.badRequest(`${rt.kind} in version "${rt.version}" cannot be handled as a ${rt.kind}: strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`);
+        }
+        if (mode === 'Warn') opts.warnings?.push(...unknown.map((f) => `unknown field "${f}"`));
+      }
+      const invalid = rt.schema.validate(obj);
+      if (invalid.length) throw errors.invalid(rt.group, rt.kind, obj.metadata.name ?? '', invalid);
+    }
+    if (rt.storageKey === CRD_STORAGE_KEY) {
+      validateCrd(obj);
+      if (old && old.spec?.group !== obj.spec.group) throw errors.invalid(rt.group, rt.kind, obj.metadata.name!, [{ reason: 'FieldValueInvalid', field: 'spec.group', message: 'Invalid value: field is immutable' }]);
+      this.checkCrdNames(obj);
+      obj.status = establishedStatus(obj, timestamp(this.now()));
+    }
+  }
+
+  /** Two CRDs must not serve the same group/plural; a clash is what the real server reports as NamesAccepted=False. */
+  private checkCrdNames(crd: KubeObject): void {
+    for (const rt of this.registry.all()) {
+      if (rt.group === crd.spec.group && rt.plural === crd.spec.names.plural && rt.crdName !== crd.metadata.name) {
+        throw errors.invalid('apiextensions.k8s.io', 'CustomResourceDefinition', crd.metadata.name!, [{ reason: 'FieldValueDuplicate', field: 'spec.names.plural', message: `Duplicate value: ${JSON.stringify(crd.spec.names.plural)}` }]);
+      }
+    }
+  }
+
+  /** Stores a version of an object, keeping the registry in step with CRDs. */
+  private commit(rt: ResourceType, obj: KubeObject, _old: KubeObject | undefined): StoredObject {
+    const stored = this.store.put(rt.storageKey, obj);
+    if (rt.storageKey === CRD_STORAGE_KEY) this.registry.replaceCrd(obj.metadata.name!, obj.metadata.deletionTimestamp ? [] : resourceTypesOf(obj));
+    return stored;
+  }
+
+  /** Removes an object for good, then lets the garbage collector look at its dependents. */
+  private removeNow(rt: ResourceType, obj: KubeObject, orphanDependents: boolean): KubeObject {
+    const removed = this.store.remove(rt.storageKey, obj.metadata.namespace, obj.metadata.name!);
+    if (!removed) throw errors.notFound(rt.group, rt.plural, obj.metadata.name!);
+    if (rt.storageKey === CRD_STORAGE_KEY) this.dropCustomResources(obj);
+    const uid = obj.metadata.uid!;
+    setImmediate(() => this.collectDependents(uid, orphanDependents));
+    return removed.obj;
+  }
+
+  /** Deleting a CRD deletes every object of its kind, as the real server does. */
+  private dropCustomResources(crd: KubeObject): void {
+    this.registry.removeCrd(crd.metadata.name!);
+    const storageKey = `${crd.spec.group}/${crd.spec.names.plural}`;
+    for (const s of this.store.list(storageKey)) this.store.remove(storageKey, s.obj.metadata.namespace, s.obj.metadata.name!);
+  }
+
+  /** Garbage collection: dependents whose owners are all gone are deleted; with orphaning their reference is dropped. */
+  private collectDependents(ownerUid: string, orphan: boolean): void {
+    for (const storageKey of this.store.storageKeys()) {
+      const rt = this.registry.byStorageKey(storageKey);
+      if (!rt) continue;
+      for (const s of this.store.list(storageKey)) {
+        const refs = s.obj.metadata.ownerReferences;
+        if (!refs?.some((r) => r.uid === ownerUid)) continue;
+        const living = refs.filter((r) => r.uid !== ownerUid && this.ownerExists(r, s.obj.metadata.namespace));
+        try {
+          if (!orphan && living.length === 0) {
+            this.delete(rt, s.obj.metadata.namespace, s.obj.metadata.name!, { propagationPolicy: 'Background' });
+          } else {
+            const remaining = refs.filter((r) => r.uid !== ownerUid);
+            const next: KubeObject = { ...s.obj, metadata: { ...s.obj.metadata, ownerReferences: remaining } };
+            if (!remaining.length) delete next.metadata.ownerReferences;
+            this.store.put(storageKey, next);
+          }
+        } catch {
+          // The dependent changed or vanished in between; nothing left to collect.
+        }
+      }
+    }
+  }
+
+  private ownerExists(ref: { apiVersion: string; kind: string; name: string; uid: string }, namespace: string | undefined): boolean {
+    const rt = this.registry.byApiVersionKind(ref.apiVersion, ref.kind);
+    if (!rt) return false;
+    return this.store.get(rt.storageKey, rt.namespaced ? namespace : undefined, ref.name)?.obj.metadata.uid === ref.uid;
+  }
+
+  private scheduleNamespaceCleanup(): void {
+    if (this.namespaceTimer) return;
+    this.namespaceTimer = setTimeout(() => {
+      this.namespaceTimer = undefined;
+      this.cleanNamespaces();
+      if (this.terminatingNamespaces.size) this.scheduleNamespaceCleanup();
+    }, 20);
+    this.namespaceTimer.unref();
+  }
+
+  /** Namespace deletion: delete the contents, and once they are gone drop the namespace's own finalizer and it. */
+  private cleanNamespaces(): void {
+    const nsType = this.registry.get('', 'v1', 'namespaces')!;
+    for (const ns of [...this.terminatingNamespaces]) {
+      let remaining = 0;
+      for (const storageKey of this.store.storageKeys()) {
+        const rt = this.registry.byStorageKey(storageKey);
+        if (!rt?.namespaced) continue;
+        for (const s of this.store.list(storageKey, ns)) {
+          remaining++;
+          if (!s.obj.metadata.deletionTimestamp) {
+            try { this.delete(rt, ns, s.obj.metadata.name!, { propagationPolicy: 'Background' }); } catch { /* already gone */ }
+          }
+        }
+      }
+      if (remaining) continue;
+      const current = this.store.get(NAMESPACE_STORAGE_KEY, undefined, ns);
+      this.terminatingNamespaces.delete(ns);
+      if (!current) continue;
+      if (current.obj.metadata.finalizers?.length) {
+        const next = { ...current.obj, spec: { ...(current.obj.spec ?? {}), finalizers: [] } };
+        this.store.put(NAMESPACE_STORAGE_KEY, next);
+      } else {
+        this.removeNow(nsType, current.obj, false);
+      }
+    }
+  }
+
+  private checkBody(rt: ResourceType, body: unknown): KubeObject {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw errors.badRequest('the request body must be a JSON or YAML object');
+    const obj = structuredClone(body) as KubeObject;
+    if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
+    if (typeof obj.metadata !== 'object' || Array.isArray(obj.metadata)) throw errors.badRequest('metadata must be an object');
+    const apiVersion = apiVersionOf(rt);
+    if (obj.kind !== undefined && obj.kind !== rt.kind) {
+      throw errors.badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${apiVersion}) or the kind (${obj.kind}) is not ${rt.kind}`);
+    }
+    if (obj.apiVersion !== undefined && obj.apiVersion !== apiVersion) {
+      throw errors.badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${apiVersion})`);
+    }
+    // Stored objects carry the storage version; other served versions differ only in apiVersion (no conversion).
+    obj.apiVersion = rt.group ? `${rt.group}/${rt.storageVersion}` : rt.storageVersion;
+    obj.kind = rt.kind;
+    for (const key of ['name', 'namespace', 'generateName', 'resourceVersion'] as const) {
+      if (obj.metadata[key] !== undefined && typeof obj.metadata[key] !== 'string') throw errors.badRequest(`metadata.${key} must be a string`);
+    }
+    return obj;
+  }
+
+  private checkNamespace(rt: ResourceType, namespace: string | undefined, obj: KubeObject): void {
+    if (!rt.namespaced) { delete obj.metadata.namespace; return; }
+    if (!namespace) throw errors.badRequest(`${rt.plural} is namespaced: the request must name a namespace`);
+    if (obj.metadata.namespace && obj.metadata.namespace !== namespace) {
+      throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    obj.metadata.namespace = namespace;
+  }
+
+  private checkNamespaceOpen(namespace: string): void {
+    const ns = this.store.get(NAMESPACE_STORAGE_KEY, undefined, namespace);
+    if (!ns) throw errors.notFound('', 'namespaces', namespace);
+    if (ns.obj.metadata.deletionTimestamp) {
+      throw errors.forbidden(`unable to create new content in namespace ${namespace} because it is being terminated`);
+    }
+  }
+
+  private checkName(rt: ResourceType, name: string): void {
+    const isNamespace = rt.storageKey === NAMESPACE_STORAGE_KEY;
+    const ok = isNamespace ? DNS_LABEL.test(name) && name.length <= 63 : DNS_SUBDOMAIN.test(name) && name.length <= 253;
+    if (!ok) {
+      const what = isNamespace
+        ? `a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`
+        : `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`;
+      throw errors.invalid(rt.group, rt.kind, name, [{ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: ${JSON.stringify(name)}: ${what}` }]);
+    }
+  }
+
+  private generatedName(rt: ResourceType, namespace: string | undefined, prefix: string): string {
+    const alphabet = 'bcdfghjklmnpqrstvwxz2456789'; // the real server's alphabet: no vowels, no confusable digits
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const bytes = randomBytes(5);
+      const name = prefix.slice(0, 58) + [...bytes].map((b) => alphabet[b % alphabet.length]).join('');
+      if (!this.store.get(rt.storageKey, rt.namespaced ? namespace : undefined, name)) return name;
+    }
+    throw errors.alreadyExists(rt.group, rt.plural, `${prefix}*`);
+  }
+
+  /** managedFields entry for a field manager: the fields of the applied configuration, or of the object written. */
+  private recordManager(obj: KubeObject, manager: string, operation: 'Apply' | 'Update', applied: KubeObject | undefined): void {
+    const entries = ((obj.metadata.managedFields ?? []) as Array<Record<string, unknown>>).filter((e) => !(e.manager === manager && e.operation === operation));
+    const { apiVersion: _a, kind: _k, status: _s, ...rest } = applied ?? obj;
+    const meta: Record<string, unknown> = {};
+    for (const key of ['labels', 'annotations', 'finalizers', 'ownerReferences']) if (rest.metadata?.[key] !== undefined) meta[key] = rest.metadata[key];
+    // Every entry carries fieldsV1: kubectl dereferences it when it migrates client-side apply to server-side.
+    entries.push({
+      manager, operation, apiVersion: obj.apiVersion, time: timestamp(this.now()), fieldsType: 'FieldsV1',
+      fieldsV1: fieldSet({ ...rest, metadata: meta }),
+    });
+    obj.metadata.managedFields = entries;
+  }
+}
+
+/** FieldsV1 form of the fields an object sets: `{"f:spec": {"f:replicas": {}}}`; lists are owned as a whole. */
+function fieldSet(value: Record<string, any>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length) out[`f:${k}`] = fieldSet(v);
+    else out[`f:${k}`] = {};
+  }
+  return out;
+}
+
+/** Whether anything other than metadata and status differs: what bumps metadata.generation. */
+function specChanged(a: KubeObject, b: KubeObject): boolean {
+  const strip = (o: KubeObject) => {
+    const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o;
+    return rest;
+  };
+  return !deepEqual(strip(a), strip(b));
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((v, i) => deepEqual(v, bb[i]));
+  }
+  const ka = Object.keys(a as object), kb = Object.keys(b as object);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual((a as any)[k], (b as any)[k]));
+}

@@ -1,0 +1,134 @@
+/**
+ * The catalogue of resource types the server serves: built-in kinds and those defined by CustomResourceDefinitions.
+ * Routing, discovery, printing and storage all read from here; a CRD change swaps entries in and out at runtime.
+ */
+import type { StatusCause } from './errors.js';
+
+export type KubeObject = Record<string, any> & { metadata: ObjectMeta };
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: Array<{ apiVersion: string; kind: string; name: string; uid: string; controller?: boolean; blockOwnerDeletion?: boolean }>;
+  managedFields?: unknown[];
+  [key: string]: unknown;
+}
+
+/** One column of `kubectl get` output, as in a Table's columnDefinitions. */
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  format?: string;
+  description?: string;
+  priority?: number;
+  /** Kubernetes JSONPath (CRD additionalPrinterColumns) ... */
+  jsonPath?: string;
+  /** ... or a function, for built-in kinds whose columns are computed. */
+  value?: (obj: KubeObject, now: Date) => unknown;
+}
+
+/** Checks and cleans an object against its schema; returns validation causes (empty when valid). */
+export interface SchemaCheck {
+  /** Removes fields the schema does not know; returns their paths (for fieldValidation Strict/Warn). */
+  prune(obj: KubeObject): string[];
+  validate(obj: KubeObject): StatusCause[];
+}
+
+export interface ResourceType {
+  group: string;
+  version: string;
+  kind: string;
+  listKind: string;
+  plural: string;
+  singular: string;
+  shortNames: string[];
+  categories: string[];
+  namespaced: boolean;
+  /** Has a `status` subresource: the main endpoint ignores status, `/status` changes only status. */
+  statusSubresource: boolean;
+  /** Built-in kinds accept strategic merge patches; custom resources answer 415. */
+  builtin: boolean;
+  /** Custom resources carry metadata.generation, bumped when anything but metadata and status changes. */
+  tracksGeneration: boolean;
+  columns: PrinterColumn[];
+  schema?: SchemaCheck;
+  /** Where objects live in storage: shared by every version of one group/resource. */
+  storageKey: string;
+  /** The version objects are stored at (no conversion: other versions only rewrite apiVersion). */
+  storageVersion: string;
+  /** Name of the CRD that defines this type, or undefined for built-ins. */
+  crdName?: string;
+  verbs: string[];
+  /** Hooks for kinds with server-side behaviour of their own (namespaces get a phase, for instance). */
+  onCreate?: (obj: KubeObject) => void;
+}
+
+export const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+export function apiVersionOf(rt: { group: string; version: string }): string {
+  return rt.group ? `${rt.group}/${rt.version}` : rt.version;
+}
+
+export class ResourceRegistry {
+  private byPath = new Map<string, ResourceType>();
+  private listeners: Array<() => void> = [];
+
+  private static key(group: string, version: string, plural: string): string {
+    return `${group}/${version}/${plural}`;
+  }
+
+  add(rt: ResourceType): void {
+    this.byPath.set(ResourceRegistry.key(rt.group, rt.version, rt.plural), rt);
+    this.changed();
+  }
+
+  /** Removes every version registered by one CRD. */
+  removeCrd(crdName: string): void {
+    for (const [k, rt] of this.byPath) if (rt.crdName === crdName) this.byPath.delete(k);
+    this.changed();
+  }
+
+  /** Replaces every version registered by one CRD with a new set, at once. */
+  replaceCrd(crdName: string, types: ResourceType[]): void {
+    for (const [k, rt] of this.byPath) if (rt.crdName === crdName) this.byPath.delete(k);
+    for (const rt of types) this.byPath.set(ResourceRegistry.key(rt.group, rt.version, rt.plural), rt);
+    this.changed();
+  }
+
+  get(group: string, version: string, plural: string): ResourceType | undefined {
+    return this.byPath.get(ResourceRegistry.key(group, version, plural));
+  }
+
+  all(): ResourceType[] {
+    return [...this.byPath.values()];
+  }
+
+  /** Any served version of a group/resource, used for cross-version bookkeeping (garbage collection, CRD deletion). */
+  byStorageKey(storageKey: string): ResourceType | undefined {
+    for (const rt of this.byPath.values()) if (rt.storageKey === storageKey && rt.version === rt.storageVersion) return rt;
+    for (const rt of this.byPath.values()) if (rt.storageKey === storageKey) return rt;
+    return undefined;
+  }
+
+  byApiVersionKind(apiVersion: string, kind: string): ResourceType | undefined {
+    for (const rt of this.byPath.values()) if (rt.kind === kind && apiVersionOf(rt) === apiVersion) return rt;
+    return undefined;
+  }
+
+  onChange(fn: () => void): void {
+    this.listeners.push(fn);
+  }
+
+  private changed(): void {
+    for (const fn of this.listeners) fn();
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * The project's OpenShift CRD manifests (ClusterOperator, ClusterVersion, MachineConfig, MachineConfigPool,
+ * ControllerConfig), read from the YAML files next to this module, ready to pass as `crds` to startApiServer.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+
+export const CRD_DIR = dirname(fileURLToPath(import.meta.url));
+
+/** Every CustomResourceDefinition in the YAML files of a directory (all documents of every file), sorted by file. */
+export function loadCrdsFrom(dir: string): object[] {
+  const out: object[] = [];
+  for (const file of readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort()) {
+    for (const doc of parseAllDocuments(readFileSync(join(dir, file), 'utf8'))) {
+      if (doc.errors.length) throw new Error(`${join(dir, file)}: ${doc.errors[0]!.message}`);
+      const value = doc.toJS() as { kind?: string } | null;
+      if (value?.kind === 'CustomResourceDefinition') out.push(value);
+    }
+  }
+  return out;
+}
+
+/** The project's own OpenShift CRDs. */
+export function openShiftCrds(): object[] {
+  return loadCrdsFrom(CRD_DIR);
+}
