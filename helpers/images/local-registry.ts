@@ -31,6 +31,8 @@ export interface LocalRegistryOptions {
   engine?: Engine;
   /** Binary to run; default /usr/bin/docker-registry. */
   binary?: string;
+  /** Image for the container fallback; default registry:2 (must already be in the engine: nothing is pulled). */
+  image?: string;
   /** How long to wait for `/v2/` to answer. */
   readyTimeoutMs?: number;
 }
@@ -168,7 +170,7 @@ async function startContainer(engine: Engine, opts: LocalRegistryOptions, port: 
     env.push('REGISTRY_AUTH=htpasswd', 'REGISTRY_AUTH_HTPASSWD_REALM=ocp-e2e', 'REGISTRY_AUTH_HTPASSWD_PATH=/auth/htpasswd');
   }
   const container = await engine.createContainer({
-    Image: REGISTRY_IMAGE,
+    Image: opts.image ?? REGISTRY_IMAGE,
     Env: env,
     Labels: { 'ocp-e2e.io/local-registry': 'true' },
     ExposedPorts: { '5000/tcp': {} },
@@ -202,10 +204,12 @@ export async function startLocalRegistry(opts: LocalRegistryOptions): Promise<Lo
   const binary = opts.binary ?? REGISTRY_BINARY;
   const port = opts.port ?? (await stickyPort(opts.storageDir));
   if (existsSync(binary)) return startBinary(binary, opts, port);
-  if (opts.engine && (await hasLocalImage(opts.engine, REGISTRY_IMAGE))) return startContainer(opts.engine, opts, port);
+  const image = opts.image ?? REGISTRY_IMAGE;
+  if (opts.engine && (await hasLocalImage(opts.engine, image))) return startContainer(opts.engine, opts, port);
   throw new RegistryUnavailableError(
     `No local registry available: ${binary} is not installed` +
-      (opts.engine ? ` and the image ${REGISTRY_IMAGE} is not in the engine` : ' (and no engine was given to run the registry:2 image)') +
-      '. Install it with `apt-get install docker-registry` (Debian/Ubuntu) or load the registry:2 image into the engine.',
+      (opts.engine ? ` and the image ${image} is not in the engine` : ` (and no engine was given to run the ${image} image)`) +
+      `. Install it with \`apt-get install docker-registry\` (Debian/Ubuntu) or load the ${image} image into the engine ` +
+      '(`docker load`; nothing is pulled from the internet).',
   );
 }

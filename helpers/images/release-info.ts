@@ -12,10 +12,15 @@ export class ReleaseImageTagNotFoundError extends ImageHelperError {
     readonly releaseImage: string,
     readonly tag: string,
     readonly available: string[],
+    detail?: string,
   ) {
     super(
       `Release ${releaseImage} has no image named "${tag}". ` +
-        (available.length ? `It has: ${available.slice(0, 40).join(', ')}${available.length > 40 ? ', …' : ''}` : 'It names no images.'),
+        (detail
+          ? `oc said: ${detail}`
+          : available.length
+            ? `It has: ${available.slice(0, 40).join(', ')}${available.length > 40 ? ', …' : ''}`
+            : 'It names no images.'),
     );
   }
 }
@@ -31,20 +36,21 @@ export interface ReleaseImageForOptions {
   via?: 'auto' | 'oc' | 'registry';
 }
 
-async function viaOc(releaseImage: string, tag: string, pullSecretFile?: string): Promise<string | undefined> {
-  const names = BASE_OS_TAG_ALIASES[tag] ?? [tag];
-  for (const name of names) {
+/** Asks `oc`; undefined when the release has none of the tag's names (oc's "no image tag" answer). */
+async function viaOc(releaseImage: string, tag: string, pullSecretFile?: string): Promise<{ pullspec?: string; notFound: string }> {
+  let notFound = '';
+  for (const name of BASE_OS_TAG_ALIASES[tag] ?? [tag]) {
     const args = ['adm', 'release', 'info', `--image-for=${name}`, releaseImage];
     if (pullSecretFile) args.push('-a', pullSecretFile);
     const result = await execa('oc', args, { reject: false, timeout: 120_000 });
-    if (result.exitCode === 0 && result.stdout.trim()) return result.stdout.trim();
-    if (!/no image tag|not found|does not exist/i.test(result.stderr) || name === names[names.length - 1]) {
-      if (result.exitCode !== 0) {
-        throw new ImageHelperError(`oc adm release info --image-for=${name} ${releaseImage} failed: ${result.stderr.trim().split('\n').slice(-3).join(' ')}`);
-      }
+    if (result.exitCode === 0 && result.stdout.trim()) return { pullspec: result.stdout.trim(), notFound };
+    const stderr = result.stderr.trim();
+    if (!/no image tag|not found in|does not exist in/i.test(stderr)) {
+      throw new ImageHelperError(`oc ${args.slice(0, 4).join(' ')} ${releaseImage} failed (exit ${result.exitCode}): ${stderr.split('\n').slice(-3).join(' ')}`);
     }
+    notFound = stderr;
   }
-  return undefined;
+  return { notFound };
 }
 
 async function ocAvailable(): Promise<boolean> {
@@ -59,9 +65,9 @@ async function ocAvailable(): Promise<boolean> {
 export async function releaseImageFor(releaseImage: string, tag: string, opts: ReleaseImageForOptions = {}): Promise<string> {
   const via = opts.via ?? 'auto';
   if (via === 'oc' || (via === 'auto' && (await ocAvailable()))) {
-    const found = await viaOc(releaseImage, tag, opts.pullSecretFile);
-    if (found) return found;
-    throw new ReleaseImageTagNotFoundError(releaseImage, tag, []);
+    const { pullspec, notFound } = await viaOc(releaseImage, tag, opts.pullSecretFile);
+    if (pullspec) return pullspec;
+    throw new ReleaseImageTagNotFoundError(releaseImage, tag, [], notFound);
   }
   const credentials = opts.credentials ?? (await loadRegistryCredentials(opts.pullSecretFile));
   const client = opts.client ?? new RegistryClient({ credentials });
