@@ -1,4 +1,116 @@
-import type { Command } from 'commander';
+/**
+ * `ocp-e2e cluster up`: start the embedded reference cluster for interactive use and keep it running in the
+ * foreground until SIGINT/SIGTERM. Prints what a person needs to reproduce the report by hand: the kubeconfig, the API
+ * URL, the registry and image repository, the release images and how fast cluster time runs.
+ */
+import { copyFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { ReferenceCluster } from '../../reference/index.js';
 
-/** Placeholder until the `cluster` command lands; it registers nothing yet. */
-export function register(_program: Command): void {}
+interface UpOptions {
+  profile: string;
+  kubeconfigOut: string;
+  timeFactor: number;
+  seed: number;
+  fault: string[];
+  workers: number;
+  verbose?: boolean;
+}
+
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a positive number');
+  return n;
+}
+
+function nonNegativeInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a non-negative integer');
+  return n;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** The instructions printed once the cluster is up. */
+export function usageText(cluster: ReferenceCluster, kubeconfig: string): string {
+  const minutesPerSecond = (cluster.timeFactor / 60).toFixed(cluster.timeFactor % 60 === 0 ? 0 : 1);
+  const { current, next } = cluster.releases;
+  return [
+    `reference cluster up (profile ${cluster.profile}${cluster.faults.length ? `, faults ${cluster.faults.join(', ')}` : ''}, seed ${cluster.seed})`,
+    '',
+    `  kubeconfig:   ${kubeconfig}`,
+    `  API server:   ${cluster.apiUrl}`,
+    `  registry:     ${cluster.registry}   (plain HTTP on loopback; docker push works without TLS)`,
+    `  image repo:   ${cluster.imageRepo}`,
+    `  time factor:  ${cluster.timeFactor} (${minutesPerSecond} cluster minutes per wall second; object timestamps are cluster time)`,
+    '',
+    `  current release ${current.version}`,
+    `    payload        ${current.image}`,
+    `    rhel-coreos-8  ${current.rhelCoreos8}`,
+    `    machine-os-content ${current.machineOsContent}`,
+    `  next release    ${next.version}`,
+    `    payload        ${next.image}`,
+    `    rhel-coreos-8  ${next.rhelCoreos8}`,
+    `    machine-os-content ${next.machineOsContent}`,
+    '',
+    'Reproduce the report:',
+    `  export KUBECONFIG=${kubeconfig}`,
+    '  kubectl get co machine-config; kubectl get clusterversion; kubectl get mcp',
+    `  docker build -t ${cluster.imageRepo}:custom --build-arg BASE_IMAGE=${current.rhelCoreos8} images/layered-os && docker push ${cluster.imageRepo}:custom`,
+    '  kubectl create -f <MachineConfig with spec.osImageURL = the pushed image by digest, one per role>',
+    `  kubectl patch clusterversion version --type merge -p '{"spec":{"desiredUpdate":{"version":"","image":"${next.image}","force":true}}}'`,
+    '',
+    'Press Ctrl-C to stop.',
+  ].join('\n');
+}
+
+async function up(options: UpOptions): Promise<void> {
+  const { startReferenceCluster } = await import('../../reference/index.js');
+  const kubeconfig = path.resolve(options.kubeconfigOut);
+  const cluster = await startReferenceCluster({
+    profile: options.profile,
+    timeFactor: options.timeFactor,
+    seed: options.seed,
+    faults: options.fault,
+    workers: options.workers,
+    log: options.verbose ? (line) => console.error(line) : (line) => (/^(registry|releases|API server|cluster seeded|controllers)/.test(line) ? console.error(line) : undefined),
+  });
+  let stopping: Promise<void> | undefined;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    console.error(`\n${signal}: stopping the reference cluster`);
+    stopping = cluster.stop().then(() => process.exit(0), (error) => {
+      console.error(`ocp-e2e: stopping failed: ${(error as Error).message}`);
+      process.exit(1);
+    });
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  try {
+    await copyFile(cluster.kubeconfigPath, kubeconfig);
+  } catch (error) {
+    await cluster.stop();
+    throw new Error(`cannot write the kubeconfig to ${kubeconfig}: ${(error as Error).message}`);
+  }
+  console.log(usageText(cluster, kubeconfig));
+  // foreground: the controllers, API server and registry keep the event loop alive until a signal arrives
+  await new Promise<never>(() => undefined);
+}
+
+export function register(program: Command): void {
+  const cluster = program.command('cluster').description('The embedded reference OpenShift cluster');
+  cluster
+    .command('up')
+    .description('Start the reference cluster in the foreground until Ctrl-C, and print how to use it')
+    .addOption(new Option('--profile <profile>', 'behaviour profile').choices(['4.12-ga', '4.12-nightly-2022-09-08']).default('4.12-ga'))
+    .requiredOption('--kubeconfig-out <file>', 'where to write the kubeconfig')
+    .option('--time-factor <n>', 'cluster seconds per wall second', positiveNumber, 600)
+    .option('--seed <n>', 'seed of every duration the reference draws', nonNegativeInteger, 1)
+    .option('--fault <name>', 'break one behaviour on purpose (repeatable); see reference/README.md', collect, [])
+    .option('--workers <n>', 'worker nodes', nonNegativeInteger, 2)
+    .option('-v, --verbose', 'print the controllers\' log lines')
+    .action(async (options: UpOptions) => up(options));
+}
