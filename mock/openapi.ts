@@ -7,8 +7,9 @@
 import { createHash } from 'node:crypto';
 import type { ResourceRegistry, ResourceType } from './resources.js';
 
-const PATCH_TYPES_BUILTIN = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
-const PATCH_TYPES_CUSTOM = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
+// Strategic merge is accepted for built-in kinds but not advertised: kubectl would then compute its patches from
+// these open schemas, which lack the patch metadata; unadvertised, it uses its compiled-in types as with older servers.
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
 
 function schemaName(rt: ResourceType): string {
   if (!rt.group) return `io.k8s.api.core.${rt.version}.${rt.kind}`;
@@ -44,7 +45,7 @@ function operations(rt: ResourceType, ref: string): Record<string, unknown> {
     [`${base}/{name}`]: {
       get: op('get'),
       put: op('put', { parameters: WRITE_PARAMS, requestBody: { content: content(['application/json', 'application/yaml']) } }),
-      patch: op('patch', { parameters: [...WRITE_PARAMS, param('force', 'Force an apply over conflicts.')], requestBody: { content: content(rt.builtin ? PATCH_TYPES_BUILTIN : PATCH_TYPES_CUSTOM) } }),
+      patch: op('patch', { parameters: [...WRITE_PARAMS, param('force', 'Force an apply over conflicts.')], requestBody: { content: content(PATCH_TYPES) } }),
       delete: op('delete', { parameters: WRITE_PARAMS.slice(0, 1) }),
     },
   };

@@ -32,7 +32,7 @@ function cellValue(col: PrinterColumn, obj: KubeObject, now: Date): unknown {
     // Like the real server: a column shows the first match (for a date) or all matches joined (otherwise).
     raw = values.length === 0 ? undefined : values.length === 1 || col.type === 'date' ? values[0] : values.map(String).join(',');
   }
-  if (raw === undefined || raw === null) return col.type === 'date' ? '<unknown>' : null;
+  if (raw === undefined || raw === null) return null; // kubectl prints an empty cell, as for a real server
   if (col.type === 'date' && col.format !== 'date-time') {
     const t = Date.parse(String(raw));
     return Number.isNaN(t) ? '<unknown>' : humanDuration(now.getTime() - t);

@@ -64,3 +64,63 @@ metadata:
 spec:
   osImageURL: "quay.io/sregidor/sregidor-os:mco_layering"
 `;
+
+export interface HttpResult { status: number; headers: Record<string, string | string[] | undefined>; text: string; json: any }
+
+/** One HTTP request to the server (http or https with its CA), with the server's token unless told otherwise. */
+export async function request(server: RunningApiServer, method: string, path: string, opts: {
+  body?: unknown; contentType?: string; accept?: string; token?: string | null; rawBody?: Buffer | string;
+} = {}): Promise<HttpResult> {
+  const { request: httpRequest } = await import(server.url.startsWith('https') ? 'node:https' : 'node:http');
+  const payload = opts.rawBody ?? (opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
+  const headers: Record<string, string> = { Accept: opts.accept ?? 'application/json' };
+  if (opts.token !== null) headers.Authorization = `Bearer ${opts.token ?? server.token}`;
+  if (payload !== undefined) headers['Content-Type'] = opts.contentType ?? 'application/json';
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(new URL(path, server.url), { method, headers, ca: server.caPem || undefined }, (res: any) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks as unknown as Uint8Array[]).toString('utf8');
+        let json: any;
+        try { json = JSON.parse(text); } catch { json = undefined; }
+        resolve({ status: res.statusCode, headers: res.headers, text, json });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}
+
+export interface WatchEvent { type: string; object: any }
+
+/** An open watch: collects events as they arrive; `ended` resolves when the server closes the stream. */
+export async function openWatch(server: RunningApiServer, path: string): Promise<{ events: WatchEvent[]; ended: Promise<void>; close(): void }> {
+  const { request: httpRequest } = await import(server.url.startsWith('https') ? 'node:https' : 'node:http');
+  return new Promise((resolve, reject) => {
+    const events: WatchEvent[] = [];
+    let endResolve!: () => void;
+    const ended = new Promise<void>((r) => { endResolve = r; });
+    const req = httpRequest(new URL(path, server.url), { headers: { Authorization: `Bearer ${server.token}` }, ca: server.caPem || undefined }, (res: any) => {
+      if (res.statusCode !== 200) { reject(new Error(`watch ${path} answered ${res.statusCode}`)); res.resume(); return; }
+      let buffer = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        let nl: number;
+        while ((nl = buffer.indexOf('\n')) >= 0) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          if (line.trim()) events.push(JSON.parse(line));
+        }
+      });
+      res.on('end', () => endResolve());
+      res.on('close', () => endResolve());
+      resolve({ events, ended, close: () => req.destroy() });
+    });
+    req.on('error', (e: Error) => { endResolve(); if ((e as any).code !== 'ECONNRESET') reject(e); });
+    req.end();
+  });
+}
