@@ -44,6 +44,11 @@ export interface PoolExpectation {
   sourcesExclude?: Record<string, string[]>;
   /** The rendered config must be made for this release (annotation release-image-version). */
   releaseVersion?: string;
+  /**
+   * How long (cluster minutes) a pool may stay NodeDegraded before the wait gives up on it. A daemon retries a failed
+   * pull, and a node just pointed back at its config is still marked degraded until its daemon looks again. Default 15.
+   */
+  degradedGraceClusterMinutes?: number;
 }
 
 function renderedFor(snapshot: ClusterSnapshot, p: MachineConfigPool, expectation: PoolExpectation): string | undefined {
@@ -75,6 +80,8 @@ export function waitForPools(ctx: WaitContext, expectation: PoolExpectation): Pr
     expectation.releaseVersion ? `rendered for release ${expectation.releaseVersion}` : '',
     'Updated=True, Updating=False, Degraded=False, every node on the rendered config',
   ].filter(Boolean);
+  const graceMs = wallBudgetMs(expectation.degradedGraceClusterMinutes ?? 15, ctx.caps, 0);
+  const degradedSince = new Map<string, number>();
   return waitFor(
     ctx.watcher,
     {
@@ -95,9 +102,13 @@ export function waitForPools(ctx: WaitContext, expectation: PoolExpectation): Pr
           const notRendered = renderedFor(snap, p, expectation);
           if (notRendered || !poolSettled(p)) done = false;
           lines.push(notRendered ? `${name} ${notRendered}` : poolLine(snap, name));
-          // A node that reports Degraded on the config we are waiting for will not get better by waiting.
+          // A pool that stays NodeDegraded on the config we wait for will not get better by waiting out the budget.
           if (!notRendered && viewPool(p).nodeDegradedMessage !== undefined) {
-            return { done: false, progress: lines.join('; '), failure: degradedPoolDiagnosis(snap, p) };
+            const since = degradedSince.get(name) ?? Date.now();
+            degradedSince.set(name, since);
+            if (Date.now() - since >= graceMs) return { done: false, progress: lines.join('; '), failure: degradedPoolDiagnosis(snap, p) };
+          } else {
+            degradedSince.delete(name);
           }
         }
         return { done, progress: lines.join('; ') };
@@ -177,27 +188,31 @@ export function waitForUpgrade(ctx: WaitContext, target: UpgradeWait): Promise<C
 }
 
 /**
- * origin's WaitForOperatorsToSettle, for the operator this suite is about: machine-config Available, not Degraded, not
- * Progressing, at the version. The operator reports Progressing=False one sync after it bumps its version, so a check
- * made the instant the pools settle would race it.
+ * origin's WaitForOperatorsToSettle, for the operator this suite is about, plus ClusterVersion done with it:
+ * machine-config Available, not Degraded, not Progressing, at the version; ClusterVersion history[0] Completed at the
+ * version and not Failing. Both report their recovery one sync after the fact (the operator drops Progressing after it
+ * bumps its version; the CVO clears Failing on its next reconcile), so a check made the instant pools settle would race.
  */
-export function waitForOperatorSettled(ctx: WaitContext, name: string, version: string): Promise<ClusterSnapshot> {
+export function waitForClusterSettled(ctx: WaitContext, version: string): Promise<ClusterSnapshot> {
   return waitFor(
     ctx.watcher,
     {
-      what: `clusteroperator/${name} to settle at ${version}`,
-      expected: `clusteroperator/${name} version=${version} Available=True Progressing=False Degraded=False`,
-      budgetMs: wallBudgetMs(10, ctx.caps, ctx.minBudgetMs),
+      what: `machine-config and ClusterVersion to settle at ${version}`,
+      expected: `clusteroperator/machine-config version=${version} Available=True Progressing=False Degraded=False; clusterversion/version history[0] Completed ${version}, Failing not True`,
+      budgetMs: wallBudgetMs(15, ctx.caps, ctx.minBudgetMs),
       caps: ctx.caps,
       judge: (snap) => {
-        const co = snap.operators.get(name);
+        const co = snap.operators.get('machine-config');
         const c = co?.status?.conditions;
-        const done =
+        const operatorDone =
           co?.status?.versions?.find((v) => v.name === 'operator')?.version === version &&
           findCondition(c, 'Available')?.status === 'True' &&
           findCondition(c, 'Progressing')?.status === 'False' &&
           findCondition(c, 'Degraded')?.status === 'False';
-        return { done, progress: co ? `clusteroperator/${name} ${summarize('ClusterOperator', co)}` : `clusteroperator/${name} not found` };
+        const cv = snap.clusterVersion;
+        const head = cv?.status?.history?.[0];
+        const versionDone = head?.state === 'Completed' && head.version === version && findCondition(cv?.status?.conditions, 'Failing')?.status !== 'True';
+        return { done: operatorDone && versionDone, progress: `${mcoLine(snap)}; ${cvLine(snap)}` };
       },
     },
     ctx.progress,

@@ -166,6 +166,11 @@ export class Cluster {
     return list.items;
   }
 
+  /** Merge-patches node annotations (a null value removes one). */
+  async patchNodeAnnotations(name: string, annotations: Record<string, string | null>): Promise<Node> {
+    return withRetry(`merge-patch Node ${name} annotations`, () => this.core.patchNode({ name, body: { metadata: { annotations } } }, mergePatch));
+  }
+
   getNode(name: string): Promise<Node> {
     return withRetry(`get Node ${name}`, () => this.core.readNode({ name }));
   }

@@ -2,7 +2,7 @@
  * The report's steps as reusable blocks: "build the custom image of the current release", "override pools with it",
  * "upgrade and wait". Specs compose them inside their phases; each block is a sequence of Allure steps.
  */
-import { waitForOperatorSettled, waitForPools, waitForUpgrade } from './cluster-waits.js';
+import { waitForClusterSettled, waitForPools, waitForUpgrade } from './cluster-waits.js';
 import type { ConformanceSession } from './conformance.js';
 import { buildLayeredOsImage, type LayeredImage } from './layered-image.js';
 import { createOsImageOverrides, type OsImageOverride } from './machineconfigs.js';
@@ -95,6 +95,6 @@ export async function upgradeCluster(session: ConformanceSession, from: string):
   if (version === from) throw new Error(`the cluster is still at ${from}: the target ${target.image} is the current release`);
   const pools = [...reached.pools.keys()];
   await step(`wait until pools ${pools.join(', ')} run configs of ${version}`, () => waitForPools(session.waits, { pools, releaseVersion: version }));
-  await step(`wait for clusteroperator/machine-config to settle at ${version}`, () => waitForOperatorSettled(session.waits, 'machine-config', version!));
+  await step(`wait for machine-config and ClusterVersion to settle at ${version}`, () => waitForClusterSettled(session.waits, version!));
   return { from, version, image: target.image, trigger };
 }

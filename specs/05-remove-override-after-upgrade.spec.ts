@@ -3,7 +3,7 @@
  * of the release they now run (the layering docs: "rebuild your image after upgrading", or drop the override).
  */
 import { checkPoolRunsImage, checkUpgradeCompleted } from '../helpers/checks.js';
-import { waitForPools } from '../helpers/cluster-waits.js';
+import { waitForClusterSettled, waitForPools } from '../helpers/cluster-waits.js';
 import { conformanceSession } from '../helpers/conformance.js';
 import { buildCustomOsImage, findStartingPoint, overridePools, upgradeCluster, type CompletedUpgrade } from '../helpers/flows.js';
 import { releaseOsImage } from '../helpers/release.js';
@@ -41,6 +41,9 @@ describe('[sig-mco] MCO layering: removing the osImage override after an upgrade
           await step('wait until pools master, worker roll out without the overrides', () =>
             waitForPools(s.waits, { pools: ['master', 'worker'], sourcesExclude: { master: [MASTER_MC], worker: [WORKER_MC] }, releaseVersion: upgraded.version }),
           );
+          // The operator checks the master pool's last rolled-out sources, which named the deleted MachineConfig until
+          // the rollout finished, and the CVO relays that as Failing: give both their next sync to clear it.
+          await step('wait for machine-config and ClusterVersion to settle', () => waitForClusterSettled(s.waits, upgraded.version));
         });
 
         await s.phase('check', 'every node runs the new release OS image again', async () => {

@@ -7,6 +7,7 @@ import { waitForPools } from '../helpers/cluster-waits.js';
 import { conformanceSession } from '../helpers/conformance.js';
 import { unpullableImage } from '../helpers/layered-image.js';
 import { createOsImageOverrides } from '../helpers/machineconfigs.js';
+import { recoverDegradedNodes } from '../helpers/recovery.js';
 import { attachText, step } from '../helpers/report.js';
 import { WaitFailedError } from '../helpers/wait.js';
 
@@ -24,10 +25,15 @@ describe('[sig-mco] MCO layering: unpullable custom osImage', function () {
         const image = unpullableImage(s.target, s.caps);
         let failure!: Error;
         await s.phase('prepare', `point the worker pool at ${image}`, async () => {
-          // Settle-back first in the LIFO order: it runs after the MachineConfig is deleted.
+          // Registered before the MachineConfig exists, so LIFO runs them after its deletion: re-point the node that
+          // stays degraded (MCO will not), then wait for the pool to settle.
           s.cleanup.add(`wait until pool worker settles without ${WORKER_MC}`, () =>
             waitForPools(s.waits, { pools: ['worker'], sourcesExclude: { worker: [WORKER_MC] } }).then(() => undefined),
           );
+          s.cleanup.add('point degraded worker nodes back at the config they run', async () => {
+            const nodes = await recoverDegradedNodes(s.cluster, s.waits, 'worker', [WORKER_MC]);
+            if (nodes.length) console.log(`    recovered degraded nodes: ${nodes.join(', ')}`);
+          });
           await createOsImageOverrides(s.cluster, s.cleanup, [{ name: WORKER_MC, role: 'worker', osImageURL: image }], s.target.runId);
         });
 

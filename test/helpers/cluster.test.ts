@@ -127,7 +127,7 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
     await mock.patch(Kinds.MachineConfigPool, 'worker', { spec: { configuration: { name: 'rendered-worker-bad', source: [{ name: 'tc-bad' }] } } });
     await mock.patchStatus(Kinds.MachineConfigPool, 'worker', mock.poolStatus('rendered-worker-bad', 2, 'degraded', `Node worker-1 is reporting: "${reason}"`));
     const started = Date.now();
-    const err = await waitForPools({ watcher, caps: { timeFactor: 1 }, progress: quiet }, { pools: ['worker'], sourcesInclude: { worker: ['tc-bad'] } }).then(
+    const err = await waitForPools({ watcher, caps: { timeFactor: 1 }, progress: quiet }, { pools: ['worker'], sourcesInclude: { worker: ['tc-bad'] }, degradedGraceClusterMinutes: 0.02 }).then(
       () => undefined,
       (e: Error) => e,
     );

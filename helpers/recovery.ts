@@ -1,0 +1,43 @@
+/**
+ * Getting a pool out of NodeDegraded after the bad MachineConfig is gone. MCO does not do it alone: the degraded node
+ * stays cordoned, counts as unavailable, and with maxUnavailable 1 the node controller never points it anywhere
+ * else. The documented manual fix is to point the node back at the config it still runs (desiredConfig =
+ * currentConfig); the daemon then validates it, reports Done and uncordons the node.
+ */
+import type { ClusterSnapshot } from './cluster-watcher.js';
+import type { Cluster } from './cluster.js';
+import { wallBudgetMs } from './capabilities.js';
+import type { WaitContext } from './cluster-waits.js';
+import { nodesOfPool, viewNode } from './pools.js';
+import { NodeAnnotations } from './types.js';
+import { waitFor } from './wait.js';
+
+/** Waits until the pool no longer renders the MachineConfigs, then re-points its degraded nodes; returns their names. */
+export async function recoverDegradedNodes(cluster: Cluster, ctx: WaitContext, pool: string, removedSources: string[]): Promise<string[]> {
+  const rendered = (snap: ClusterSnapshot) => {
+    const sources = new Set((snap.pools.get(pool)?.spec?.configuration?.source ?? []).map((s) => s.name));
+    return removedSources.every((n) => !sources.has(n));
+  };
+  await waitFor(
+    ctx.watcher,
+    {
+      what: `pool ${pool} to render without ${removedSources.join(', ')}`,
+      expected: `mcp/${pool} spec.configuration.source without ${removedSources.join(', ')}`,
+      budgetMs: wallBudgetMs(10, ctx.caps, ctx.minBudgetMs),
+      caps: ctx.caps,
+      judge: (snap) => ({ done: rendered(snap), progress: `${pool} targets ${snap.pools.get(pool)?.spec?.configuration?.name ?? '-'}` }),
+    },
+    ctx.progress,
+  );
+  const snap = ctx.watcher.snapshot();
+  const p = snap.pools.get(pool);
+  if (!p) return [];
+  const target = p.spec?.configuration?.name;
+  const stuck = nodesOfPool(p, [...snap.pools.values()], [...snap.nodes.values()])
+    .map(viewNode)
+    .filter((n) => n.activity === 'degraded' && n.current && n.desired !== target);
+  for (const n of stuck) {
+    await cluster.patchNodeAnnotations(n.name, { [NodeAnnotations.desiredConfig]: n.current! });
+  }
+  return stuck.map((n) => n.name);
+}
