@@ -106,6 +106,8 @@ function decodeMessage(buf: Buffer, desc: Descriptor): Record<string, any> {
       default: value = decodeMessage(r.bytes(), def.kind);
     }
     if (def.repeated) (out[def.name] ??= []).push(value);
+    // Go's protobuf writes every non-pointer field, empty or not; JSON omits empty ones, and so do we.
+    else if (value === '' || value === 0 || value === false || (typeof value === 'object' && value !== null && Object.keys(value).length === 0)) delete out[def.name];
     else out[def.name] = value;
   }
   return out;
