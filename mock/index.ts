@@ -23,11 +23,12 @@ import { createRequestHandler } from './http.js';
 import { renderKubeconfig } from './kubeconfig.js';
 import { OpenApi } from './openapi.js';
 import { WriteLog } from './persistence.js';
-import { ResourceRegistry, type KubeObject } from './resources.js';
+import { ResourceRegistry, type ExtraPrinterColumns, type KubeObject } from './resources.js';
 import { Store } from './store.js';
 import { makeServingCertificates } from './tls.js';
 
 export type { FaultConfig } from './faults.js';
+export type { ExtraPrinterColumns } from './resources.js';
 
 export interface ApiServerOptions {
   /** Address to listen on; loopback unless told otherwise. */
@@ -49,6 +50,8 @@ export interface ApiServerOptions {
   maxBodyBytes?: number;
   /** Interval of BOOKMARK events on watches that allow them (default 5000 ms). */
   bookmarkIntervalMs?: number;
+  /** Printer columns added to kinds whatever their CRD declares, keyed by "group/plural". */
+  extraPrinterColumns?: ExtraPrinterColumns;
   /** How many past events a watch can resume from before it gets 410 Expired (default 20000). */
   watchHistory?: number;
 }
@@ -82,7 +85,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   // Key generation runs in the thread pool while storage and CRDs are set up.
   const certsPromise = useTls ? makeServingCertificates([...new Set([host, 'localhost', '127.0.0.1', '::1'])]) : undefined;
 
-  const registry = new ResourceRegistry();
+  const registry = new ResourceRegistry(opts.extraPrinterColumns);
   for (const rt of builtinResourceTypes()) registry.add(rt);
   const store = new Store(opts.watchHistory);
   const api = new Api(store, registry, now);

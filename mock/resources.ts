@@ -78,16 +78,31 @@ export function apiVersionOf(rt: { group: string; version: string }): string {
   return rt.group ? `${rt.group}/${rt.version}` : rt.version;
 }
 
+/**
+ * Printer columns a server adds to a kind whatever its CRD says, keyed by "group/plural" (OpenShift's API server,
+ * for instance, adds MESSAGE to clusteroperators). A column is added only when the CRD has none of that name.
+ */
+export type ExtraPrinterColumns = Record<string, Array<Pick<PrinterColumn, 'name' | 'type' | 'jsonPath' | 'description' | 'format' | 'priority'>>>;
+
 export class ResourceRegistry {
   private byPath = new Map<string, ResourceType>();
   private listeners: Array<() => void> = [];
+
+  constructor(private readonly extraColumns: ExtraPrinterColumns = {}) {}
+
+  private decorate(rt: ResourceType): ResourceType {
+    const extra = this.extraColumns[`${rt.group}/${rt.plural}`];
+    if (!extra) return rt;
+    const names = new Set(rt.columns.map((c) => c.name.toLowerCase()));
+    return { ...rt, columns: [...rt.columns, ...extra.filter((c) => !names.has(c.name.toLowerCase()))] };
+  }
 
   private static key(group: string, version: string, plural: string): string {
     return `${group}/${version}/${plural}`;
   }
 
   add(rt: ResourceType): void {
-    this.byPath.set(ResourceRegistry.key(rt.group, rt.version, rt.plural), rt);
+    this.byPath.set(ResourceRegistry.key(rt.group, rt.version, rt.plural), this.decorate(rt));
     this.changed();
   }
 
@@ -100,7 +115,7 @@ export class ResourceRegistry {
   /** Replaces every version registered by one CRD with a new set, at once. */
   replaceCrd(crdName: string, types: ResourceType[]): void {
     for (const [k, rt] of this.byPath) if (rt.crdName === crdName) this.byPath.delete(k);
-    for (const rt of types) this.byPath.set(ResourceRegistry.key(rt.group, rt.version, rt.plural), rt);
+    for (const rt of types) this.byPath.set(ResourceRegistry.key(rt.group, rt.version, rt.plural), this.decorate(rt));
     this.changed();
   }
 

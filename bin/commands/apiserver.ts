@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { startApiServer, type FaultConfig } from '../../mock/index.js';
-import { loadCrdsFrom, openShiftCrds } from '../../reference/crds/index.js';
+import { loadCrdsFrom, OPENSHIFT_EXTRA_PRINTER_COLUMNS, openShiftCrds } from '../../reference/crds/index.js';
 
 function parseListen(value: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(value);
@@ -52,6 +52,7 @@ export function register(program: Command): void {
       const server = await startApiServer({
         host: opts.listen.host, port: opts.listen.port, tls: !opts.insecureHttp, token: opts.token,
         dataDir: opts.dataDir ? resolve(opts.dataDir) : undefined, crds, faults,
+        extraPrinterColumns: opts.openshiftCrds ? OPENSHIFT_EXTRA_PRINTER_COLUMNS : undefined,
       });
       const kubeconfigPath = resolve(opts.kubeconfigOut);
       await server.writeKubeconfig(kubeconfigPath);

@@ -26,3 +26,13 @@ export function loadCrdsFrom(dir: string): object[] {
 export function openShiftCrds(): object[] {
   return loadCrdsFrom(CRD_DIR);
 }
+
+/**
+ * Columns OpenShift's API server adds to `oc get` output beyond what the CRDs declare: MESSAGE on clusteroperators.
+ * Pass as `extraPrinterColumns` so the column stays when the upstream CRD (which lacks it) replaces ours.
+ */
+export const OPENSHIFT_EXTRA_PRINTER_COLUMNS = {
+  'config.openshift.io/clusteroperators': [
+    { name: 'Message', type: 'string', description: 'Message of the Degraded condition.', jsonPath: '.status.conditions[?(@.type=="Degraded")].message' },
+  ],
+};
