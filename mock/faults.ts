@@ -46,6 +46,12 @@ export class Faults {
     this.config = { ...config };
   }
 
+  /** Whether any fault is configured: lets the request path skip fault handling entirely. */
+  get active(): boolean {
+    const c = this.config;
+    return Boolean(c.latencyMs || c.latencyJitterMs || c.rate429 || c.rate500 || c.resetRate);
+  }
+
   get current(): FaultConfig {
     return { ...this.config };
   }
