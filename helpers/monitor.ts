@@ -8,8 +8,8 @@
  */
 import type { ClusterWatcher, ObjectChange } from './cluster-watcher.js';
 import type { TargetCapabilities } from './capabilities.js';
-import { viewNode, viewPool } from './pools.js';
-import { findCondition, type ApiObject, type ClusterOperator, type ClusterVersion, type MachineConfigPool, type Node } from './types.js';
+import { poolSettled, viewNode, viewPool } from './pools.js';
+import { findCondition, RenderedAnnotations, type ApiObject, type ClusterOperator, type ClusterVersion, type MachineConfigPool, type Node } from './types.js';
 
 export interface TimelineEntry {
   /** Wall-clock time the change was seen. */
@@ -71,7 +71,7 @@ export class UpgradeMonitor {
   private readonly started = Date.now();
   private readonly degraded: DegradedPeriod[] = [];
   private degradedSince?: { at: number; reason?: string; message?: string };
-  private masterWhenCompleted?: { updated: boolean; updating: boolean; line: string };
+  private masterWhenCompleted?: { settled: boolean; renderedFor?: string; line: string };
   private readonly listener = (change: ObjectChange) => this.record(change);
   private stopped = false;
 
@@ -123,9 +123,18 @@ export class UpgradeMonitor {
       const head = cv.status?.history?.[0];
       const target = this.targetVersion();
       if (head?.state === 'Completed' && target && (head.version === target || head.image === target)) {
-        const master = this.watcher.snapshot().pools.get('master');
-        const v = master ? viewPool(master) : undefined;
-        this.masterWhenCompleted = { updated: v?.updated ?? false, updating: v?.updating ?? false, line: master ? summarize('MachineConfigPool', master) : 'no master pool' };
+        // "Updated" alone is not enough: right after the render controller retargets a pool its status still says
+        // Updated=True for the old config. The pool must have rolled out its target, and that target must be the
+        // config rendered for the new release.
+        const snap = this.watcher.snapshot();
+        const master = snap.pools.get('master');
+        const target = master?.spec?.configuration?.name;
+        const renderedFor = target ? snap.machineConfigs.get(target)?.metadata.annotations?.[RenderedAnnotations.releaseImageVersion] : undefined;
+        this.masterWhenCompleted = {
+          settled: master ? poolSettled(master) : false,
+          renderedFor,
+          line: master ? `${summarize('MachineConfigPool', master)}, rolled out ${master.status?.configuration?.name ?? '-'}, target rendered for ${renderedFor ?? 'unknown release'}` : 'no master pool',
+        };
       }
     }
   }
@@ -178,9 +187,10 @@ export class UpgradeMonitor {
       },
     ];
     const m = this.masterWhenCompleted;
+    const target = this.targetVersion();
     results.push({
       name: 'the master pool is updated before ClusterVersion reports the new version',
-      passed: m !== undefined && m.updated && !m.updating,
+      passed: m !== undefined && m.settled && (m.renderedFor === undefined || m.renderedFor === target),
       detail: m ? `when ClusterVersion reported Completed, master was: ${m.line}` : 'ClusterVersion never reported the new version as Completed while monitored',
     });
     return results;
