@@ -50,6 +50,7 @@ describe('images: layered OS image build and push (real engine, real registry)',
       buildArgs: { BASE_IMAGE: release.rhelCoreos8 },
       labels: labels('54183'),
       tag,
+      noCache: true, // the RUN step must really run here, not come from an earlier test's layer cache
     });
     expect(built.output.join('\n')).to.include('Installing: zsh-5.5.1-10.el8.x86_64');
     const pushed = await pushImage(engine, tag);

@@ -25,14 +25,16 @@ export async function startTestRegistry(opts: { auth?: boolean } = {}): Promise<
     await writeFile(htpasswdFile, `${PUSH_USER}:${MARKER_BCRYPT}\n`);
   }
   const registry = await startLocalRegistry({ storageDir, htpasswdFile });
-  return {
+  const handle: TestRegistry = {
     ...registry,
     storageDir,
+    // Calls handle.stop, not registry.stop: a test that restarts the registry replaces handle.stop.
     async dispose() {
-      await registry.stop();
+      await handle.stop();
       await rm(storageDir, { recursive: true, force: true });
     },
   };
+  return handle;
 }
 
 /** A docker config / pull secret text holding the marker credentials for `registry`. */
