@@ -38,11 +38,11 @@ export function toYaml(value: unknown): string {
 }
 
 export async function attachYaml(name: string, value: unknown): Promise<void> {
-  await allure.attachment(name, toYaml(value), 'application/yaml');
+  await allure.attachment(name, toYaml(value), { contentType: 'application/yaml', fileExtension: 'yaml' });
 }
 
 export async function attachText(name: string, text: string): Promise<void> {
-  await allure.attachment(name, maskSecrets(text), 'text/plain');
+  await allure.attachment(name, maskSecrets(text), { contentType: 'text/plain', fileExtension: 'txt' });
 }
 
 export async function parameter(name: string, value: string): Promise<void> {
