@@ -2,6 +2,7 @@
 // the engine. registry:2 cannot be pulled here, so the test makes an equivalent image from this machine's
 // docker-registry binary (same entry point and config location as registry:2) under a test-only name.
 import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
 import { copyFile, mkdtemp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,7 +12,8 @@ import { connectEngine, type Engine } from '../../helpers/images/engine.js';
 import { startLocalRegistry } from '../../helpers/images/local-registry.js';
 import { pushImage } from '../../helpers/images/push.js';
 
-const TEST_REGISTRY_IMAGE = 'localhost/ocp-e2e/test-registry:2';
+// Unique per run: parallel runs on the same engine must not remove each other's image.
+const TEST_REGISTRY_IMAGE = `localhost/ocp-e2e/test-registry:${randomBytes(4).toString('hex')}`;
 const REGISTRY_CONFIG = `version: 0.1
 log: {level: warn}
 storage:
