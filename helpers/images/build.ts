@@ -60,7 +60,19 @@ const LAST_LINES = 15;
 const ANSI_ESCAPE = /\u001b\[[0-9;]*m/g;
 
 /** Turns an `errorDetail` of the build stream into the matching error type. */
-export function classifyBuildError(message: string, step: string | undefined, lastLines: string[]): ImageBuildError {
+/** Expands `$NAME` and `${NAME}` of a step's text with the build arguments, as the builder does. */
+function expandArgs(text: string, buildArgs: Record<string, string>): string {
+  return text.replace(/\$\{(\w+)\}|\$(\w+)/g, (whole, braced: string | undefined, bare: string | undefined) => buildArgs[(braced ?? bare)!] ?? whole);
+}
+
+export function classifyBuildError(
+  rawMessage: string,
+  step: string | undefined,
+  lastLines: string[],
+  buildArgs: Record<string, string> = {},
+): ImageBuildError {
+  // docker-modem prefixes errors of the HTTP call itself: "(HTTP code 400) unexpected - <engine message>".
+  const message = rawMessage.replace(/^\(HTTP code \d+\) [\w ]+ - /, '').trim();
   const nonZero = /returned a non-zero code: (\d+)/.exec(message);
   if (nonZero) {
     return new BuildStepFailedError(
@@ -77,9 +89,10 @@ export function classifyBuildError(message: string, step: string | undefined, la
   const pullProblem = /pull access denied|manifest unknown|manifest for .* not found|not found|repository does not exist|unauthorized|authentication required|no basic auth credentials|denied|connection refused|no such host|invalid reference format/i;
   if (fromStep && pullProblem.test(message)) {
     const unauthorized = /unauthorized|authentication required|no basic auth credentials|denied/i.test(message);
-    const base = /(?:pull access denied for|manifest for|Head "?https?:\/\/|image) ?([^\s,"]+)/.exec(message)?.[1];
+    const fromArg = /^Step \d+\/\d+ : FROM\s+(\S+)/i.exec(step ?? '')?.[1];
+    const base = fromArg ? expandArgs(fromArg, buildArgs) : /(?:pull access denied for|manifest for) ([^\s,"]+)/.exec(message)?.[1];
     return new BaseImageUnavailableError(
-      `The base image could not be pulled: ${message}. ` +
+      `The base image ${base ? `${base} ` : ''}could not be pulled: ${message}. ` +
         (unauthorized
           ? 'The registry wants credentials: give a pull secret / docker config with an entry for it (registryConfig).'
           : 'Check the FROM reference (registry, repository, tag or digest) and that the registry is reachable.'),
@@ -159,7 +172,7 @@ export async function buildImage(engine: Engine, opts: BuildOptions): Promise<Bu
   let step: string | undefined;
   // Output of the running step only: that is what explains a failure.
   let stepOutput: string[] = [];
-  const lastLines = () => (stepOutput.length ? stepOutput : output).slice(-LAST_LINES);
+  const lastLines = () => (step ? stepOutput : output).slice(-LAST_LINES);
   let imageId: string | undefined;
   let failure: ImageBuildError | undefined;
   let timedOut = false;
@@ -175,7 +188,7 @@ export async function buildImage(engine: Engine, opts: BuildOptions): Promise<Bu
   const parser = new BuildStreamParser((o) => {
     if (o.errorDetail || o.error) {
       const message = (o.errorDetail?.message ?? o.error ?? 'unknown error').trim();
-      failure ??= classifyBuildError(message, step, lastLines());
+      failure ??= classifyBuildError(message, step, lastLines(), opts.buildArgs);
       return;
     }
     if (typeof o.stream === 'string') {
@@ -223,7 +236,7 @@ export async function buildImage(engine: Engine, opts: BuildOptions): Promise<Bu
   } catch (err) {
     if (!timedOut && !failure) {
       const message = (err as { json?: { message?: string } }).json?.message ?? (err as Error).message;
-      failure = classifyBuildError(message, step, lastLines());
+      failure = classifyBuildError(message, step, lastLines(), opts.buildArgs);
     }
   } finally {
     clearTimeout(timer);

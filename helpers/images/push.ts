@@ -33,6 +33,9 @@ function authForRegistry(auth: PushOptions['auth'], registry: string): RegistryA
 }
 
 function classifyPushError(message: string, registry: string, repository: string, hadCredentials: boolean): Error {
+  if (/No such image|does not exist locally|tag does not exist/i.test(message)) {
+    return new ImagePushError(`Cannot push ${registry}/${repository}: the engine has no image with that tag; build or tag it first (${message})`);
+  }
   if (/unauthorized|authentication required|denied|no basic auth credentials|401|403/i.test(message)) {
     return new PushUnauthorizedError(registry, repository, message, hadCredentials);
   }
@@ -83,9 +86,7 @@ export async function pushImage(engine: Engine, tag: string, opts: PushOptions =
   } catch (err) {
     if (!timedOut) {
       const message = (err as { json?: { message?: string } }).json?.message ?? (err as Error).message;
-      failure ??= /No such image|does not exist locally|An image does not exist/i.test(message)
-        ? new ImagePushError(`Cannot push ${tag}: the engine has no image with that tag (build it first). ${message}`)
-        : classifyPushError(message, ref.registry, ref.repository, Boolean(credentials));
+      failure ??= classifyPushError(message, ref.registry, ref.repository, Boolean(credentials));
     }
   } finally {
     clearTimeout(timer);

@@ -11,6 +11,7 @@ import {
   BuildStepFailedError,
   ContainerfileSyntaxError,
   ImageBuildTimeoutError,
+  ImagePushError,
   PushUnauthorizedError,
   RegistryUnreachableError,
 } from '../../helpers/images/errors.js';
@@ -99,7 +100,7 @@ describe('images: layered OS image build and push (real engine, real registry)',
       tag: tagFor('syntax'),
     }).catch((e) => e);
     expect(err).to.be.instanceOf(ContainerfileSyntaxError);
-    expect(err.message).to.match(/unknown instruction: RUNN/i);
+    expect(err.message).to.equal('The Containerfile has a syntax error: dockerfile parse error line 2: unknown instruction: RUNN');
   });
 
   it('a missing base image is its own error, naming the reference', async () => {
@@ -112,6 +113,24 @@ describe('images: layered OS image build and push (real engine, real registry)',
     expect(err).to.be.instanceOf(BaseImageUnavailableError);
     expect(err.unauthorized).to.equal(false);
     expect(err.message).to.include('ocp-e2e/does-not-exist');
+  });
+
+  it('a base image on a registry that is not running is a base image error saying so', async () => {
+    const port = await closedPort();
+    const err = await buildImage(engine, {
+      contextDir: LAYERED_OS_DIR,
+      buildArgs: { BASE_IMAGE: `127.0.0.1:${port}/ocp/rhcos:4.12` },
+      tag: tagFor('base-unreachable'),
+    }).catch((e) => e);
+    expect(err).to.be.instanceOf(BaseImageUnavailableError);
+    expect(err.baseImage).to.equal(`127.0.0.1:${port}/ocp/rhcos:4.12`);
+    expect(err.message).to.include('connection refused');
+  });
+
+  it('pushing a tag the engine does not have says to build it first', async () => {
+    const err = await pushImage(engine, tagFor('never-built')).catch((e) => e);
+    expect(err).to.be.instanceOf(ImagePushError);
+    expect(err.message).to.include('build or tag it first');
   });
 
   it('a build that runs too long is cancelled with a timeout error', async () => {
