@@ -18,7 +18,7 @@ import { gatherArtifacts } from './artifacts.js';
 import { UpgradeMonitor } from './monitor.js';
 import { consoleProgress, waitFor, WaitTimeoutError } from './wait.js';
 import type { WaitContext } from './cluster-waits.js';
-import { attachYaml, labelCase, step, type CaseLabels } from './report.js';
+import { labelCase, step, type CaseLabels } from './report.js';
 import { maskSecrets } from './secrets.js';
 import { pullSecret, target, type TargetConfig } from './target.js';
 import { findCondition } from './types.js';
@@ -240,4 +240,3 @@ export function conformanceSession(options: ConformanceOptions): ConformanceSess
   return session;
 }
 
-export { attachYaml };

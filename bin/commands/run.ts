@@ -232,6 +232,9 @@ async function runOnReference(files: string[], options: RunOptions, base: Omit<T
   const profile = options.profile ?? '4.12-ga';
   console.log(`target: embedded reference cluster, profile ${profile}${options.fault?.length ? `, faults ${options.fault.join(', ')}` : ''}`);
   console.log('disruptive specs run: the reference cluster is made for this run and thrown away (one per spec file)');
+  if (options.keepOnFailure) {
+    console.log('--keep-on-failure: a failed spec leaves its objects, but its reference cluster still stops with its file; to inspect by hand, use `ocp-e2e cluster up` and --target cluster');
+  }
   let total: Counts = { passed: 0, failed: 0, skipped: 0 };
   for (const file of files) {
     const started = Date.now();

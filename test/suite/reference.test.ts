@@ -27,17 +27,22 @@ describe('ocp-e2e run on the embedded reference cluster', function () {
     expect(readdirSync(join(r.reportsDir, 'allure-results')).filter((f) => f.endsWith('-result.json'))).to.have.length(6);
   });
 
-  it('on 4.12-nightly-2022-09-08 the report flow fails in the upgrade phase quoting the operator; the pull secret never reaches reports/', async () => {
+  it('on 4.12-nightly-2022-09-08 the report flow fails in the upgrade phase quoting the operator, keeps its objects on request, and the pull secret never reaches reports/', async () => {
     // A pull secret with a planted marker: it is registered for masking and must not appear in any report file.
     const dir = mkdtempSync(join(tmpdir(), 'ocp-e2e-secret-'));
     const marker = 'PLANTED-SECRET-3f9c1e7a';
     const auth = Buffer.from(`robot:${marker}`).toString('base64');
     writeFileSync(join(dir, 'pull-secret.json'), JSON.stringify({ auths: { 'quay.io': { auth }, '127.0.0.1': { auth } } }));
-    const r = await ocpE2e(['run', '--profile', '4.12-nightly-2022-09-08', '--grep', '54183', '--pull-secret', join(dir, 'pull-secret.json')], { timeoutMs: 280_000 });
+    const r = await ocpE2e(
+      ['run', '--profile', '4.12-nightly-2022-09-08', '--grep', '54183', '--pull-secret', join(dir, 'pull-secret.json'), '--keep-on-failure'],
+      { timeoutMs: 280_000 },
+    );
     expect(r.exitCode, r.output).to.equal(1);
     expect(lastLine(r.output)).to.equal('0 passed, 1 failed, 0 skipped');
     expect(r.output).to.match(/\[phase upgrade\]/);
     expect(r.output).to.include('osImageURL mismatch for master in rendered-master-');
+    // --keep-on-failure: nothing is undone, and the output lists what was left and how to undo it.
+    expect(r.output).to.match(/--keep-on-failure: left in place for inspection; undo by hand:\n\s+- delete MachineConfig tc-54183-new-os-image-upgrade-master\n\s+- delete MachineConfig tc-54183-new-os-image-upgrade-worker/);
 
     const files = filesUnder(r.reportsDir);
     expect(files.some((f) => f.includes(`${join('artifacts', '')}`) && f.endsWith('clusteroperators.yaml')), 'failure artefacts were gathered').to.equal(true);
