@@ -81,7 +81,7 @@ export function register(program: Command): void {
     .description('run the conformance suite against the embedded reference cluster (default) or a real cluster')
     .addOption(new Option('--target <target>', 'where to run').choices(['reference', 'cluster']).default('reference'))
     .option('--profile <profile>', 'reference only: 4.12-ga (fixed code) or 4.12-nightly-2022-09-08 (the report\'s buggy code)')
-    .option('--fault <name>', 'reference only: break one behaviour on purpose (repeatable; see specs/README.md)', collect)
+    .option('--fault <name...>', 'reference only: break behaviours on purpose (names as in specs/README.md; repeatable)', collect)
     .option('--grep <regexp>', 'run only the specs whose title matches, e.g. 54183')
     .option('--to-image <pullspec>', 'release image to upgrade to (default: the cluster\'s first available update)')
     .option('--image-repo <repository>', 'where layered OS images are pushed (required on real clusters)')
