@@ -1,9 +1,10 @@
 // The local base image every offline build starts FROM: a root file system made of a static busybox (Debian's
-// busybox-static, /bin/busybox), imported into the engine. No image is ever pulled. The image is tagged with a hash of
-// its inputs, so a second start finds it and imports nothing.
+// busybox-static, /bin/busybox) for the usual commands, with Debian's dash as /bin/sh when the host has it (see
+// findPosixShell), imported into the engine. No image is ever pulled. The image is tagged with a hash of its inputs,
+// so a second start finds it and imports nothing.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, symlink, writeFile, copyFile, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,7 +14,7 @@ import { ImageHelperError } from './errors.js';
 
 export const BUSYBOX_BASE_REPOSITORY = 'localhost/ocp-e2e/busybox-base';
 /** Bump when the layout below changes, so old cached images are not reused. */
-const LAYOUT_VERSION = '1';
+const LAYOUT_VERSION = '2';
 
 export class BaseImageMissingToolError extends ImageHelperError {}
 
@@ -31,8 +32,33 @@ function applets(busybox: string): string[] {
     .filter((s) => /^[\w.[-]+$/.test(s) && s !== 'busybox');
 }
 
-/** Lays out the root file system in `dir`: /bin/busybox, a link per applet, the usual directories and users. */
-async function layoutRootfs(dir: string, busybox: string, appletNames: string[]): Promise<void> {
+/**
+ * The shell to use as /bin/sh, with the shared libraries it needs. Busybox's own shell is built "standalone": it runs
+ * its applets before looking at PATH, so its `rpm` applet would shadow the image's /usr/bin/rpm in every RUN line and
+ * `sh -c`. RHCOS's /bin/sh (bash) looks PATH up; Debian's dash does too, so it is used when the host has it.
+ */
+export interface PosixShell {
+  path: string;
+  libraries: string[];
+}
+
+export function findPosixShell(candidates = ['/bin/dash', '/usr/bin/dash']): PosixShell | undefined {
+  for (const candidate of candidates) {
+    if (!existsSync(candidate)) continue;
+    try {
+      const ldd = execFileSync('ldd', [candidate], { encoding: 'utf8' });
+      const libraries = [...ldd.matchAll(/(?:=>\s*)?(\/\S+)\s+\(0x/g)].map((m) => m[1]!);
+      if (libraries.every((l) => existsSync(l))) return { path: candidate, libraries };
+    } catch {
+      // `ldd` fails on a static binary ("not a dynamic executable"): then it needs no libraries.
+      return { path: candidate, libraries: [] };
+    }
+  }
+  return undefined;
+}
+
+/** Lays out the root file system in `dir`: /bin/busybox, a link per applet, /bin/sh, the usual directories and users. */
+async function layoutRootfs(dir: string, busybox: string, appletNames: string[], shell: PosixShell | undefined): Promise<void> {
   for (const d of ['bin', 'sbin', 'usr/bin', 'usr/sbin', 'usr/lib', 'usr/libexec', 'etc', 'root', 'var/tmp', 'tmp', 'proc', 'sys', 'dev', 'run']) {
     await mkdir(path.join(dir, d), { recursive: true });
   }
@@ -42,7 +68,17 @@ async function layoutRootfs(dir: string, busybox: string, appletNames: string[])
   await chmod(path.join(dir, 'bin/busybox'), 0o755);
   for (const name of appletNames) {
     if (name.includes('/')) continue;
+    if (shell && name === 'sh') continue;
     await symlink('busybox', path.join(dir, 'bin', name));
+  }
+  if (shell) {
+    for (const file of [shell.path, ...shell.libraries]) {
+      const target = path.join(dir, file);
+      await mkdir(path.dirname(target), { recursive: true });
+      await copyFile(file, target);
+      await chmod(target, 0o755);
+    }
+    if (shell.path !== '/bin/sh') await symlink(path.relative('/bin', shell.path) || path.basename(shell.path), path.join(dir, 'bin/sh'));
   }
   await writeFile(path.join(dir, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/sbin/nologin\n');
   await writeFile(path.join(dir, 'etc/group'), 'root:x:0:\nnobody:x:65534:\n');
@@ -62,7 +98,13 @@ async function imageExists(engine: Engine, name: string): Promise<boolean> {
  * binary and of the layout, so the image is rebuilt only when one of them changes.
  */
 /** The tag the base image has for this busybox binary (a hash of the binary, its applets and our layout). */
-export function busyboxBaseTag(opts: { busybox?: string } = {}): { tag: string; hash: string; busybox: string; appletNames: string[] } {
+export function busyboxBaseTag(opts: { busybox?: string } = {}): {
+  tag: string;
+  hash: string;
+  busybox: string;
+  appletNames: string[];
+  shell: PosixShell | undefined;
+} {
   const busybox = opts.busybox ?? '/bin/busybox';
   let binary: Buffer;
   try {
@@ -74,8 +116,11 @@ export function busyboxBaseTag(opts: { busybox?: string } = {}): { tag: string; 
     );
   }
   const appletNames = applets(busybox);
-  const hash = createHash('sha256').update(LAYOUT_VERSION).update(binary as unknown as Uint8Array).update(appletNames.join(',')).digest('hex').slice(0, 16);
-  return { tag: `${BUSYBOX_BASE_REPOSITORY}:${hash}`, hash, busybox, appletNames };
+  const shell = findPosixShell();
+  const hash = createHash('sha256').update(LAYOUT_VERSION).update(binary as unknown as Uint8Array).update(appletNames.join(','));
+  for (const file of shell ? [shell.path, ...shell.libraries] : []) hash.update(file).update(readFileSync(file) as unknown as Uint8Array);
+  const short = hash.digest('hex').slice(0, 16);
+  return { tag: `${BUSYBOX_BASE_REPOSITORY}:${short}`, hash: short, busybox, appletNames, shell };
 }
 
 /**
@@ -83,12 +128,12 @@ export function busyboxBaseTag(opts: { busybox?: string } = {}): { tag: string; 
  * binary and of the layout, so the image is rebuilt only when one of them changes.
  */
 export async function ensureBusyboxBase(engine: Engine, opts: { busybox?: string } = {}): Promise<BusyboxBase> {
-  const { tag, hash, busybox, appletNames } = busyboxBaseTag(opts);
+  const { tag, hash, busybox, appletNames, shell } = busyboxBaseTag(opts);
   if (await imageExists(engine, tag)) return { tag, imported: false };
 
   const dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-busybox-'));
   try {
-    await layoutRootfs(dir, busybox, appletNames);
+    await layoutRootfs(dir, busybox, appletNames, shell);
     const tarStream = createTar({ cwd: dir, portable: true, noMtime: true }, ['.']);
     const [repo, tagName] = [BUSYBOX_BASE_REPOSITORY, hash];
     const stream = (await engine.importImage(tarStream as unknown as NodeJS.ReadableStream, {

@@ -48,8 +48,11 @@ export async function runInImage(engine: Engine, image: string, cmd: string[]): 
   try {
     await container.start();
     const { StatusCode } = (await container.wait()) as { StatusCode: number };
-    const logs = (await container.logs({ stdout: true, stderr: true, follow: false })) as unknown as Buffer;
-    return { exitCode: StatusCode, output: logs.toString('utf8').replace(/\r/g, '') };
+    // As a stream: the non-streaming form is JSON-parsed by the HTTP client when it happens to look like JSON ("15").
+    const stream = (await container.logs({ stdout: true, stderr: true, follow: true })) as unknown as NodeJS.ReadableStream;
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+    return { exitCode: StatusCode, output: Buffer.concat(chunks as unknown as Uint8Array[]).toString('utf8').replace(/\r/g, '') };
   } finally {
     await container.remove({ force: true });
   }
