@@ -7,6 +7,7 @@
  *   // KUBECONFIG=cluster.kubeconfigPath kubectl get co machine-config
  *   await cluster.stop();
  */
+import { setMaxListeners } from 'node:events';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -117,6 +118,8 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
     const bootedContent = await images.readOsImage(defaultImage);
 
     const abort = new AbortController();
+    // every sleeping daemon and poll listens to this one signal: a thousand nodes mean a thousand listeners
+    setMaxListeners(0, abort.signal);
     const log = (component: string, line: string): void => say(`[${clock.timestamp()}] ${component}: ${line}`);
     const client = KubeClient.fromFile(kubeconfigPath, { signal: abort.signal, log: (l) => log('client', l) });
     const imageRepo = `${registry.address}/ocp-e2e/layered-os`;
