@@ -87,6 +87,8 @@ export class RegistryClient {
   private blobCacheSize = 0;
   private readonly blobCacheBytes: number;
   private readonly layerViews = new Map<string, LayerView>();
+  /** Image manifests of digest references: content-addressed, so they never change. */
+  private readonly manifestsByDigest = new Map<string, { digest: string; manifest: ImageManifest }>();
 
   constructor(opts: RegistryClientOptions = {}) {
     this.credentials = opts.credentials ?? new RegistryCredentials();
@@ -173,6 +175,7 @@ export class RegistryClient {
   /** The registry's `Docker-Content-Digest` for a tag or digest reference. */
   async manifestDigest(refText: string): Promise<string> {
     const ref = parseImageRef(refText);
+    if (ref.digest && this.manifestsByDigest.has(`${ref.registry}/${ref.repository}@${ref.digest}`)) return ref.digest;
     const res = await this.request(ref, `manifests/${ref.digest ?? ref.tag ?? 'latest'}`, {
       method: 'HEAD',
       headers: { Accept: MANIFEST_MEDIA_TYPES.join(', ') },
@@ -211,6 +214,9 @@ export class RegistryClient {
   /** The image manifest (config + layers), following an index to this client's platform. */
   async imageManifest(refText: string): Promise<{ digest: string; manifest: ImageManifest }> {
     const ref = parseImageRef(refText);
+    const cacheKey = ref.digest ? `${ref.registry}/${ref.repository}@${ref.digest}` : undefined;
+    const cached = cacheKey ? this.manifestsByDigest.get(cacheKey) : undefined;
+    if (cached) return cached;
     let got = await this.getManifest(ref, refText);
     if (INDEX_MEDIA_TYPES.has(got.mediaType)) {
       const manifests = (got.body.manifests as Descriptor[] | undefined) ?? [];
@@ -226,7 +232,9 @@ export class RegistryClient {
     if (!Array.isArray(manifest.layers)) {
       throw new RegistryRequestError(`${refText}: unsupported manifest type ${got.mediaType || '(none)'}`, undefined);
     }
-    return { digest: got.digest, manifest };
+    const result = { digest: got.digest, manifest };
+    if (cacheKey) this.manifestsByDigest.set(cacheKey, result);
+    return result;
   }
 
   /** A blob's bytes (cached in memory by digest, verified against the digest). */
