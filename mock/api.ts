@@ -296,6 +296,7 @@ export class Api {
 
   /** Validation every write goes through: names, labels, schema (pruning, strictness), CRD rules. */
   private admit(rt: ResourceType, obj: KubeObject, old: KubeObject | undefined, opts: WriteOptions): void {
+    checkMetadataShape(obj.metadata);
     const causes: StatusCause[] = [];
     for (const [k, v] of Object.entries(obj.metadata.labels ?? {})) {
       const name = k.includes('/') ? k.slice(k.indexOf('/') + 1) : k;
@@ -505,6 +506,32 @@ export class Api {
     });
     obj.metadata.managedFields = entries;
   }
+}
+
+/**
+ * The types of the metadata fields the server itself reads (labels, annotations, finalizers, ownerReferences), as
+ * the real server's decoder enforces them: a wrong type is a 400, a reference missing its keys a 422. Without this a
+ * stored `ownerReferences: 5` would crash the garbage collector later.
+ */
+function checkMetadataShape(meta: KubeObject['metadata']): void {
+  const m = meta as Record<string, unknown>;
+  const isMap = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
+  for (const key of ['labels', 'annotations']) {
+    if (m[key] !== undefined && m[key] !== null && !isMap(m[key])) throw errors.badRequest(`metadata.${key}: must be a map of strings, got ${JSON.stringify(m[key]).slice(0, 80)}`);
+  }
+  if (m.finalizers !== undefined && m.finalizers !== null && !(Array.isArray(m.finalizers) && m.finalizers.every((f) => typeof f === 'string'))) {
+    throw errors.badRequest('metadata.finalizers: must be a list of strings');
+  }
+  const refs = m.ownerReferences;
+  if (refs === undefined || refs === null) return;
+  if (!Array.isArray(refs) || !refs.every(isMap)) throw errors.badRequest('metadata.ownerReferences: must be a list of objects');
+  const causes: StatusCause[] = [];
+  refs.forEach((r: Record<string, unknown>, i) => {
+    for (const key of ['apiVersion', 'kind', 'name', 'uid']) {
+      if (typeof r[key] !== 'string' || !r[key]) causes.push({ reason: 'FieldValueRequired', field: `metadata.ownerReferences[${i}].${key}`, message: 'Required value' });
+    }
+  });
+  if (causes.length) throw errors.invalid('', 'Object', String(m.name ?? ''), causes);
 }
 
 /** FieldsV1 form of the fields an object sets: `{"f:spec": {"f:replicas": {}}}`; lists are owned as a whole. */

@@ -30,7 +30,31 @@ export function mediaType(header: string | undefined): string {
   return (header ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
+/**
+ * Deepest nesting of objects and arrays a body may have. Real objects stay far below it; deeper documents would
+ * overflow the stack of the recursive walks (cloning, schema checks, merge patches) and end as a 500.
+ */
+export const MAX_BODY_DEPTH = 1000;
+
+/** Whether a parsed document nests deeper than `limit` (walked without recursion, so any depth is safe to test). */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(v as object)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 export function decodeBody(raw: Buffer, contentType: string): unknown {
+  const value = decodeRawBody(raw, contentType);
+  if (nestsDeeperThan(value, MAX_BODY_DEPTH)) throw errors.badRequest(`the request body nests objects or arrays deeper than ${MAX_BODY_DEPTH} levels`);
+  return value;
+}
+
+function decodeRawBody(raw: Buffer, contentType: string): unknown {
   if (raw.length === 0) return undefined;
   const type = mediaType(contentType);
   if (type === 'application/vnd.kubernetes.protobuf') return decodeProtobuf(raw);
@@ -45,7 +69,7 @@ export function decodeBody(raw: Buffer, contentType: string): unknown {
     throw errors.badRequest(`the request body is not valid JSON: ${(e as Error).message}`);
   }
   try {
-    return parseYaml(text, { maxAliasCount: 100 });
+    return parseYaml(text, { maxAliasCount: 100, logLevel: 'error' });
   } catch (e) {
     throw new ApiError(400, 'BadRequest', `the request body is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
   }
