@@ -54,7 +54,7 @@ export function send(target: Target, agent: HttpAgent, req: RawRequest, opts: { 
   const doRequest = target.url.startsWith('https') ? httpsRequest : httpRequest;
   const headers: Record<string, string> = { Accept: 'application/json', ...(req.headers ?? {}) };
   if (!req.anonymous) headers.Authorization = `Bearer ${req.token ?? target.token}`;
-  if (req.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(req.body));
+  if (req.body !== undefined) headers['Content-Length'] = String(typeof req.body === 'string' ? Buffer.byteLength(req.body) : req.body.length);
   const base = new URL(target.url);
   return new Promise((resolve, reject) => {
     // The path goes out as given (new URL() would read "//api" as a host name).
@@ -104,4 +104,40 @@ export function reasonOf(res: RawResponse): string {
   } catch {
     return '-';
   }
+}
+
+export interface WatchStream {
+  events: Array<{ type: string; object: any }>;
+  /** Resolves when the server ends the stream (or it breaks). */
+  ended: Promise<void>;
+  close(): void;
+}
+
+/** Opens a watch and collects its events as they arrive, one JSON object per line. */
+export function openWatchStream(target: Target, path: string): Promise<WatchStream> {
+  const doRequest = target.url.startsWith('https') ? httpsRequest : httpRequest;
+  const base = new URL(target.url);
+  return new Promise((resolve, reject) => {
+    const events: WatchStream['events'] = [];
+    let endResolve!: () => void;
+    const ended = new Promise<void>((r) => { endResolve = r; });
+    const req = doRequest({ hostname: base.hostname, port: base.port, path, headers: { Authorization: `Bearer ${target.token}` }, ca: target.caPem || undefined }, (res) => {
+      if (res.statusCode !== 200) { res.resume(); reject(new Error(`watch ${path} answered ${res.statusCode}`)); return; }
+      let buffer = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          if (line.trim()) events.push(JSON.parse(line));
+        }
+      });
+      res.on('end', () => endResolve());
+      res.on('close', () => endResolve());
+      resolve({ events, ended, close: () => req.destroy() });
+    });
+    req.on('error', (e) => { endResolve(); reject(e); });
+    req.end();
+  });
 }
