@@ -2,6 +2,7 @@
 // stream is parsed, and failures become typed errors that name the failing step and show its last output lines.
 import { cp, mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { StringDecoder } from 'node:string_decoder';
 import path from 'node:path';
 import { create as createTar } from 'tar';
 import type { RegistryCredentials } from './credentials.js';
@@ -59,12 +60,12 @@ const LAST_LINES = 15;
 // eslint-disable-next-line no-control-regex
 const ANSI_ESCAPE = /\u001b\[[0-9;]*m/g;
 
-/** Turns an `errorDetail` of the build stream into the matching error type. */
 /** Expands `$NAME` and `${NAME}` of a step's text with the build arguments, as the builder does. */
 function expandArgs(text: string, buildArgs: Record<string, string>): string {
   return text.replace(/\$\{(\w+)\}|\$(\w+)/g, (whole, braced: string | undefined, bare: string | undefined) => buildArgs[(braced ?? bare)!] ?? whole);
 }
 
+/** Turns an `errorDetail` of the build stream (or an error of the build call) into the matching error type. */
 export function classifyBuildError(
   rawMessage: string,
   step: string | undefined,
@@ -108,10 +109,12 @@ export function classifyBuildError(
 /** Parses a build stream, chunk by chunk, calling `onObject` for every complete JSON object. */
 export class BuildStreamParser {
   private buffer = '';
+  // A chunk may end inside a multi-byte character; the decoder keeps the partial bytes for the next chunk.
+  private readonly decoder = new StringDecoder('utf8');
   constructor(private readonly onObject: (o: BuildStreamObject) => void) {}
 
   push(chunk: Buffer | string): void {
-    this.buffer += chunk.toString();
+    this.buffer += typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
     let newline: number;
     while ((newline = this.buffer.indexOf('\n')) >= 0) {
       const line = this.buffer.slice(0, newline).trim();
@@ -121,7 +124,7 @@ export class BuildStreamParser {
   }
 
   end(): void {
-    const rest = this.buffer.trim();
+    const rest = (this.buffer + this.decoder.end()).trim();
     this.buffer = '';
     if (rest) this.parseLine(rest);
   }

@@ -26,6 +26,16 @@ describe('images: pure helpers', () => {
     ]);
   });
 
+  it('keeps a multi-byte character split across chunks', () => {
+    const seen: { stream?: string }[] = [];
+    const parser = new BuildStreamParser((o) => seen.push(o));
+    const bytes = Buffer.from('{"stream":"Größe ✓"}\n');
+    parser.push(bytes.subarray(0, 15));
+    parser.push(bytes.subarray(15));
+    parser.end();
+    expect(seen).to.deep.equal([{ stream: 'Größe ✓' }]);
+  });
+
   it('classifies engine build errors', () => {
     const run = classifyBuildError("The command '/bin/sh -c false' returned a non-zero code: 3", 'Step 2/2 : RUN false', ['x']);
     expect(run).to.be.instanceOf(BuildStepFailedError);
