@@ -30,8 +30,8 @@ describe('images: pure helpers', () => {
     const seen: { stream?: string }[] = [];
     const parser = new BuildStreamParser((o) => seen.push(o));
     const bytes = Buffer.from('{"stream":"Größe ✓"}\n');
-    parser.push(bytes.subarray(0, 15));
-    parser.push(bytes.subarray(15));
+    parser.push(bytes.subarray(0, 16)); // ends inside "ß"
+    parser.push(bytes.subarray(16));
     parser.end();
     expect(seen).to.deep.equal([{ stream: 'Größe ✓' }]);
   });
