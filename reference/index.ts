@@ -12,7 +12,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startApiServer, type RunningApiServer } from '../mock/index.js';
+import { startApiServer, type FaultConfig, type RunningApiServer } from '../mock/index.js';
 import { connectEngine } from '../helpers/images/engine.js';
 import { startLocalRegistry, type LocalRegistry } from '../helpers/images/local-registry.js';
 import { RegistryClient } from '../helpers/images/registry-client.js';
@@ -52,6 +52,8 @@ export interface ReferenceClusterOptions {
   kubeconfigPath?: string;
   /** Progress and controller log lines. Default: silent. */
   log?: (line: string) => void;
+  /** API server faults (errors, resets, cut watches) from the start; setApiFaults changes them later. */
+  apiFaults?: FaultConfig;
 }
 
 export interface ReferenceCluster {
@@ -68,6 +70,10 @@ export interface ReferenceCluster {
   faults: string[];
   /** Cluster time now. */
   now(): Date;
+  /** Replace the API server's fault injection (see `apiFaults`). */
+  setApiFaults(faults: FaultConfig): void;
+  /** Replaces the API server's fault injection (429/500 shares, resets, watch cuts); `{}` turns it off. */
+  setApiFaults(faults: FaultConfig): void;
   /** Stops controllers, API server and registry; leaves no process behind. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -106,7 +112,7 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
     const releases = { current: built.current, next: built.next };
     say(`releases ready in ${(built.durationMs / 1000).toFixed(1)} s${built.built.length ? ` (built ${built.built.length} images)` : ' (cached)'}`);
 
-    const api: RunningApiServer = await startApiServer({ crds: openShiftCrds(), now: () => clock.now() });
+    const api: RunningApiServer = await startApiServer({ crds: openShiftCrds(), now: () => clock.now(), faults: options.apiFaults });
     cleanups.push(() => api.close());
     await api.writeKubeconfig(kubeconfigPath);
     say(`API server ${api.url}`);
@@ -144,6 +150,7 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
     });
     await informers.startAll();
     for (const c of controllers) c.start();
+    if (options.apiFaults) api.setFaults(options.apiFaults);
     say('controllers running');
 
     let stopped: Promise<void> | undefined;
@@ -158,6 +165,7 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
       seed,
       faults: faults.list(),
       now: () => clock.now(),
+      setApiFaults: (f: FaultConfig) => api.setFaults(f),
       stop: () => (stopped ??= cleanup()),
     };
   } catch (error) {
