@@ -210,3 +210,28 @@ describe('reference cluster acceptance (issue 4)', function () {
     });
   });
 });
+
+describe('reference cluster under API faults', function () {
+  this.timeout(120_000);
+
+  it('finishes the fixed upgrade with overrides despite 429s, 500s, resets and cut watches', async () => {
+    const h = await startHarness({ profile: FIXED });
+    try {
+      const custom = await customImage(h.cluster);
+      // the test's own client retries too; the point is the controllers
+      h.cluster.setApiFaults({ rate429: 0.05, rate500: 0.05, resetRate: 0.02, watchCutSeconds: 1, latencyMs: 2, latencyJitterMs: 5 });
+      const before = (await h.k.get<Obj>('MachineConfigPool', 'master'))!.status.configuration.name;
+      await h.k.create('MachineConfig', overrideMachineConfig('tc-54183-new-os-image-upgrade-master', 'master', custom));
+      await waitFor('master to roll out the override', () => poolSettledOnNew(h.k, 'master', before), 60_000, () => describeCluster(h.k));
+      await requestUpgrade(h.k, h.cluster.releases.next.image);
+      await waitFor('history Completed at the new version', async () => {
+        const head = (await h.k.get<Obj>('ClusterVersion', 'version'))?.status?.history?.[0];
+        return head?.state === 'Completed' && head.version === NEXT_VERSION;
+      }, 60_000, () => describeCluster(h.k));
+      h.cluster.setApiFaults({});
+      for (const node of await nodesOfRole(h.k, 'master')) expect(bootedImage(node)).to.equal(custom);
+    } finally {
+      await h.cluster.stop();
+    }
+  });
+});
