@@ -13,6 +13,7 @@ import {
   NEXT_RELEASE,
   readOsImageContent,
   readReleaseInfo,
+  ReleaseBuildError,
   type EnsureReleasesResult,
 } from '../../reference/releases/index.js';
 import { startTestRegistry, type TestRegistry } from './fixtures.js';
@@ -69,6 +70,20 @@ describe('reference releases as real images', function () {
       const restarted = await (await import('../../helpers/images/local-registry.js')).startLocalRegistry({ storageDir: registry.storageDir });
       registry.stop = restarted.stop;
       expect(restarted.address).to.equal(registry.address);
+    }
+  });
+
+  it('needs no engine when the registry has everything, and says so when it does not', async () => {
+    const warm = await ensureReleases({ registry });
+    expect(warm.built).to.deep.equal([]);
+    expect(warm.current).to.deep.equal(first.current);
+    const empty = await startTestRegistry();
+    try {
+      const err = await ensureReleases({ registry: empty }).catch((e) => e);
+      expect(err).to.be.instanceOf(ReleaseBuildError);
+      expect(err.message).to.include('no container engine was given');
+    } finally {
+      await empty.dispose();
     }
   });
 
