@@ -17,9 +17,13 @@ import {
 } from '../../helpers/images/errors.js';
 import { pullImage } from '../../helpers/images/pull.js';
 import { pushImage } from '../../helpers/images/push.js';
+import { RegistryClient } from '../../helpers/images/registry-client.js';
 import { ensureReleases, type ReleaseInfo } from '../../reference/releases/index.js';
 import { closedPort, MARKER_PASSWORD, markerPullSecret, runInImage, startTestRegistry, type TestRegistry } from './fixtures.js';
 
+const REPORT_REPO_FILE =
+  '[baseos]\nname=CentOS-$releasever - Base\nbaseurl=http://mirror.centos.org/centos/$releasever-stream/BaseOS/$basearch/os/\ngpgcheck=0\nenabled=1\n\n' +
+  '[appstream]\nname=CentOS-$releasever - AppStream\nbaseurl=http://mirror.centos.org/centos/$releasever-stream/AppStream/$basearch/os/\ngpgcheck=0\nenabled=1\n\n';
 const LAYERED_OS_DIR = fileURLToPath(new URL('../../images/layered-os/', import.meta.url));
 
 describe('images: layered OS image build and push (real engine, real registry)', function () {
@@ -62,6 +66,10 @@ describe('images: layered OS image build and push (real engine, real registry)',
       headers: { Accept: 'application/vnd.docker.distribution.manifest.v2+json, application/vnd.oci.image.manifest.v1+json' },
     });
     expect(head.headers.get('docker-content-digest')).to.equal(pushed.digest);
+
+    // The repository file is byte for byte what the report's printf writes.
+    const repoFile = await new RegistryClient().readFile(pushed.pullspec, '/etc/yum.repos.d/centos.repo');
+    expect(repoFile?.toString()).to.equal(REPORT_REPO_FILE);
 
     const inspected = await engine.getImage(tag).inspect();
     expect(inspected.Config.Labels).to.include(labels('54183'));
