@@ -18,7 +18,6 @@ import type { Controller, ControllerContext, ReleaseImages } from '../context.js
 import type { KubeObject } from '../kube/client.js';
 import type { Informer } from '../kube/informer.js';
 import { semanticEqual } from '../equality.js';
-import { getCondition } from '../mco/node-status.js';
 import { operatorVersionOf, setOperatorCondition, type OperandVersion } from '../mco/operator-status.js';
 import type { Condition } from '../mco/types.js';
 import type { Profile } from '../profiles.js';
@@ -162,7 +161,7 @@ export class ClusterVersionOperator implements Controller {
     const wanted = this.targetOf(cv, status);
 
     if (wanted && wanted.image !== status.desired?.image) {
-      const accepted = await this.loadPayload(wanted, cv, conditions, now);
+      const accepted = await this.loadPayload(wanted, conditions, now);
       conditions = accepted.conditions;
       if (accepted.release) {
         const release = accepted.release;
@@ -223,7 +222,6 @@ export class ClusterVersionOperator implements Controller {
 
   private async loadPayload(
     wanted: { version: string; image: string; force: boolean; listed: boolean },
-    cv: ClusterVersionObject,
     conditions: Condition[],
     now: string,
   ): Promise<{ conditions: Condition[]; release?: ReleaseImages; risks?: string }> {
@@ -259,7 +257,6 @@ export class ClusterVersionOperator implements Controller {
       return fail(`release image version ${release.version} does not match the expected upstream version ${wanted.version}`, 'VerifyPayloadVersion');
     }
     this.failedPayload = undefined;
-    void cv;
     return {
       release,
       risks,
