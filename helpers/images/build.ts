@@ -57,7 +57,6 @@ interface BuildStreamObject {
 }
 
 const LAST_LINES = 15;
-// eslint-disable-next-line no-control-regex
 const ANSI_ESCAPE = /\u001b\[[0-9;]*m/g;
 
 /** Expands `$NAME` and `${NAME}` of a step's text with the build arguments, as the builder does. */
