@@ -235,3 +235,30 @@ describe('reference cluster under API faults', function () {
     }
   });
 });
+
+describe('reference CVO payload errors', function () {
+  this.timeout(60_000);
+
+  it('an unreadable payload image is reported as ReleaseAccepted=False, not a hang', async () => {
+    const h = await startHarness({ profile: FIXED });
+    try {
+      const missing = `${h.cluster.registry}/ocp/release:4.12.0-0.nightly-2099-01-01-000000`;
+      await requestUpgrade(h.k, missing);
+      const cv = await waitFor('ReleaseAccepted=False', async () => {
+        const o = await h.k.get<Obj>('ClusterVersion', 'version');
+        return cond(o, 'ReleaseAccepted').status === 'False' ? o : undefined;
+      }, 20_000, () => describeCluster(h.k));
+      expect(cond(cv, 'ReleaseAccepted')).to.deep.include({
+        reason: 'RetrievePayload',
+        message: `Retrieving payload failed version="" image="${missing}" failure=unable to read release image ${missing}: manifest unknown: manifest unknown`,
+      });
+      expect(cv.status.history).to.have.length(1);
+      expect(cv.status.desired.version).to.equal(CURRENT_VERSION);
+      // without --force an image outside the update graph is refused, as a real CVO refuses an unsigned one
+      await h.k.patch('ClusterVersion', 'version', { spec: { desiredUpdate: { version: '', image: `${h.cluster.registry}/ocp/release@sha256:${'2'.repeat(64)}`, force: false } } });
+      await waitFor('the unforced refusal', async () => /The update cannot be verified: unable to verify sha256:2{64} against keyrings: verifier-public-key-redhat$/.test(cond(await h.k.get<Obj>('ClusterVersion', 'version'), 'ReleaseAccepted').message ?? ''), 20_000, () => describeCluster(h.k));
+    } finally {
+      await h.cluster.stop();
+    }
+  });
+});
