@@ -11,13 +11,23 @@ export interface ApiFailure {
   reason?: string;
   message: string;
   retryable: boolean;
+  /** What the server asked us to wait before retrying (Retry-After of a 429 or 503), in milliseconds. */
+  retryAfterMs?: number;
 }
 
 interface StatusBody {
   kind?: string;
   message?: string;
   reason?: string;
-  details?: { causes?: { field?: string; message?: string }[] };
+  details?: { causes?: { field?: string; message?: string }[]; retryAfterSeconds?: number };
+}
+
+/** Retry-After in milliseconds, from the header (seconds) or the Status details, when the server sent one. */
+function retryAfterMs(error: unknown, status: StatusBody | undefined): number | undefined {
+  const headers = (error as { headers?: Record<string, string> }).headers ?? {};
+  const header = Object.entries(headers).find(([k]) => k.toLowerCase() === 'retry-after')?.[1];
+  const seconds = header !== undefined && /^\d+$/.test(String(header).trim()) ? Number(header) : status?.details?.retryAfterSeconds;
+  return typeof seconds === 'number' && seconds >= 0 ? seconds * 1000 : undefined;
 }
 
 function parseBody(body: unknown): StatusBody | undefined {
@@ -52,12 +62,16 @@ export function classifyApiError(error: unknown): ApiFailure {
   if (typeof code === 'number') {
     const status = parseBody((error as { body?: unknown }).body);
     const causes = status?.details?.causes?.map((c) => `${c.field ?? ''}: ${c.message ?? ''}`).join('; ');
-    const message = status?.message ?? (error as Error).message.split('\n')[0] ?? `HTTP ${code}`;
+    // client-node gives no body for codes its API description lacks (401, 403): its own message then has a
+    // "Message: <status text>" line, better than its first line ("HTTP-Code: 401").
+    const text = String((error as Error).message ?? '');
+    const message = status?.message ?? /^Message: (.+)$/m.exec(text)?.[1] ?? text.split('\n')[0] ?? `HTTP ${code}`;
     return {
       code,
       reason: status?.reason,
       message: causes && !message.includes(causes) ? `${message} (${causes})` : message,
       retryable: code === 429 || code >= 500,
+      retryAfterMs: code === 429 || code === 503 ? retryAfterMs(error, status) : undefined,
     };
   }
   const net = networkCode(error);
@@ -102,6 +116,8 @@ export interface RetryOptions {
   attempts?: number;
   baseDelayMs?: number;
   maxDelayMs?: number;
+  /** Longest Retry-After honoured; a server asking for more gets this (default 10 s). */
+  maxRetryAfterMs?: number;
 }
 
 /** Runs one API call, retrying transient failures with exponential backoff; throws ClusterApiError otherwise. */
@@ -116,7 +132,9 @@ export async function withRetry<T>(what: string, call: () => Promise<T>, options
     } catch (error) {
       last = classifyApiError(error);
       if (!last.retryable || attempt === attempts) throw new ClusterApiError(what, last, attempt);
-      const delay = Math.min(max, base * 2 ** (attempt - 1)) * (0.75 + Math.random() * 0.5);
+      const backoff = Math.min(max, base * 2 ** (attempt - 1)) * (0.75 + Math.random() * 0.5);
+      // A throttling server says how long to stay away; retrying sooner only earns another 429.
+      const delay = Math.max(backoff, Math.min(last.retryAfterMs ?? 0, options.maxRetryAfterMs ?? 10_000));
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
