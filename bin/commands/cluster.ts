@@ -76,6 +76,8 @@ async function up(options: UpOptions): Promise<void> {
     seed: options.seed,
     faults: options.fault,
     workers: options.workers,
+    // lets tests keep their registry storage apart from a developer's
+    workDir: process.env.OCP_E2E_REFERENCE_WORKDIR || undefined,
     log: options.verbose ? (line) => console.error(line) : (line) => (/^(registry|releases|API server|cluster seeded|controllers)/.test(line) ? console.error(line) : undefined),
   });
   let stopping: Promise<void> | undefined;

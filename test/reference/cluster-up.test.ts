@@ -1,0 +1,66 @@
+/** `ocp-e2e cluster up` as a person uses it: foreground, usable with kubectl, gone after Ctrl-C. */
+import { expect } from 'chai';
+import { execa } from 'execa';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { TEST_WORK_DIR } from './support/cluster.js';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+function portOpen(address: string): Promise<boolean> {
+  const [host, port] = address.split(':');
+  return new Promise((resolve) => {
+    const socket = connect({ host, port: Number(port) }, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+  });
+}
+
+describe('ocp-e2e cluster up', function () {
+  this.timeout(90_000);
+
+  it('prints how to use the cluster, serves kubectl, and stops cleanly on SIGINT', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-cluster-up-'));
+    const kubeconfig = path.join(dir, 'kubeconfig');
+    const child = execa('node', ['--import', 'tsx', 'bin/ocp-e2e.ts', 'cluster', 'up', '--profile', '4.12-nightly-2022-09-08', '--kubeconfig-out', kubeconfig, '--seed', '3'], {
+      cwd: REPO,
+      env: { OCP_E2E_REFERENCE_WORKDIR: TEST_WORK_DIR },
+      reject: false,
+      all: true,
+    });
+    try {
+      let output = '';
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`cluster up did not become ready in 60 s:\n${output}`)), 60_000);
+        child.all!.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes('Press Ctrl-C to stop.')) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        void child.then(() => reject(new Error(`cluster up exited early:\n${output}`)));
+      });
+      for (const line of [`kubeconfig:   ${kubeconfig}`, 'API server:   https://127.0.0.1:', 'time factor:  600 (10 cluster minutes per wall second', 'rhel-coreos-8  ', 'next release    4.12.0-0.nightly-2022-09-12-152748', 'profile 4.12-nightly-2022-09-08']) {
+        expect(output).to.include(line);
+      }
+      const registry = /registry:\s+(127\.0\.0\.1:\d+)/.exec(output)![1]!;
+      const co = await execa('kubectl', ['--kubeconfig', kubeconfig, 'get', 'co', 'machine-config', '-o', 'jsonpath={.status.versions[0].version}']);
+      expect(co.stdout).to.equal('4.12.0-0.nightly-2022-09-08-002336');
+      const info = await execa('kubectl', ['--kubeconfig', kubeconfig, 'get', 'configmap', '-n', 'kube-system', 'ocp-e2e-reference-cluster', '-o', 'jsonpath={.data.profile} {.data.seed} {.data.timeFactor} {.data.registry}']);
+      expect(info.stdout).to.equal(`4.12-nightly-2022-09-08 3 600 ${registry}`);
+      child.kill('SIGINT');
+      const result = await child;
+      expect(result.exitCode, result.all).to.equal(0);
+      expect(await portOpen(registry), 'the registry must be stopped').to.equal(false);
+    } finally {
+      child.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
