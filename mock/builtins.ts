@@ -49,6 +49,12 @@ function lastSeen(event: KubeObject): string | undefined {
   return event.lastTimestamp ?? event.deprecatedLastTimestamp ?? event.eventTime ?? event.series?.lastObservedTime ?? event.metadata.creationTimestamp;
 }
 
+function podReady(pod: KubeObject): string {
+  const statuses = (pod.status?.containerStatuses ?? []) as Array<{ ready?: boolean }>;
+  const total = (pod.spec?.containers ?? []).length || statuses.length;
+  return `${statuses.filter((c) => c.ready).length}/${total}`;
+}
+
 const eventColumns: PrinterColumn[] = [
   { name: 'Last Seen', type: 'date', value: lastSeen },
   { name: 'Type', type: 'string', jsonPath: '.type' },
@@ -95,11 +101,21 @@ export function builtinResourceTypes(): ResourceType[] {
       group: '', version: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true, shortNames: ['sa'],
       columns: [{ name: 'Secrets', type: 'integer', value: (o) => (o.secrets ?? []).length }, age],
     }),
-    builtin({ group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true, shortNames: ['ev'], columns: eventColumns }),
+    builtin({ group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true, shortNames: ['ev'], columns: eventColumns, nameColumnLast: true }),
     builtin({
       group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', namespaced: true, shortNames: ['ev'],
       // Both event APIs are views of one store on a real server; here they share storage without field conversion.
-      storageKey: '/events', storageVersion: 'v1', columns: eventColumns,
+      storageKey: '/events', storageVersion: 'v1', columns: eventColumns, nameColumnLast: true,
+    }),
+    builtin({
+      // Served so that `kubectl describe node` (which lists the node's pods) works; nothing runs them.
+      group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, shortNames: ['po'], categories: ['all'], statusSubresource: true,
+      columns: [
+        { name: 'Ready', type: 'string', value: podReady },
+        { name: 'Status', type: 'string', value: (p) => p.metadata.deletionTimestamp ? 'Terminating' : p.status?.reason ?? p.status?.phase ?? 'Pending' },
+        { name: 'Restarts', type: 'integer', value: (p) => (p.status?.containerStatuses ?? []).reduce((n: number, c: { restartCount?: number }) => n + (c.restartCount ?? 0), 0) },
+        age,
+      ],
     }),
     builtin({
       group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions',

@@ -60,6 +60,8 @@ export interface ResourceType {
   /** Custom resources carry metadata.generation, bumped when anything but metadata and status changes. */
   tracksGeneration: boolean;
   columns: PrinterColumn[];
+  /** Events print their name only with -o wide, as the last column; everything else prints it first. */
+  nameColumnLast?: boolean;
   schema?: SchemaCheck;
   /** Where objects live in storage: shared by every version of one group/resource. */
   storageKey: string;

@@ -98,4 +98,5 @@ export const KIND_FIELDS: Record<string, string[]> = {
   Namespace: ['status.phase'],
   Node: ['spec.unschedulable'],
   Secret: ['type'],
+  Pod: ['spec.nodeName', 'spec.serviceAccountName', 'status.phase', 'status.podIP', 'spec.restartPolicy', 'spec.schedulerName'],
 };

@@ -43,16 +43,16 @@ function cellValue(col: PrinterColumn, obj: KubeObject, now: Date): unknown {
 }
 
 export function columnDefinitions(rt: ResourceType): Array<Record<string, unknown>> {
-  return [
-    { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace.', priority: 0 },
-    ...rt.columns.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0 })),
-  ];
+  const name = { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace.', priority: rt.nameColumnLast ? 1 : 0 };
+  const rest = rt.columns.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0 }));
+  return rt.nameColumnLast ? [...rest, name] : [name, ...rest];
 }
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
 export function tableRow(rt: ResourceType, obj: KubeObject, now: Date, include: IncludeObject): Record<string, unknown> {
-  const row: Record<string, unknown> = { cells: [obj.metadata.name, ...rt.columns.map((c) => cellValue(c, obj, now))] };
+  const cells = rt.columns.map((c) => cellValue(c, obj, now));
+  const row: Record<string, unknown> = { cells: rt.nameColumnLast ? [...cells, obj.metadata.name] : [obj.metadata.name, ...cells] };
   if (include === 'Object') row.object = obj;
   else if (include === 'Metadata') {
     row.object = { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };

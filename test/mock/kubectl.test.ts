@@ -46,6 +46,18 @@ describe('mock API server: kubectl acceptance', function () {
     expect(await t.kubectlOk(['get', 'node', 'worker-0', '-o', 'jsonpath={.status.conditions[*].type}'])).to.equal('Ready DiskPressure');
   });
 
+  it('describes a node and prints events with the columns of a real server', async () => {
+    const uid = await t.kubectlOk(['get', 'node', 'worker-0', '-o', 'jsonpath={.metadata.uid}']);
+    // describe finds a node's events by involvedObject kind, name, namespace ("") and uid.
+    await t.kubectlOk(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Event', metadata: { name: 'worker-0.reboot', namespace: 'default' }, involvedObject: { kind: 'Node', name: 'worker-0', uid }, reason: 'Rebooted', type: 'Normal', message: 'Node will reboot', lastTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }));
+    const events = await t.kubectlOk(['get', 'events', '-n', 'default']);
+    expect(events.split('\n')[0]!.split(/\s+/)).to.deep.equal(['LAST', 'SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE']);
+    expect(events).to.match(/Normal\s+Rebooted\s+node\/worker-0\s+Node will reboot/);
+    const described = await t.kubectlOk(['describe', 'node', 'worker-0']);
+    expect(described).to.match(/^Name:\s+worker-0$/m);
+    expect(described).to.match(/Rebooted\s+.*Node will reboot/);
+  });
+
   it('waits for a condition with kubectl wait', async () => {
     await t.kubectlOk(['create', '-f', '-'], JSON.stringify({ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfigPool', metadata: { name: 'worker' }, spec: {} }));
     const waiting = t.kubectl(['wait', 'mcp/worker', '--for=condition=Updated', '--timeout=20s']);
