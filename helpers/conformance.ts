@@ -54,10 +54,20 @@ export class PhaseError extends Error {
   readonly phase: PhaseName;
   /** The failure inside the phase (not `cause`: mocha would print it a second time). */
   readonly original: unknown;
+  /** Present when the cause is a verdict on the cluster (an assertion or a wait that ended without the state). */
+  readonly expected?: unknown;
+  readonly actual?: unknown;
+  readonly showDiff = false;
   constructor(phase: PhaseName, title: string, cause: unknown) {
     const inner = cause instanceof Error ? cause.message : String(cause);
     super(maskSecrets(`[phase ${phase}] ${title} failed: ${inner}`));
+    const verdict = cause instanceof Error && (cause.name === 'AssertionError' || 'expected' in cause);
     this.name = cause instanceof Error && cause.name === 'AssertionError' ? 'AssertionError' : 'PhaseError';
+    if (verdict) {
+      // Allure files an error with `expected` as failed (the product's fault), anything else as broken (the test's).
+      this.expected = (cause as { expected?: unknown }).expected ?? 'the assertion to hold';
+      this.actual = (cause as { actual?: unknown }).actual;
+    }
     this.phase = phase;
     this.original = cause;
     // Keep the frames of the original failure: they point at the spec line, this constructor does not.

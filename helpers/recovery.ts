@@ -6,8 +6,7 @@
  */
 import type { ClusterSnapshot } from './cluster-watcher.js';
 import type { Cluster } from './cluster.js';
-import { wallBudgetMs } from './capabilities.js';
-import type { WaitContext } from './cluster-waits.js';
+import { budgetMs, type WaitContext } from './cluster-waits.js';
 import { nodesOfPool, viewNode } from './pools.js';
 import { NodeAnnotations } from './types.js';
 import { waitFor } from './wait.js';
@@ -23,7 +22,7 @@ export async function recoverDegradedNodes(cluster: Cluster, ctx: WaitContext, p
     {
       what: `pool ${pool} to render without ${removedSources.join(', ')}`,
       expected: `mcp/${pool} spec.configuration.source without ${removedSources.join(', ')}`,
-      budgetMs: wallBudgetMs(10, ctx.caps, ctx.minBudgetMs),
+      budgetMs: budgetMs(ctx, 10),
       caps: ctx.caps,
       judge: (snap) => ({ done: rendered(snap), progress: `${pool} targets ${snap.pools.get(pool)?.spec?.configuration?.name ?? '-'}` }),
     },

@@ -27,7 +27,14 @@ export interface WaitSpec {
   caps: Pick<TargetCapabilities, 'timeFactor'>;
 }
 
+/**
+ * A wait that ends without the expected state is the cluster's verdict, not a broken test: `expected`/`actual` make
+ * Allure file it as failed (not broken); `showDiff: false` keeps mocha from diffing two prose descriptions.
+ */
 export class WaitTimeoutError extends Error {
+  readonly expected: string;
+  readonly actual: string;
+  readonly showDiff = false;
   constructor(spec: WaitSpec, observed: string, lastError: string | undefined, elapsedMs: number) {
     super(
       maskSecrets(
@@ -40,13 +47,20 @@ export class WaitTimeoutError extends Error {
       ),
     );
     this.name = 'WaitTimeoutError';
+    this.expected = spec.expected;
+    this.actual = maskSecrets(observed);
   }
 }
 
 export class WaitFailedError extends Error {
+  readonly expected: string;
+  readonly actual: string;
+  readonly showDiff = false;
   constructor(spec: WaitSpec, failure: string, observed: string) {
     super(maskSecrets(`${spec.what} cannot happen: ${failure}\n  expected: ${spec.expected}\n  last observed: ${observed}`));
     this.name = 'WaitFailedError';
+    this.expected = spec.expected;
+    this.actual = maskSecrets(observed);
   }
 }
 

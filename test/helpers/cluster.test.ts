@@ -105,7 +105,7 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
     watcher = new ClusterWatcher(mock.cluster);
     await watcher.start();
     watcher.lastError = 'watch MachineConfigPool: connection reset';
-    const err = await waitForPools({ watcher, caps: fast, progress: quiet, minBudgetMs: 300 }, { pools: ['worker'], sourcesInclude: { worker: ['tc-never'] } })
+    const err = await waitForPools({ watcher, caps: fast, progress: quiet, minBudgetMs: 300, compressedClockSlackMs: 0 }, { pools: ['worker'], sourcesInclude: { worker: ['tc-never'] } })
       .then(() => undefined, (e: Error) => e);
     expect(err).to.be.instanceOf(WaitTimeoutError);
     const message = (err as Error).message;
@@ -170,7 +170,7 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
       history: [{ state: 'Partial', version: TO, image: RELEASE_TO, startedTime: new Date().toISOString(), completionTime: null, verified: false }],
       conditions: [cond('Available', 'True'), cond('Progressing', 'True', `Unable to apply ${TO}: wait has exceeded 40 minutes for these operators: machine-config`), cond('Failing', 'True')],
     });
-    const err = await waitForUpgrade({ watcher, caps: { timeFactor: 6000 }, progress: quiet, minBudgetMs: 300 }, { image: RELEASE_TO }).then(() => undefined, (e: Error) => e);
+    const err = await waitForUpgrade({ watcher, caps: { timeFactor: 6000 }, progress: quiet, minBudgetMs: 300, compressedClockSlackMs: 0 }, { image: RELEASE_TO }).then(() => undefined, (e: Error) => e);
     expect((err as Error).message).to.include('wait has exceeded 40 minutes for these operators: machine-config');
     expect((err as Error).message).to.include('history[0]=Partial ' + TO);
   });
