@@ -5,7 +5,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { hasCli, oc } from './cli.js';
+import { anyCli, hasCli, oc, runCli } from './cli.js';
 import type { Cluster } from './cluster.js';
 import { attachText, attachYaml, toYaml } from './report.js';
 import { maskSecrets } from './secrets.js';
@@ -63,6 +63,20 @@ export async function gatherArtifacts(options: GatherOptions): Promise<GatherRes
     } catch (error) {
       result.errors.push(`${name}: ${(error as Error).message}`);
     }
+  }
+
+  // What a person types first: `oc get co,clusterversion,mcp,nodes` (kubectl prints the same tables from the CRDs).
+  const cli = await anyCli();
+  if (cli) {
+    const r = await runCli(cli, ['get', 'clusteroperators,clusterversions,machineconfigpools,nodes', '-o', 'wide'], {
+      kubeconfig: options.kubeconfig,
+      allowFailure: true,
+      timeoutMs: 60_000,
+    }).catch((e: Error) => ({ command: `${cli} get`, exitCode: 1, stdout: '', stderr: e.message }));
+    const text = `$ ${r.command}\n${r.stdout}${r.exitCode === 0 ? '' : `\n(exit ${r.exitCode}) ${r.stderr}`}`;
+    await writeFile(join(dir, `${cli}-get.txt`), maskSecrets(text));
+    result.files.push(join(dir, `${cli}-get.txt`));
+    await attachText(`${cli} get`, text);
   }
 
   if (options.logs && (await hasCli('oc'))) {

@@ -204,6 +204,8 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
     const mcs = readFileSync(join(result.dir, 'machineconfigs.yaml'), 'utf8');
     expect(mcs).to.include('tc-secret').and.not.include(secret);
     expect(readFileSync(join(result.dir, 'timeline.yaml'), 'utf8')).to.not.include(secret);
+    // kubectl is installed on these machines: the human-readable tables are gathered too.
+    expect(readFileSync(join(result.dir, 'kubectl-get.txt'), 'utf8')).to.match(/clusteroperator\.config\.openshift\.io\/machine-config\s+4\.12/);
     void writeFileSync;
   });
 
