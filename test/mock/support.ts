@@ -75,7 +75,11 @@ export async function request(server: RunningApiServer, method: string, path: st
   const payload = opts.rawBody ?? (opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
   const headers: Record<string, string> = { Accept: opts.accept ?? 'application/json' };
   if (opts.token !== null) headers.Authorization = `Bearer ${opts.token ?? server.token}`;
-  if (payload !== undefined) headers['Content-Type'] = opts.contentType ?? 'application/json';
+  if (payload !== undefined) {
+    headers['Content-Type'] = opts.contentType ?? 'application/json';
+    // Node's client sends a DELETE body without framing unless told its length.
+    headers['Content-Length'] = String(Buffer.byteLength(payload));
+  }
   return new Promise((resolve, reject) => {
     const req = httpRequest(new URL(path, server.url), { method, headers, ca: server.caPem || undefined }, (res: any) => {
       const chunks: Buffer[] = [];
