@@ -8,7 +8,7 @@
  *   await cluster.stop();
  */
 import { setMaxListeners } from 'node:events';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +31,7 @@ import { TemplateController } from './mco/template-controller.js';
 import { Faults, getProfile, type ProfileName } from './profiles.js';
 import { ensureReleases, type ReleaseInfo } from './releases/index.js';
 import { seedCluster } from './seed.js';
+import { acquireWorkDir } from './workdir.js';
 
 export { FAULTS, PROFILES, type FaultName, type ProfileName } from './profiles.js';
 export { CURRENT_VERSION, NEXT_VERSION } from './constants.js';
@@ -42,7 +43,10 @@ export interface ReferenceClusterOptions {
   timeFactor?: number;
   /** Seeds every duration the reference draws. Default 1. */
   seed?: number;
-  /** Where the registry keeps its images between runs. Default `<repo>/.cache/reference`. */
+  /**
+   * Where the registry keeps its images between runs. Default `<repo>/.cache/reference`. While another live cluster
+   * holds it, a private folder next to it is used (and removed on stop).
+   */
   workDir?: string;
   /** Named faults (see FAULTS); an unknown name is an error listing the valid ones. */
   faults?: string[];
@@ -89,14 +93,16 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
   if (!Number.isInteger(workers) || workers < 0) throw new Error(`workers must be a non-negative integer, got ${workers}`);
   const say = options.log ?? (() => undefined);
   const clock = new ClusterClock({ factor: timeFactor });
-  const workDir = path.resolve(options.workDir ?? path.join(REPO_ROOT, '.cache', 'reference'));
-  await mkdir(workDir, { recursive: true });
 
   const cleanups: Array<() => Promise<unknown>> = [];
   const cleanup = async (): Promise<void> => {
     for (const fn of cleanups.splice(0).reverse()) await fn().catch((e) => say(`stop: ${(e as Error).message}`));
   };
   try {
+    const work = await acquireWorkDir(path.resolve(options.workDir ?? path.join(REPO_ROOT, '.cache', 'reference')));
+    cleanups.push(() => work.release());
+    const workDir = work.path;
+    if (work.private) say(`registry storage ${workDir} (the shared one is in use by another cluster)`);
     let kubeconfigPath = options.kubeconfigPath;
     if (!kubeconfigPath) {
       const dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-reference-'));

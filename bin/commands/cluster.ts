@@ -59,7 +59,7 @@ export function usageText(cluster: ReferenceCluster, kubeconfig: string): string
     'Reproduce the report:',
     `  export KUBECONFIG=${kubeconfig}`,
     '  kubectl get co machine-config; kubectl get clusterversion; kubectl get mcp',
-    `  docker build -t ${cluster.imageRepo}:custom --build-arg BASE_IMAGE=${current.rhelCoreos8} images/layered-os && docker push ${cluster.imageRepo}:custom`,
+    `  docker build -t ${cluster.imageRepo}:custom -f images/layered-os/Containerfile --build-arg BASE_IMAGE=${current.rhelCoreos8} images/layered-os && docker push ${cluster.imageRepo}:custom`,
     '  kubectl create -f <MachineConfig with spec.osImageURL = the pushed image by digest, one per role>',
     `  kubectl patch clusterversion version --type merge -p '{"spec":{"desiredUpdate":{"version":"","image":"${next.image}","force":true}}}'`,
     '',
