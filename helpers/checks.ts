@@ -9,6 +9,7 @@ import {
   expectOperatorHealthyAt,
   expectPackageInstalled,
   expectPoolUpdated,
+  expectRenderedForRelease,
   expectRenderedOsImage,
 } from './assertions.js';
 import type { ConformanceSession } from './conformance.js';
@@ -61,6 +62,8 @@ export interface PoolImageExpectation {
   why: string;
   /** A package the image must contain (the layered image adds zsh). */
   package?: string;
+  /** After an upgrade: the rendered config must be the one made for this release. */
+  releaseVersion?: string;
 }
 
 /** The pool's rendered config carries the image; every node is Done on that config, booted from it (+ package). */
@@ -74,6 +77,7 @@ export async function checkPoolRunsImage(session: ConformanceSession, expectatio
     const rendered = renderedName ? await cluster.getMachineConfig(renderedName) : undefined;
     if (rendered) await attachYaml(`${renderedName}.yaml`, rendered);
     expectRenderedOsImage(pool, rendered, expectation.image, expectation.why);
+    if (expectation.releaseVersion) expectRenderedForRelease(rendered!, expectation.releaseVersion);
   });
   const nodes = nodesOfPool(pool, pools, await cluster.listNodes());
   expect(nodes.length, `mcp/${expectation.pool} has no nodes`).to.be.greaterThan(0);

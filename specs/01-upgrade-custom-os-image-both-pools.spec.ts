@@ -39,7 +39,7 @@ describe('[sig-mco] MCO layering: upgrade with a custom osImage', function () {
           await checkUpgradeCompleted(s, upgraded.version);
           await checkUpgradeInvariants(s);
           for (const pool of ['master', 'worker']) {
-            await checkPoolRunsImage(s, { pool, image: image.pullspec, why: `custom image of ${pool === 'master' ? MASTER_MC : WORKER_MC}`, package: 'zsh' });
+            await checkPoolRunsImage(s, { pool, image: image.pullspec, why: `custom image of ${pool === 'master' ? MASTER_MC : WORKER_MC}`, package: 'zsh', releaseVersion: upgraded.version });
           }
         });
       },

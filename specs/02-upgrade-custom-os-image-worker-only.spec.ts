@@ -36,8 +36,8 @@ describe('[sig-mco] MCO layering: upgrade with a custom osImage in the worker po
           await checkUpgradeCompleted(s, upgraded.version);
           await checkUpgradeInvariants(s);
           const newOsImage = await releaseOsImage(upgraded.image);
-          await checkPoolRunsImage(s, { pool: 'worker', image: image.pullspec, why: `custom image of ${WORKER_MC}`, package: 'zsh' });
-          await checkPoolRunsImage(s, { pool: 'master', image: newOsImage, why: `rhel-coreos-8 of ${upgraded.version}; master was not overridden` });
+          await checkPoolRunsImage(s, { pool: 'worker', image: image.pullspec, why: `custom image of ${WORKER_MC}`, package: 'zsh', releaseVersion: upgraded.version });
+          await checkPoolRunsImage(s, { pool: 'master', image: newOsImage, why: `rhel-coreos-8 of ${upgraded.version}; master was not overridden`, releaseVersion: upgraded.version });
         });
       },
     ),

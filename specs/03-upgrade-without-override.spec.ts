@@ -29,7 +29,7 @@ describe('[sig-mco] MCO upgrade baseline without an osImage override', function 
           await checkUpgradeInvariants(s);
           const newOsImage = await releaseOsImage(upgraded.image);
           for (const pool of ['master', 'worker']) {
-            await checkPoolRunsImage(s, { pool, image: newOsImage, why: `rhel-coreos-8 of ${upgraded.version}` });
+            await checkPoolRunsImage(s, { pool, image: newOsImage, why: `rhel-coreos-8 of ${upgraded.version}`, releaseVersion: upgraded.version });
           }
         });
       },

@@ -50,7 +50,7 @@ describe('[sig-mco] MCO layering: removing the osImage override after an upgrade
           await checkUpgradeCompleted(s, upgraded.version);
           const newOsImage = await releaseOsImage(upgraded.image);
           for (const pool of ['master', 'worker']) {
-            await checkPoolRunsImage(s, { pool, image: newOsImage, why: `rhel-coreos-8 of ${upgraded.version}; the override was deleted` });
+            await checkPoolRunsImage(s, { pool, image: newOsImage, why: `rhel-coreos-8 of ${upgraded.version}; the override was deleted`, releaseVersion: upgraded.version });
           }
         });
       },
