@@ -298,8 +298,6 @@ export class Api {
   private admit(rt: ResourceType, obj: KubeObject, old: KubeObject | undefined, opts: WriteOptions): void {
     checkMetadataShape(obj.metadata);
     const causes: StatusCause[] = [];
-    this.checkMetadataShape(obj.metadata, causes);
-    if (causes.length) throw errors.invalid(rt.group, rt.kind, typeof obj.metadata.name === 'string' ? obj.metadata.name : '', causes);
     for (const [k, v] of Object.entries(obj.metadata.labels ?? {})) {
       const name = k.includes('/') ? k.slice(k.indexOf('/') + 1) : k;
       const prefix = k.includes('/') ? k.slice(0, k.indexOf('/')) : '';
@@ -332,26 +330,6 @@ export class Api {
       this.checkCrdNames(obj);
       obj.status = establishedStatus(obj, timestamp(this.now()));
     }
-  }
-
-  /** Types of the metadata fields clients may write: a patch can put anything anywhere, the store must not. */
-  private checkMetadataShape(meta: Record<string, unknown>, causes: StatusCause[]): void {
-    const isMap = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
-    const bad = (field: string, value: unknown, want: string) => causes.push({ reason: 'FieldValueInvalid', field: `metadata.${field}`, message: `Invalid value: ${JSON.stringify(value)}: must be ${want}` });
-    for (const field of ['labels', 'annotations'] as const) {
-      const v = meta[field];
-      if (v === undefined || v === null) { delete meta[field]; continue; }
-      if (!isMap(v)) bad(field, v, 'a map of strings');
-    }
-    if (meta.finalizers !== undefined && meta.finalizers !== null) {
-      if (!Array.isArray(meta.finalizers) || meta.finalizers.some((f) => typeof f !== 'string' || !f)) bad('finalizers', meta.finalizers, 'a list of non-empty strings');
-    } else delete meta.finalizers;
-    if (meta.ownerReferences !== undefined && meta.ownerReferences !== null) {
-      const refs = meta.ownerReferences;
-      if (!Array.isArray(refs) || refs.some((r) => !isMap(r) || ['apiVersion', 'kind', 'name', 'uid'].some((k) => typeof (r as any)[k] !== 'string' || !(r as any)[k]))) {
-        bad('ownerReferences', refs, 'a list of references with apiVersion, kind, name and uid');
-      }
-    } else delete meta.ownerReferences;
   }
 
   /** Two CRDs must not serve the same group/plural; a clash is what the real server reports as NamesAccepted=False. */
