@@ -104,25 +104,28 @@ export async function requestUpgrade(k: KubeClient, image: string): Promise<void
   await k.patch('ClusterVersion', 'version', { spec: { desiredUpdate: { version: '', image, force: true } } });
 }
 
-/** `repository@digest` of the layered image; the registry address is the current cluster's (its port can change). */
-let layeredImage: Promise<string> | undefined;
+/** The layered image per registry address (the engine's layer cache makes a second build nearly free). */
+const layeredImages = new Map<string, Promise<string>>();
 
 /**
- * The report's layered image (rhel-coreos-8 + zsh) of the current release, pushed to the test registry and returned by
- * digest. Built once per run; the registry keeps it across the clusters of the run (same storage and port).
+ * The report's layered image (rhel-coreos-8 + zsh) of the current release, pushed to the cluster's registry and
+ * returned by digest.
  */
-export async function customImage(cluster: ReferenceCluster): Promise<string> {
-  layeredImage ??= (async () => {
-    const engine = await connectEngine();
-    const tag = `${cluster.imageRepo}:reference-tests-54183`;
-    await buildImage(engine, {
-      contextDir: path.join(REPO, 'images', 'layered-os'),
-      buildArgs: { BASE_IMAGE: cluster.releases.current.rhelCoreos8 },
-      tag,
-      timeoutMs: 120_000,
-    });
-    const { pullspec } = await pushImage(engine, tag);
-    return pullspec.slice(cluster.registry.length + 1);
-  })();
-  return `${cluster.registry}/${await layeredImage}`;
+export function customImage(cluster: ReferenceCluster): Promise<string> {
+  let image = layeredImages.get(cluster.registry);
+  if (!image) {
+    image = (async () => {
+      const engine = await connectEngine();
+      const tag = `${cluster.imageRepo}:reference-tests-54183`;
+      await buildImage(engine, {
+        contextDir: path.join(REPO, 'images', 'layered-os'),
+        buildArgs: { BASE_IMAGE: cluster.releases.current.rhelCoreos8 },
+        tag,
+        timeoutMs: 120_000,
+      });
+      return (await pushImage(engine, tag)).pullspec;
+    })();
+    layeredImages.set(cluster.registry, image);
+  }
+  return image;
 }
