@@ -78,7 +78,7 @@ export async function request(server: RunningApiServer, method: string, path: st
   if (payload !== undefined) {
     headers['Content-Type'] = opts.contentType ?? 'application/json';
     // Node's client sends a DELETE body without framing unless told its length.
-    headers['Content-Length'] = String(Buffer.byteLength(payload));
+    headers['Content-Length'] = String(typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length);
   }
   return new Promise((resolve, reject) => {
     const req = httpRequest(new URL(path, server.url), { method, headers, ca: server.caPem || undefined }, (res: any) => {
