@@ -6,6 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { establishedStatus, resourceTypesOf, validateCrd } from './crds.js';
 import { ApiError, errors, type StatusCause } from './errors.js';
+import { changedPaths, fieldPaths, recordOwnership, removeUnapplied } from './managedfields.js';
 import { mergePatch, jsonPatch, strategicMerge, PATCH_TYPES } from './patch.js';
 import { apiVersionOf, type KubeObject, type ResourceRegistry, type ResourceType } from './resources.js';
 import { KIND_FIELDS, parseFieldSelector, parseLabelSelector } from './selectors.js';
@@ -122,7 +123,9 @@ export class Api {
     if (rt.statusSubresource && !rt.builtin) delete obj.status;
     rt.onCreate?.(obj);
     this.admit(rt, obj, undefined, opts);
-    if (opts.fieldManager) this.recordManager(obj, opts.fieldManager, appliedConfig ? 'Apply' : 'Update', appliedConfig);
+    if (opts.fieldManager) {
+      recordOwnership(obj, opts.fieldManager, appliedConfig ? 'Apply' : 'Update', fieldPaths(appliedConfig ?? obj), timestamp(this.now()));
+    }
     if (opts.dryRun) return obj;
     return this.commit(rt, obj, undefined).obj;
   }
@@ -166,7 +169,6 @@ export class Api {
     if (rv !== undefined && rv !== current.metadata.resourceVersion) {
       throw errors.conflict(rt.group, rt.plural, name, 'the object has been modified; please apply your changes to the latest version and try again');
     }
-    if (opts.fieldManager) this.recordManager(obj, opts.fieldManager, 'Update', undefined);
     return { obj: this.replace(rt, current, obj, opts, subresource), created: false };
   }
 
@@ -243,8 +245,10 @@ export class Api {
       throw errors.conflict(rt.group, rt.plural, name, 'the object has been modified; please apply your changes to the latest version and try again');
     }
     merged.metadata.resourceVersion = existing.obj.metadata.resourceVersion;
-    this.recordManager(merged, opts.fieldManager, 'Apply', applied);
-    return { obj: this.replace(rt, existing.obj, merged, opts, subresource), created: false };
+    const appliedPaths = fieldPaths(applied);
+    removeUnapplied(merged, existing.obj, opts.fieldManager, appliedPaths);
+    recordOwnership(merged, opts.fieldManager, 'Apply', appliedPaths, timestamp(this.now()));
+    return { obj: this.replace(rt, existing.obj, merged, { ...opts, fieldManager: undefined }, subresource), created: false };
   }
 
   /** Common path of PUT and PATCH: keeps what clients may not change, then admits and stores. */
@@ -281,6 +285,7 @@ export class Api {
       if (!subresource && specChanged(current, next)) meta.generation += 1;
     } else delete meta.generation;
     if (meta.finalizers && meta.finalizers.length === 0) delete meta.finalizers;
+    if (opts.fieldManager) recordOwnership(next, opts.fieldManager, 'Update', changedPaths(current, next), timestamp(this.now()));
     this.admit(rt, next, current, opts);
     if (opts.dryRun) return next;
     if (meta.deletionTimestamp && rt.storageKey === NAMESPACE_STORAGE_KEY) {
@@ -492,20 +497,6 @@ export class Api {
     }
     throw errors.alreadyExists(rt.group, rt.plural, `${prefix}*`);
   }
-
-  /** managedFields entry for a field manager: the fields of the applied configuration, or of the object written. */
-  private recordManager(obj: KubeObject, manager: string, operation: 'Apply' | 'Update', applied: KubeObject | undefined): void {
-    const entries = ((obj.metadata.managedFields ?? []) as Array<Record<string, unknown>>).filter((e) => !(e.manager === manager && e.operation === operation));
-    const { apiVersion: _a, kind: _k, status: _s, ...rest } = applied ?? obj;
-    const meta: Record<string, unknown> = {};
-    for (const key of ['labels', 'annotations', 'finalizers', 'ownerReferences']) if (rest.metadata?.[key] !== undefined) meta[key] = rest.metadata[key];
-    // Every entry carries fieldsV1: kubectl dereferences it when it migrates client-side apply to server-side.
-    entries.push({
-      manager, operation, apiVersion: obj.apiVersion, time: timestamp(this.now()), fieldsType: 'FieldsV1',
-      fieldsV1: fieldSet({ ...rest, metadata: meta }),
-    });
-    obj.metadata.managedFields = entries;
-  }
 }
 
 /**
@@ -534,15 +525,6 @@ function checkMetadataShape(meta: KubeObject['metadata']): void {
   if (causes.length) throw errors.invalid('', 'Object', String(m.name ?? ''), causes);
 }
 
-/** FieldsV1 form of the fields an object sets: `{"f:spec": {"f:replicas": {}}}`; lists are owned as a whole. */
-function fieldSet(value: Record<string, any>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    if (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length) out[`f:${k}`] = fieldSet(v);
-    else out[`f:${k}`] = {};
-  }
-  return out;
-}
 
 /** Whether anything other than metadata and status differs: what bumps metadata.generation. */
 function specChanged(a: KubeObject, b: KubeObject): boolean {

@@ -187,6 +187,22 @@ describe('mock API server: semantics over HTTP', function () {
       expect(updated.json.data).to.include({ b: '2' });
       expect((await request(s, 'PATCH', `${CM('default')}/ssa`, { body, contentType: 'application/apply-patch+yaml' })).status).to.equal(400);
     });
+
+    it('removes what a manager stops applying, unless another manager owns it', async () => {
+      const apply = (data: Record<string, string>, labels: Record<string, string>) => request(s, 'PATCH', `${CM('default')}/owned?fieldManager=deployer`, {
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owned', labels }, data }, contentType: 'application/apply-patch+yaml',
+      });
+      await apply({ a: '1', b: '2', c: '3' }, { team: 'x', tier: 'y' });
+      await request(s, 'PATCH', `${CM('default')}/owned?fieldManager=operator`, { body: { data: { c: '30', d: '4' } }, contentType: 'application/merge-patch+json' });
+      const after = (await apply({ a: '1' }, { team: 'x' })).json;
+      // b and the tier label were only the deployer's: gone. c was changed by the operator, d is the operator's: kept.
+      expect(after.data).to.deep.equal({ a: '1', c: '30', d: '4' });
+      expect(after.metadata.labels).to.deep.equal({ team: 'x' });
+      const managers = after.metadata.managedFields.map((e: any) => `${e.manager}/${e.operation}`);
+      expect(managers).to.have.members(['deployer/Apply', 'operator/Update']);
+      const operator = after.metadata.managedFields.find((e: any) => e.manager === 'operator');
+      expect(operator.fieldsV1).to.deep.equal({ 'f:data': { 'f:c': {}, 'f:d': {} } });
+    });
   });
 
   describe('list', () => {
