@@ -1,0 +1,73 @@
+/**
+ * `ocp-e2e apiserver` as a person runs it: prints the URL and kubeconfig path, serves the OpenShift CRDs to kubectl,
+ * keeps objects in --data-dir across restarts and stops cleanly on SIGTERM.
+ */
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+function startCommand(args: string[]): Promise<{ child: ChildProcess; output: () => string; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/ocp-e2e.ts'), 'apiserver', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d;
+      const m = /API server ready at (\S+)/.exec(out);
+      if (m && /kubeconfig: /.test(out)) resolve({ child, output: () => out, url: m[1]! });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (d) => { out += d; });
+    child.once('exit', (code) => reject(new Error(`apiserver exited early with ${code}: ${out}`)));
+  });
+}
+
+function stopCommand(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.once('exit', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+}
+
+describe('ocp-e2e apiserver command', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let child: ChildProcess | undefined;
+  before(() => { dir = mkdtempSync(join(tmpdir(), 'apiserver-cmd-')); });
+  after(async () => {
+    if (child && child.exitCode === null) await stopCommand(child);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves kubectl over HTTPS, persists with --data-dir and stops on SIGTERM', async () => {
+    const kubeconfig = join(dir, 'kubeconfig');
+    const args = ['--listen', '127.0.0.1:0', '--kubeconfig-out', kubeconfig, '--data-dir', join(dir, 'data')];
+    const first = await startCommand(args);
+    child = first.child;
+    expect(first.url).to.match(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(first.output()).to.contain(`kubeconfig: ${kubeconfig}`);
+    const env = { KUBECONFIG: kubeconfig, HOME: dir };
+    const resources = await execa('kubectl', ['api-resources', '-o', 'name'], { env });
+    expect(resources.stdout.split('\n')).to.include.members(['clusteroperators.config.openshift.io', 'machineconfigpools.machineconfiguration.openshift.io']);
+    await execa('kubectl', ['create', 'configmap', 'kept', '--from-literal=a=1'], { env });
+    expect(await stopCommand(first.child)).to.equal(0);
+
+    const second = await startCommand(args);
+    child = second.child;
+    expect((await execa('kubectl', ['get', 'configmap', 'kept', '-o', 'jsonpath={.data.a}'], { env })).stdout).to.equal('1');
+    expect(await stopCommand(second.child)).to.equal(0);
+    child = undefined;
+  });
+
+  it('refuses a malformed --listen with a usage error', async () => {
+    const r = await execa(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/ocp-e2e.ts'), 'apiserver', '--listen', 'nonsense'], { cwd: ROOT, reject: false });
+    expect(r.exitCode).to.equal(2);
+    expect(r.stderr).to.contain('expected HOST:PORT');
+  });
+});
