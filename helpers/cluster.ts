@@ -185,6 +185,17 @@ export class Cluster {
     }
   }
 
+  /** A Secret's data decoded to text, or undefined when it does not exist. Callers register values for masking. */
+  async getSecretData(namespace: string, name: string): Promise<Record<string, string> | undefined> {
+    try {
+      const secret = await withRetry(`get Secret ${namespace}/${name}`, () => this.core.readNamespacedSecret({ namespace, name }));
+      return Object.fromEntries(Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
   async listEvents(): Promise<CoreV1Event[]> {
     const list = await withRetry('list Event (all namespaces)', () => this.core.listEventForAllNamespaces({}));
     return list.items;

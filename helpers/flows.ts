@@ -36,7 +36,7 @@ export async function findStartingPoint(session: ConformanceSession): Promise<St
 export async function buildCustomOsImage(session: ConformanceSession, caseId: string, baseImage: string): Promise<LayeredImage> {
   return step(`build and push the layered OS image FROM ${baseImage}`, async () => {
     const output: string[] = [];
-    const image = await buildLayeredOsImage({ target: session.target, caps: session.caps, caseId, baseImage, onOutput: (l) => output.push(l) });
+    const image = await buildLayeredOsImage({ cluster: session.cluster, target: session.target, caps: session.caps, caseId, baseImage, onOutput: (l) => output.push(l) });
     await attachText('build output', output.join('\n'));
     await attachYaml('layered image', image);
     return image;

@@ -10,6 +10,8 @@ import { parseDockerConfig, RegistryCredentials } from './images/credentials.js'
 import { connectEngine, type Engine } from './images/engine.js';
 import { pushImage } from './images/push.js';
 import type { TargetCapabilities } from './capabilities.js';
+import type { Cluster } from './cluster.js';
+import { parsePullSecret } from './secrets.js';
 import { pullSecret, type TargetConfig } from './target.js';
 
 const LAYERED_OS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'images', 'layered-os');
@@ -44,12 +46,27 @@ export function imageRepository(targetConfig: TargetConfig, caps: TargetCapabili
   return repo.replace(/:[^/:]+$/, ''); // a tag given by mistake would be overwritten by ours
 }
 
+/** Credentials from --pull-secret. */
 export function registryCredentials(): RegistryCredentials {
   const secret = pullSecret();
   return secret ? parseDockerConfig(secret.json, 'the pull secret') : new RegistryCredentials();
 }
 
+/**
+ * Credentials for building on top of a release image: --pull-secret when given, else the cluster's own pull secret
+ * (openshift-config/pull-secret), which is what can pull the release's images, as QE's layering tests do.
+ */
+export async function buildCredentials(cluster: Cluster): Promise<RegistryCredentials> {
+  if (pullSecret()) return registryCredentials();
+  const data = await cluster.getSecretData('openshift-config', 'pull-secret').catch(() => undefined);
+  const json = data?.['.dockerconfigjson'];
+  if (!json) return new RegistryCredentials();
+  parsePullSecret(json, 'secret openshift-config/pull-secret'); // registers its credentials for masking
+  return parseDockerConfig(json, 'secret openshift-config/pull-secret');
+}
+
 export interface LayeredImageRequest {
+  cluster: Cluster;
   target: TargetConfig;
   caps: TargetCapabilities;
   caseId: string;
@@ -61,7 +78,7 @@ export interface LayeredImageRequest {
 export async function buildLayeredOsImage(request: LayeredImageRequest): Promise<LayeredImage> {
   const repo = imageRepository(request.target, request.caps);
   const tag = `${repo}:${request.target.runId}-${request.caseId.toLowerCase()}`;
-  const credentials = registryCredentials();
+  const credentials = await buildCredentials(request.cluster);
   const eng = await engine();
   const built = await buildImage(eng, {
     contextDir: LAYERED_OS_DIR,

@@ -57,6 +57,11 @@ export function loadPullSecret(path: string): PullSecret {
   } catch (error) {
     throw new Error(`cannot read the pull secret ${path}: ${(error as Error).message}`);
   }
+  return parsePullSecret(text, path);
+}
+
+/** Parses pull secret text (from a file or the cluster's openshift-config/pull-secret) and registers its secrets. */
+export function parsePullSecret(text: string, path: string): PullSecret {
   registerSecret(text.trim());
   let parsed: { auths?: Record<string, RegistryAuth> };
   try {

@@ -215,12 +215,15 @@ async function runOnCluster(files: string[], options: RunOptions, base: Omit<Tar
   } catch (error) {
     throw new UsageError(`cannot reach the cluster of ${kubeconfigPath}: ${(error as Error).message}`);
   }
-  const caps = await discoverCapabilities(cluster).catch(() => ({ isReference: false, timeFactor: 1 }));
+  const caps: { isReference: boolean; timeFactor: number; imageRepo?: string } = await discoverCapabilities(cluster).catch(() => ({ isReference: false, timeFactor: 1 }));
   console.log(`target: cluster ${cluster.apiUrl}`);
   console.log(`current version: ${version ?? 'unknown'} (${nodes} nodes${caps.isReference ? `, an ocp-e2e reference cluster, time factor ${caps.timeFactor}` : ''})`);
   if (!options.allowDisruptive) {
     console.log('disruptive specs (upgrades, pool changes) will be SKIPPED: nothing on this cluster is changed; pass --allow-disruptive to run them');
   } else {
+    if (!options.imageRepo && !caps.imageRepo) {
+      throw new UsageError('--image-repo is required on a real cluster: the repository the layered OS images are pushed to and the nodes pull from (push credentials in --pull-secret)');
+    }
     await ensureEngine();
   }
   const timeoutMs = Math.max(60_000, Math.ceil((4 * 3600_000) / caps.timeFactor));

@@ -13,7 +13,8 @@ import { createOsImageOverrides } from '../../helpers/machineconfigs.js';
 import { UpgradeMonitor } from '../../helpers/monitor.js';
 import { readBootedImage, readInstalledPackage } from '../../helpers/node-os.js';
 import { gatherArtifacts } from '../../helpers/artifacts.js';
-import { registerSecret } from '../../helpers/secrets.js';
+import { maskSecrets, registerSecret } from '../../helpers/secrets.js';
+import { buildCredentials } from '../../helpers/layered-image.js';
 import { triggerUpgrade } from '../../helpers/upgrade.js';
 import { waitFor, WaitFailedError, WaitTimeoutError } from '../../helpers/wait.js';
 import { MockCluster, cond, FROM, TO, RELEASE_TO } from './fixture.js';
@@ -105,7 +106,7 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
     watcher = new ClusterWatcher(mock.cluster);
     await watcher.start();
     watcher.lastError = 'watch MachineConfigPool: connection reset';
-    const err = await waitForPools({ watcher, caps: fast, progress: quiet, minBudgetMs: 300, compressedClockSlackMs: 0 }, { pools: ['worker'], sourcesInclude: { worker: ['tc-never'] } })
+    const err = await waitForPools({ watcher, caps: { timeFactor: 60_000 }, progress: quiet, minBudgetMs: 300, compressedClockSlackMs: 0 }, { pools: ['worker'], sourcesInclude: { worker: ['tc-never'] } })
       .then(() => undefined, (e: Error) => e);
     expect(err).to.be.instanceOf(WaitTimeoutError);
     const message = (err as Error).message;
@@ -207,6 +208,27 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
     // kubectl is installed on these machines: the human-readable tables are gathered too.
     expect(readFileSync(join(result.dir, 'kubectl-get.txt'), 'utf8')).to.match(/clusteroperator\.config\.openshift\.io\/machine-config\s+4\.12/);
     void writeFileSync;
+  });
+
+  it("builds with the cluster's own pull secret when none is given, masking its credentials", async () => {
+    const { CoreV1Api } = await import('@kubernetes/client-node');
+    const kc = new KubeConfig();
+    kc.loadFromFile(mock.kubeconfigPath);
+    const core = kc.makeApiClient(CoreV1Api);
+    await core.createNamespace({ body: { metadata: { name: 'openshift-config' } } });
+    const password = 'cluster-pull-secret-MARKER-9';
+    const dockerconfig = JSON.stringify({ auths: { 'quay.io': { auth: Buffer.from(`robot:${password}`).toString('base64') } } });
+    await core.createNamespacedSecret({
+      namespace: 'openshift-config',
+      body: { metadata: { name: 'pull-secret' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': Buffer.from(dockerconfig).toString('base64') } },
+    });
+    // No --pull-secret in this process's target (read once from the environment).
+    process.env.KUBECONFIG ??= mock.kubeconfigPath;
+    delete process.env.OCP_E2E_PULL_SECRET;
+    const credentials = await buildCredentials(mock.cluster);
+    expect(credentials.hosts()).to.deep.equal(['quay.io']);
+    expect(credentials.authFor('quay.io')?.password).to.equal(password);
+    expect(maskSecrets(`pulling with ${password}`)).to.equal('pulling with ***');
   });
 
   it('falls back to polling when watches keep failing, and still sees changes', async () => {
