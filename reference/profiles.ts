@@ -82,7 +82,7 @@ export const FAULTS = {
   'sticky-override': 'the render controller keeps the last custom osImageURL after the override MachineConfig is deleted',
   'mcd-ignores-pull-errors': 'the daemon reports Done even when the OS image cannot be pulled, booting nothing new',
   'cvo-completes-early':
-    'the operator bumps its version before the master pool finished and the CVO completes as soon as it sees that version',
+    'the operator reports its new version as soon as the master pool starts rolling and the CVO completes on the version alone',
 } as const;
 
 export type FaultName = keyof typeof FAULTS;

@@ -29,11 +29,14 @@ import { semanticEqual } from '../equality.js';
 import type { McoBuild } from '../profiles.js';
 import { createRng } from '../rng.js';
 import { compareNames } from './render.js';
+import { isConditionTrue } from './node-status.js';
 import {
   clearDegradedStatus,
   goQuote,
+  isRequiredPool,
   machineConfigPoolStatus,
   notFoundError,
+  operatorVersionOf,
   requiredPoolsTick,
   requiredPoolsTimeoutError,
   SYNC_TASKS,
@@ -189,15 +192,18 @@ export class Operator implements Controller {
             break;
           case 'MachineConfigController':
             await this.syncControllerConfig(urls!, operatorVersion, build, deployment?.data?.RELEASE_IMAGE ?? '', pod);
-            if (faults.has('cvo-completes-early')) {
-              // the faulty operator reports its new version before the required pools are done
-              currentVersions = [{ name: 'operator', version: operatorVersion }];
-              await this.writeStatus(co, { conditions, versions: currentVersions });
-            }
             break;
-          case 'RequiredPools':
-            await this.syncRequiredPools(operatorVersion, build, pod);
+          case 'RequiredPools': {
+            // the faulty operator reports its new version as soon as the master pool is rolling, long before it is done
+            const bumpEarly = faults.has('cvo-completes-early') && operatorVersionOf(currentVersions) !== operatorVersion
+              ? async () => {
+                  currentVersions = [{ name: 'operator', version: operatorVersion }];
+                  await this.writeStatus(co, { conditions, versions: currentVersions });
+                }
+              : undefined;
+            await this.syncRequiredPools(operatorVersion, build, pod, bumpEarly);
             break;
+          }
           default:
             break; // the daemon set and the server have nothing to roll out in the reference
         }
@@ -335,7 +341,7 @@ export class Operator implements Controller {
     }
   }
 
-  private async syncRequiredPools(operatorVersion: string, build: McoBuild, pod: AbortSignal): Promise<void> {
+  private async syncRequiredPools(operatorVersion: string, build: McoBuild, pod: AbortSignal, bumpEarly?: () => Promise<void>): Promise<void> {
     const { clock, profile } = this.ctx;
     const deadline = clock.nowMs() + REQUIRED_POOLS_TIMEOUT_MS;
     let lastError: string | undefined;
@@ -352,6 +358,10 @@ export class Operator implements Controller {
         if (co) await this.writeStatus(co, { extension: this.extension(lastError) });
       }
       const pools = [...this.pools.list()].sort((a, b) => compareNames(a.metadata.name!, b.metadata.name!));
+      if (bumpEarly && pools.some((p) => isRequiredPool(p) && isConditionTrue(p.status?.conditions, 'Updating'))) {
+        await bumpEarly();
+        bumpEarly = undefined;
+      }
       const tick = requiredPoolsTick({
         pools,
         controllerVersion: build.hash,

@@ -99,6 +99,7 @@ describe('reference faults', function () {
       const master = await h.k.get<Obj>('MachineConfigPool', 'master');
       expect(master!.status.configuration.name, 'master must not have finished when the CVO completed').to.equal(masterBefore);
       expect(cond(master, 'Updated').status).to.equal('False');
+      expect(cond(master, 'Updating').status).to.equal('True');
     });
   });
 });
