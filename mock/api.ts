@@ -127,7 +127,7 @@ export class Api {
       recordOwnership(obj, opts.fieldManager, appliedConfig ? 'Apply' : 'Update', fieldPaths(appliedConfig ?? obj), timestamp(this.now()));
     }
     if (opts.dryRun) return obj;
-    return this.commit(rt, obj, undefined).obj;
+    return this.commit(rt, obj).obj;
   }
 
   /** PUT: the whole object, or its status when `subresource` is "status". */
@@ -296,7 +296,7 @@ export class Api {
       // The last finalizer is gone: the object goes away now.
       return this.removeNow(rt, next, false);
     }
-    return this.commit(rt, next, current).obj;
+    return this.commit(rt, next).obj;
   }
 
   /** Validation every write goes through: names, labels, schema (pruning, strictness), CRD rules. */
@@ -347,7 +347,7 @@ export class Api {
   }
 
   /** Stores a version of an object, keeping the registry in step with CRDs. */
-  private commit(rt: ResourceType, obj: KubeObject, _old: KubeObject | undefined): StoredObject {
+  private commit(rt: ResourceType, obj: KubeObject): StoredObject {
     const stored = this.store.put(rt.storageKey, obj);
     if (rt.storageKey === CRD_STORAGE_KEY) this.registry.replaceCrd(obj.metadata.name!, obj.metadata.deletionTimestamp ? [] : resourceTypesOf(obj));
     return stored;
@@ -368,6 +368,7 @@ export class Api {
     this.registry.removeCrd(crd.metadata.name!);
     const storageKey = `${crd.spec.group}/${crd.spec.names.plural}`;
     for (const s of this.store.list(storageKey)) this.store.remove(storageKey, s.obj.metadata.namespace, s.obj.metadata.name!);
+    this.store.endSubscriptions(storageKey);
   }
 
   /** Garbage collection: dependents whose owners are all gone are deleted; with orphaning their reference is dropped. */

@@ -362,7 +362,7 @@ function serveWatch(ctx: HttpContext, rt: ResourceType, namespace: string | unde
     }
     for (const ev of backlog) onEvent(ev);
   }
-  unsubscribe = ctx.api.store.subscribe(rt.storageKey, onEvent);
+  unsubscribe = ctx.api.store.subscribe(rt.storageKey, onEvent, finish);
 
   if (timeoutSeconds) timers.push(setTimeout(finish, timeoutSeconds * 1000));
   const cut = ctx.faults.watchCutMs;

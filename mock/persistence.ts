@@ -13,7 +13,7 @@ interface LogLine { op: 'put' | 'del'; k: string; rv: number; o: KubeObject }
 export class WriteLog {
   private fd: number;
 
-  private constructor(private readonly file: string) {
+  private constructor(file: string) {
     this.fd = openSync(file, 'a');
   }
 

@@ -37,6 +37,7 @@ export class Store {
   private history: StoreEvent[] = [];
   private historyStart = 0;
   private subscribers = new Map<string, Set<(ev: StoreEvent) => void>>();
+  private enders = new Map<string, Set<() => void>>();
   /** Called before each write is applied; the persistence log uses it to fsync before the client hears back. */
   beforeWrite?: (w: WriteRecord) => void;
 
@@ -135,11 +136,20 @@ export class Store {
     return out;
   }
 
-  subscribe(storageKey: string, fn: (ev: StoreEvent) => void): () => void {
+  /** Live events of one group/resource; `onEnd` runs if the resource stops being served (its CRD deleted). */
+  subscribe(storageKey: string, fn: (ev: StoreEvent) => void, onEnd?: () => void): () => void {
     let set = this.subscribers.get(storageKey);
     if (!set) { set = new Set(); this.subscribers.set(storageKey, set); }
     set.add(fn);
-    return () => { set!.delete(fn); };
+    let ends = this.enders.get(storageKey);
+    if (!ends) { ends = new Set(); this.enders.set(storageKey, ends); }
+    if (onEnd) ends.add(onEnd);
+    return () => { set!.delete(fn); if (onEnd) ends!.delete(onEnd); };
+  }
+
+  /** Ends every subscription of one group/resource (a real server closes watches of a deleted CRD's kind). */
+  endSubscriptions(storageKey: string): void {
+    for (const end of [...(this.enders.get(storageKey) ?? [])]) end();
   }
 
   /**

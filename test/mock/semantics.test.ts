@@ -363,7 +363,11 @@ describe('mock API server: semantics over HTTP', function () {
       expect(w.status).to.equal(422);
       const ok = await request(s, 'POST', '/apis/example.com/v1/namespaces/default/widgets', { body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 3 } } });
       expect(ok.status).to.equal(201);
+      const watch = await openWatch(s, '/apis/example.com/v1/widgets?watch=1');
+      await eventually(() => watch.events.length === 1, 'the widget ADDED');
       await request(s, 'DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com');
+      await watch.ended;
+      expect(watch.events.map((e) => e.type)).to.deep.equal(['ADDED', 'DELETED']);
       expect((await request(s, 'GET', '/apis/example.com/v1/namespaces/default/widgets')).status).to.equal(404);
       expect((await request(s, 'GET', '/apis')).json.groups.map((g: any) => g.name)).to.not.include('example.com');
     });
