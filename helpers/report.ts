@@ -45,6 +45,8 @@ export async function attachText(name: string, text: string): Promise<void> {
   await allure.attachment(name, maskSecrets(text), { contentType: 'text/plain', fileExtension: 'txt' });
 }
 
+/** A fact of this run shown with the result (versions, images); excluded from Allure's history id, which must stay
+ * the same run after run for the history and retries views to work. */
 export async function parameter(name: string, value: string): Promise<void> {
-  await allure.parameter(name, maskSecrets(value));
+  await allure.parameter(name, maskSecrets(value), { excluded: true });
 }
