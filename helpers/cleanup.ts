@@ -10,6 +10,16 @@ interface CleanupAction {
   description: string;
   run: () => Promise<void>;
   done: boolean;
+  /** Only brings the cluster back to a settled state (waits, node recovery); pointless on a throwaway cluster. */
+  settles: boolean;
+}
+
+export interface CleanupOptions {
+  /**
+   * The action only returns the cluster to a settled state (a wait for pools to roll back, re-pointing a degraded
+   * node). Skipped on a throwaway target; deleting what the test created is never skipped.
+   */
+  settles?: boolean;
 }
 
 export interface CleanupReport {
@@ -21,8 +31,8 @@ export interface CleanupReport {
 export class Cleanup {
   private readonly actions: CleanupAction[] = [];
 
-  add(description: string, run: () => Promise<void>): void {
-    this.actions.push({ description, run, done: false });
+  add(description: string, run: () => Promise<void>, options: CleanupOptions = {}): void {
+    this.actions.push({ description, run, done: false, settles: options.settles ?? false });
   }
 
   get pending(): string[] {
@@ -31,9 +41,9 @@ export class Cleanup {
 
   /**
    * Runs every pending action, newest first. A failing action does not stop the others; all failures are reported.
-   * With `keep` the actions are left pending and listed as skipped.
+   * With `keep` the actions are left pending and listed as skipped; with `skipSettling` the settling ones are skipped.
    */
-  async runAll(options: { keep?: boolean } = {}): Promise<CleanupReport> {
+  async runAll(options: { keep?: boolean; skipSettling?: boolean } = {}): Promise<CleanupReport> {
     const report: CleanupReport = { ran: [], failed: [], skipped: [] };
     if (options.keep) {
       report.skipped = this.pending;
@@ -41,6 +51,11 @@ export class Cleanup {
     }
     for (const action of [...this.actions].reverse()) {
       if (action.done) continue;
+      if (action.settles && options.skipSettling) {
+        action.done = true;
+        report.skipped.push(action.description);
+        continue;
+      }
       action.done = true; // once, even if it throws: a retry belongs in the action itself
       try {
         await action.run();

@@ -50,9 +50,13 @@ export async function overridePools(session: ConformanceSession, overrides: OsIm
   const byPool = mcsByPool(overrides);
   // Registered before the MachineConfigs exist, so LIFO runs it after their deletion: the pools must settle back,
   // or the cluster is left mid-rollout for whatever runs next.
-  session.cleanup.add(`wait until pools ${pools.join(', ')} settle without ${names.join(', ')}`, async () => {
-    await waitForPools(session.waits, { pools, sourcesExclude: byPool });
-  });
+  session.cleanup.add(
+    `wait until pools ${pools.join(', ')} settle without ${names.join(', ')}`,
+    async () => {
+      await waitForPools(session.waits, { pools, sourcesExclude: byPool });
+    },
+    { settles: true },
+  );
   await step(`create MachineConfigs ${names.join(', ')}`, async () => {
     const created = await createOsImageOverrides(session.cluster, session.cleanup, overrides, session.target.runId);
     for (const mc of created) await attachYaml(`${mc.metadata.name}.yaml`, mc);

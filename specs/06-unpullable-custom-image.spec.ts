@@ -27,13 +27,19 @@ describe('[sig-mco] MCO layering: unpullable custom osImage', function () {
         await s.phase('prepare', `point the worker pool at ${image}`, async () => {
           // Registered before the MachineConfig exists, so LIFO runs them after its deletion: re-point the node that
           // stays degraded (MCO will not), then wait for the pool to settle.
-          s.cleanup.add(`wait until pool worker settles without ${WORKER_MC}`, () =>
-            waitForPools(s.waits, { pools: ['worker'], sourcesExclude: { worker: [WORKER_MC] } }).then(() => undefined),
+          s.cleanup.add(
+            `wait until pool worker settles without ${WORKER_MC}`,
+            () => waitForPools(s.waits, { pools: ['worker'], sourcesExclude: { worker: [WORKER_MC] } }).then(() => undefined),
+            { settles: true },
           );
-          s.cleanup.add('point degraded worker nodes back at the config they run', async () => {
-            const nodes = await recoverDegradedNodes(s.cluster, s.waits, 'worker', [WORKER_MC]);
-            if (nodes.length) console.log(`    recovered degraded nodes: ${nodes.join(', ')}`);
-          });
+          s.cleanup.add(
+            'point degraded worker nodes back at the config they run',
+            async () => {
+              const nodes = await recoverDegradedNodes(s.cluster, s.waits, 'worker', [WORKER_MC]);
+              if (nodes.length) console.log(`    recovered degraded nodes: ${nodes.join(', ')}`);
+            },
+            { settles: true },
+          );
           await createOsImageOverrides(s.cluster, s.cleanup, [{ name: WORKER_MC, role: 'worker', osImageURL: image }], s.target.runId);
         });
 

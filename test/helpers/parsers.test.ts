@@ -176,3 +176,29 @@ describe('run command: summary line', () => {
     expect(parseSummary('crashed')).to.equal(undefined);
   });
 });
+
+describe('helpers: cleanup', () => {
+  it('runs last-in-first-out, once, keeps going after a failure, and skips only settling actions on a throwaway target', async () => {
+    const { Cleanup } = await import('../../helpers/cleanup.js');
+    const order: string[] = [];
+    const cleanup = new Cleanup();
+    cleanup.add('settle pools', async () => void order.push('settle'), { settles: true });
+    cleanup.add('delete a', async () => void order.push('a'));
+    cleanup.add('delete b', async () => {
+      order.push('b');
+      throw new Error('b is stuck');
+    });
+    const report = await cleanup.runAll({ skipSettling: true });
+    expect(order).to.deep.equal(['b', 'a']);
+    expect(report).to.deep.equal({ ran: ['delete a'], failed: [{ description: 'delete b', error: 'b is stuck' }], skipped: ['settle pools'] });
+    expect((await cleanup.runAll()).ran).to.deep.equal([]);
+  });
+
+  it('leaves everything in place with keep, listing what to undo newest first', async () => {
+    const { Cleanup } = await import('../../helpers/cleanup.js');
+    const cleanup = new Cleanup();
+    cleanup.add('first', async () => expect.fail('must not run'));
+    cleanup.add('second', async () => expect.fail('must not run'));
+    expect((await cleanup.runAll({ keep: true })).skipped).to.deep.equal(['second', 'first']);
+  });
+});
