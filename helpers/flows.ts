@@ -85,6 +85,9 @@ export async function upgradeCluster(session: ConformanceSession, from: string):
   const cv = await session.cluster.getClusterVersion();
   const target = resolveUpgradeTarget(cv, session.target.toImage);
   let version = target.version;
+  if (target.image === cv.status?.desired?.image || (version !== undefined && version === from)) {
+    throw new Error(`the cluster already runs ${target.image} (${from}): give --to-image a newer release`);
+  }
   await parameter('upgrade to', `${target.image} (${target.source})`);
   session.startMonitor(() => version ?? session.watcher.snapshot().clusterVersion?.status?.desired?.version);
   const trigger = await step(`upgrade to ${target.image}`, async () => {
@@ -96,7 +99,6 @@ export async function upgradeCluster(session: ConformanceSession, from: string):
   const reached = await step('wait for ClusterVersion to complete the upgrade', () => waitForUpgrade(session.waits, { image: target.image, version }));
   version ??= reached.clusterVersion?.status?.desired?.version;
   if (!version) throw new Error('ClusterVersion completed the upgrade but reports no version in status.desired');
-  if (version === from) throw new Error(`the cluster is still at ${from}: the target ${target.image} is the current release`);
   const pools = [...reached.pools.keys()];
   await step(`wait until pools ${pools.join(', ')} run configs of ${version}`, () => waitForPools(session.waits, { pools, releaseVersion: version }));
   await step(`wait for machine-config and ClusterVersion to settle at ${version}`, () => waitForClusterSettled(session.waits, version!));
