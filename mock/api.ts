@@ -45,9 +45,12 @@ export function timestamp(d: Date): string {
 
 const CRD_STORAGE_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
 const NAMESPACE_STORAGE_KEY = '/namespaces';
+const FOREGROUND = 'foregroundDeletion';
 
 export class Api {
   private terminatingNamespaces = new Set<string>();
+  /** Owners being deleted in the foreground, by uid: they go once no object names them as owner. */
+  private foregroundOwners = new Map<string, { rt: ResourceType; namespace?: string; name: string }>();
   private namespaceTimer?: NodeJS.Timeout;
 
   constructor(
@@ -182,12 +185,25 @@ export class Api {
       throw errors.conflict(rt.group, rt.plural, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`);
     }
     const isNamespace = rt.storageKey === NAMESPACE_STORAGE_KEY;
-    const finalizers = current.metadata.finalizers ?? [];
+    // Foreground: the owner stays, with the foregroundDeletion finalizer, until its dependents are gone.
+    const dependents = opts.propagationPolicy === 'Foreground' && !isNamespace ? this.dependentsOf(current.metadata.uid!) : [];
+    const finalizers = [...(current.metadata.finalizers ?? [])];
+    if (dependents.length && !finalizers.includes(FOREGROUND)) finalizers.push(FOREGROUND);
     const mustWait = finalizers.length > 0 || isNamespace;
     if (opts.dryRun) return { obj: current, gone: !mustWait };
     if (mustWait) {
       if (current.metadata.deletionTimestamp) return { obj: current, gone: false };
       const next: KubeObject = { ...current, metadata: { ...current.metadata, deletionTimestamp: timestamp(this.now()), deletionGracePeriodSeconds: 0 } };
+      if (finalizers.length) next.metadata.finalizers = finalizers;
+      if (dependents.length) {
+        this.foregroundOwners.set(current.metadata.uid!, { rt, namespace: current.metadata.namespace, name });
+        setImmediate(() => {
+          for (const d of dependents) {
+            try { this.delete(d.rt, d.obj.metadata.namespace, d.obj.metadata.name!, { propagationPolicy: 'Foreground' }); } catch { /* gone already */ }
+          }
+          this.finishForegroundDeletions();
+        });
+      }
       if (rt.tracksGeneration) next.metadata.generation = (current.metadata.generation ?? 0) + 1;
       if (isNamespace) {
         next.status = { ...(current.status ?? {}), phase: 'Terminating' };
@@ -359,8 +375,36 @@ export class Api {
     if (!removed) throw errors.notFound(rt.group, rt.plural, obj.metadata.name!);
     if (rt.storageKey === CRD_STORAGE_KEY) this.dropCustomResources(obj);
     const uid = obj.metadata.uid!;
-    setImmediate(() => this.collectDependents(uid, orphanDependents));
+    setImmediate(() => {
+      this.collectDependents(uid, orphanDependents);
+      if (this.foregroundOwners.size) this.finishForegroundDeletions();
+    });
     return removed.obj;
+  }
+
+  /** Objects that name `ownerUid` in their ownerReferences. */
+  private dependentsOf(ownerUid: string): Array<{ rt: ResourceType; obj: KubeObject }> {
+    const out: Array<{ rt: ResourceType; obj: KubeObject }> = [];
+    for (const storageKey of this.store.storageKeys()) {
+      const rt = this.registry.byStorageKey(storageKey);
+      if (!rt) continue;
+      for (const s of this.store.list(storageKey)) if (s.obj.metadata.ownerReferences?.some((r) => r.uid === ownerUid)) out.push({ rt, obj: s.obj });
+    }
+    return out;
+  }
+
+  /** Drops the foregroundDeletion finalizer of owners whose dependents are all gone (and so deletes them). */
+  private finishForegroundDeletions(): void {
+    for (const [uid, owner] of [...this.foregroundOwners]) {
+      if (this.dependentsOf(uid).length) continue;
+      this.foregroundOwners.delete(uid);
+      const current = this.store.get(owner.rt.storageKey, owner.rt.namespaced ? owner.namespace : undefined, owner.name);
+      if (!current || current.obj.metadata.uid !== uid) continue;
+      const finalizers = (current.obj.metadata.finalizers ?? []).filter((f) => f !== FOREGROUND);
+      const next: KubeObject = { ...current.obj, metadata: { ...current.obj.metadata, finalizers } };
+      if (!finalizers.length) { delete next.metadata.finalizers; this.removeNow(owner.rt, next, false); }
+      else this.store.put(owner.rt.storageKey, next);
+    }
   }
 
   /** Deleting a CRD deletes every object of its kind, as the real server does. */

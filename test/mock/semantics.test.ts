@@ -330,6 +330,18 @@ describe('mock API server: semantics over HTTP', function () {
       await eventually(async () => (await request(s, 'GET', `${MC}/orphan`)).json.metadata.ownerReferences === undefined, 'the reference to be dropped');
     });
 
+    it('deletes in the foreground: the owner waits, with foregroundDeletion, until its dependents are gone', async () => {
+      const owner = (await request(s, 'POST', MCP, { body: { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfigPool', metadata: { name: 'fg-owner' }, spec: {} } })).json;
+      const ref = { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfigPool', name: 'fg-owner', uid: owner.metadata.uid, blockOwnerDeletion: true };
+      await request(s, 'POST', MC, { body: mc('fg-dep', { ownerReferences: [ref], finalizers: ['example.com/slow'] }) });
+      const del = await request(s, 'DELETE', `${MCP}/fg-owner`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground' } });
+      expect(del.json.metadata.finalizers).to.deep.equal(['foregroundDeletion']);
+      await eventually(async () => (await request(s, 'GET', `${MC}/fg-dep`)).json.metadata.deletionTimestamp, 'the dependent to be deleting');
+      expect((await request(s, 'GET', `${MCP}/fg-owner`)).status).to.equal(200);
+      await request(s, 'PATCH', `${MC}/fg-dep`, { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
+      await eventually(async () => (await request(s, 'GET', `${MCP}/fg-owner`)).status === 404, 'the owner to go after its dependent');
+    });
+
     it('deletes a namespace with its contents', async () => {
       await request(s, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'doomed' } } });
       await request(s, 'POST', CM('doomed'), { body: { metadata: { name: 'c1' } } });
