@@ -76,8 +76,8 @@ export interface ReferenceCluster {
   now(): Date;
   /** Replace the API server's fault injection (see `apiFaults`). */
   setApiFaults(faults: FaultConfig): void;
-  /** Replaces the API server's fault injection (429/500 shares, resets, watch cuts); `{}` turns it off. */
-  setApiFaults(faults: FaultConfig): void;
+  /** Ends every open watch of the API server, as its restart would (new faults apply only to new requests). */
+  dropApiWatches(): void;
   /** Stops controllers, API server and registry; leaves no process behind. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -172,6 +172,7 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
       faults: faults.list(),
       now: () => clock.now(),
       setApiFaults: (f: FaultConfig) => api.setFaults(f),
+      dropApiWatches: () => api.dropWatches(),
       stop: () => (stopped ??= cleanup()),
     };
   } catch (error) {
