@@ -201,7 +201,14 @@ export class Operator implements Controller {
                   await this.writeStatus(co, { conditions, versions: currentVersions });
                 }
               : undefined;
-            await this.syncRequiredPools(operatorVersion, build, pod, bumpEarly);
+            // like upstream, each failing check of the poll refreshes Upgradeable from the pools right away
+            const refreshUpgradeable = async (): Promise<void> => {
+              const next = syncUpgradeableStatus(conditions, this.pools.list(), clock.timestamp());
+              if (semanticEqual(next.find((c) => c.type === 'Upgradeable'), conditions.find((c) => c.type === 'Upgradeable'))) return;
+              conditions = next;
+              await this.writeStatus(co, { conditions });
+            };
+            await this.syncRequiredPools(operatorVersion, build, pod, refreshUpgradeable, bumpEarly);
             break;
           }
           default:
@@ -341,7 +348,13 @@ export class Operator implements Controller {
     }
   }
 
-  private async syncRequiredPools(operatorVersion: string, build: McoBuild, pod: AbortSignal, bumpEarly?: () => Promise<void>): Promise<void> {
+  private async syncRequiredPools(
+    operatorVersion: string,
+    build: McoBuild,
+    pod: AbortSignal,
+    refreshUpgradeable: () => Promise<void>,
+    bumpEarly?: () => Promise<void>,
+  ): Promise<void> {
     const { clock, profile } = this.ctx;
     const deadline = clock.nowMs() + REQUIRED_POOLS_TIMEOUT_MS;
     let lastError: string | undefined;
@@ -372,10 +385,14 @@ export class Operator implements Controller {
       });
       if (tick.kind === 'done') return;
       if (tick.kind === 'stop') {
+        await refreshUpgradeable();
         throw new SyncFailure(`error during syncRequiredMachineConfigPools: [${tick.error}, ${tick.lastError}]`);
       }
       if (tick.logged) this.ctx.log('operator', tick.logged);
-      if (tick.lastError !== undefined) lastError = tick.lastError;
+      if (tick.lastError !== undefined) {
+        lastError = tick.lastError;
+        await refreshUpgradeable();
+      }
       if (clock.nowMs() >= deadline) {
         this.lastExtensionError = lastError;
         throw new SyncFailure(requiredPoolsTimeoutError(lastError));

@@ -262,3 +262,28 @@ describe('reference CVO payload errors', function () {
     }
   });
 });
+
+describe('reference render errors', function () {
+  this.timeout(60_000);
+
+  it('an invalid MachineConfig sets RenderDegraded and blocks the operator through the degraded pool', async () => {
+    const h = await startHarness({ profile: FIXED });
+    try {
+      await h.k.create('MachineConfig', { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name: '99-worker-bad-kernel', labels: { 'machineconfiguration.openshift.io/role': 'worker' } }, spec: { kernelType: 'rt' } });
+      const pool = await waitFor('RenderDegraded on worker', async () => {
+        const p = await h.k.get<Obj>('MachineConfigPool', 'worker');
+        return cond(p, 'RenderDegraded').status === 'True' ? p : undefined;
+      }, 20_000, () => describeCluster(h.k));
+      expect(cond(pool, 'RenderDegraded')).to.deep.include({ reason: '', message: 'Failed to render configuration for pool worker: kernelType=rt is invalid' });
+      expect(cond(pool, 'Degraded').status).to.equal('True');
+      const co = await waitFor('the operator to report the degraded pool', async () => {
+        const o = await h.k.get<Obj>('ClusterOperator', 'machine-config');
+        return /error pool worker is not ready, retrying\. Status: \(pool degraded: true total: 2, ready 2, updated: 2, unavailable: 0\)/.test(o?.status?.extension?.lastSyncError ?? '') ? o : undefined;
+      }, 20_000, () => describeCluster(h.k));
+      expect(cond(co, 'Upgradeable')).to.deep.include({ status: 'False', reason: 'DegradedPool' });
+      expect(co.status.extension.worker).to.equal('pool is degraded because rendering fails with "": "Failed to render configuration for pool worker: kernelType=rt is invalid"');
+    } finally {
+      await h.cluster.stop();
+    }
+  });
+});
