@@ -16,7 +16,6 @@ export class Informer<T extends KubeObject> {
   private readonly handlers: ChangeHandler<T>[] = [];
   private stopped = false;
   private failures = 0;
-  private readonly synced: Promise<void>;
 
   constructor(
     client: KubeClient,
@@ -25,17 +24,10 @@ export class Informer<T extends KubeObject> {
     private readonly log: (line: string) => void,
   ) {
     const path = collectionPath(RESOURCES[kind], namespace);
-    let markSynced!: () => void;
-    this.synced = new Promise((resolve) => (markSynced = resolve));
     this.listWatch = new ListWatch<KubernetesObject>(
       path,
       new Watch(client.kubeConfig),
-      async () => {
-        const list = await client.list<KubeObject>(kind, namespace);
-        // the watch starts after the list: the cache is complete from here on
-        queueMicrotask(markSynced);
-        return list as never;
-      },
+      async () => (await client.list<KubeObject>(kind, namespace)) as never,
       false,
     );
     this.listWatch.on('add', (o) => this.emit('add', o as unknown as T));
@@ -79,8 +71,12 @@ export class Informer<T extends KubeObject> {
     await this.listWatch.start();
   }
 
-  waitForSync(): Promise<void> {
-    return this.synced;
+  /** Resolves once the first list is in the cache (ListWatch records its resourceVersion after adding the items). */
+  async waitForSync(): Promise<void> {
+    while (this.listWatch.latestResourceVersion() === '') {
+      if (this.stopped) return;
+      await wallSleep(5);
+    }
   }
 
   async stop(): Promise<void> {
