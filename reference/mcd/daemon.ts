@@ -92,15 +92,22 @@ export class DaemonSet implements Controller {
     if (desired === daemon.completed && annotations[ANN.state] !== 'Degraded') return; // our Done write is not in the cache yet
     if (this.ctx.signal.aborted) return;
     daemon.running = true;
+    let retryAfterWallMs = 0;
     const task = this.update(name, desired, daemon)
       .catch((error) => {
-        if (!(error instanceof AbortedError) && !this.ctx.signal.aborted) this.ctx.log('mcd', `node ${name}: update to ${desired} failed: ${(error as Error).message}`);
+        if (error instanceof AbortedError || this.ctx.signal.aborted) return;
+        // an API failure the client could not ride out: try again in a cluster minute, as the daemon's requeue does
+        this.ctx.log('mcd', `node ${name}: update to ${desired} failed: ${(error as Error).message}`);
+        retryAfterWallMs = this.ctx.clock.pollWallMs(MINUTE);
       })
       .finally(() => {
         daemon.running = false;
         this.inFlight.delete(task);
-        const latest = this.nodes.get(name);
-        if (latest && !this.ctx.signal.aborted) setImmediate(() => this.consider(latest));
+        if (this.ctx.signal.aborted) return;
+        setTimeout(() => {
+          const latest = this.nodes.get(name);
+          if (latest && !this.ctx.signal.aborted) this.consider(latest);
+        }, retryAfterWallMs);
       });
     this.inFlight.add(task);
   }
