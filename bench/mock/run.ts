@@ -231,6 +231,24 @@ async function main(): Promise<void> {
   const watch = await watchLatency(mock.url, mock.token);
   await stop(mock);
 
+  // Writes with persistence: every acknowledged write was fdatasync'ed first. Sequential and 50 in flight.
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-mock-data-'));
+  const persisted = await startChild(['mock-data', dataDir]);
+  const WRITES = Math.min(1000, OBJECTS);
+  let t0 = performance.now();
+  for (let i = 0; i < WRITES; i++) {
+    const r = await call(persisted.url, persisted.token, 'POST', MC, machineConfig(i));
+    if (r.status !== 201) throw new Error(`create answered ${r.status}`);
+  }
+  const sequentialMs = performance.now() - t0;
+  t0 = performance.now();
+  for (let i = WRITES; i < 2 * WRITES; i += 50) {
+    await Promise.all(Array.from({ length: 50 }, (_, k) => call(persisted.url, persisted.token, 'POST', MC, machineConfig(i + k))));
+  }
+  const parallelMs = performance.now() - t0;
+  await stop(persisted);
+  rmSync(dataDir, { recursive: true, force: true });
+
   log(`### Run of ${started}`);
   log('');
   log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, shared with other work.`);
@@ -246,6 +264,7 @@ async function main(): Promise<void> {
   log(`| ready with the 5 CRDs installed (startApiServer, median of 5) | < 500 ms | **${readyTls.toFixed(0)} ms** with TLS (CA + keys generated), ${readyHttp.toFixed(0)} ms plain HTTP |`);
   log(`| memory with ${OBJECTS} objects (RSS after GC) | < 300 MB | **${(memFull.rss / 2 ** 20).toFixed(0)} MiB** RSS (heap ${(memFull.heapUsed / 2 ** 20).toFixed(0)} MiB); empty server ${(memEmpty.rss / 2 ** 20).toFixed(0)} MiB |`);
   log(`| (loading ${OBJECTS} objects by POST, 50 in flight) | — | ${(loadMs / 1000).toFixed(1)} s |`);
+  log(`| creates with \`dataDir\` (fdatasync before each answer), ${WRITES} sequential / ${WRITES} with 50 in flight | — | ${(WRITES / (sequentialMs / 1000)).toFixed(0)} / ${(WRITES / (parallelMs / 1000)).toFixed(0)} writes/s |`);
   log('');
   console.log(lines.join('\n'));
 }

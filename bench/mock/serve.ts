@@ -1,5 +1,6 @@
 /**
- * Benchmark child: a mock API server with the OpenShift CRDs on plain HTTP, or (with "bare <file>") a bare Node
+ * Benchmark child: a mock API server with the OpenShift CRDs on plain HTTP ("mock-data <dir>": persisting to
+ * <dir>), or (with "bare <file>") a bare Node
  * http server answering every request with the bytes of <file>, for the side-by-side comparison.
  * Prints one JSON line {url, token, readyMs} when serving; answers "mem" on stdin with its memory and CPU time used so far.
  */
@@ -35,7 +36,8 @@ if (mode === 'bare') {
   const { openShiftCrds } = await import('../../reference/crds/index.js');
   const crds = openShiftCrds();
   const t0 = performance.now();
-  const server = await startApiServer({ tls: mode === 'mock-tls', crds, token: 'bench-token' });
+  const dataDir = mode === 'mock-data' ? process.argv[3] : undefined;
+  const server = await startApiServer({ tls: mode === 'mock-tls', crds, token: 'bench-token', dataDir });
   const readyMs = performance.now() - t0;
   console.log(JSON.stringify({ url: server.url, token: server.token, readyMs }));
 }
