@@ -158,9 +158,12 @@ export class Store {
    * while a fresh list afterwards gives a version that can be watched.
    */
   compact(): void {
+    const rv = this.rvCounter + 1;
+    // Logged (as a marker without object) so that a restart never hands out this version again.
+    this.beforeWrite?.({ op: 'del', storageKey: '', obj: { metadata: { name: '' } }, rv });
     this.history = [];
     this.historyStart = 0;
-    this.rvCounter += 1;
+    this.rvCounter = rv;
   }
 
   private emit(ev: StoreEvent): void {
