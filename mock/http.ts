@@ -71,17 +71,24 @@ function viewOf(rt: ResourceType, obj: KubeObject): KubeObject {
   return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
 }
 
-function parseRoute(ctx: HttpContext, segs: string[]): Route | { discovery: string } | undefined {
+/** A discovery document: /api, /apis, /apis/G, or the resource list of /api/v1 and /apis/G/V. */
+type DiscoveryRoute =
+  | { discovery: 'core-versions' }
+  | { discovery: 'groups' }
+  | { discovery: 'group'; group: string }
+  | { discovery: 'resources'; group: string; version: string };
+
+function parseRoute(ctx: HttpContext, segs: string[]): Route | DiscoveryRoute | undefined {
   let group: string, version: string, rest: string[];
   if (segs[0] === 'api') {
-    if (segs.length === 1) return { discovery: 'api' };
+    if (segs.length === 1) return { discovery: 'core-versions' };
     group = ''; version = segs[1]!; rest = segs.slice(2);
   } else if (segs[0] === 'apis') {
-    if (segs.length === 1) return { discovery: 'apis' };
-    if (segs.length === 2) return { discovery: `group:${segs[1]}` };
+    if (segs.length === 1) return { discovery: 'groups' };
+    if (segs.length === 2) return { discovery: 'group', group: segs[1]! };
     group = segs[1]!; version = segs[2]!; rest = segs.slice(3);
   } else return undefined;
-  if (rest.length === 0) return { discovery: `rl:${group}/${version}` };
+  if (rest.length === 0) return { discovery: 'resources', group, version };
   let namespace: string | undefined;
   if (rest[0] === 'namespaces' && rest.length >= 3) {
     const inner = ctx.registry.get(group, version, rest[2]!);
@@ -179,11 +186,10 @@ async function handle(ctx: HttpContext, token: Buffer, req: IncomingMessage, res
   if (!route) throw errors.pathNotFound(path);
   if ('discovery' in route) {
     if (req.method !== 'GET') throw errors.methodNotAllowed(req.method ?? '', path);
-    const d = route.discovery;
-    const doc = d === 'api' ? ctx.discovery.coreVersions(ctx.serverAddress())
-      : d === 'apis' ? ctx.discovery.groupList()
-        : d.startsWith('group:') ? ctx.discovery.groupDoc(d.slice(6))
-          : ctx.discovery.resourceList(d.slice(3, d.indexOf('/')), d.slice(d.indexOf('/') + 1));
+    const doc = route.discovery === 'core-versions' ? ctx.discovery.coreVersions(ctx.serverAddress())
+      : route.discovery === 'groups' ? ctx.discovery.groupList()
+        : route.discovery === 'group' ? ctx.discovery.groupDoc(route.group)
+          : ctx.discovery.resourceList(route.group, route.version);
     if (doc === undefined) throw errors.pathNotFound(path);
     send(res, 200, doc);
     return;
