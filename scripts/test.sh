@@ -12,5 +12,18 @@ if ! npx --no-install tsc --noEmit -p .; then
   exit 1
 fi
 
+# Mocha appends command-line spec paths to a config's spec list, so the default list lives here, not in .mocharc.json:
+# naming files runs just those files; giving only options (e.g. --grep) runs everything.
+specs=() takes_value=0
+for arg in "$@"; do
+  if [ "$takes_value" = 1 ]; then takes_value=0; continue; fi
+  case "$arg" in
+    --grep|-g|--fgrep|-f|--timeout|-t|--reporter|-R|--reporter-option|-O|--slow|-s|--retries|--jobs|-j) takes_value=1 ;;
+    -*) ;;
+    *) specs+=("$arg") ;;
+  esac
+done
+[ ${#specs[@]} -gt 0 ] || set -- "$@" 'test/**/*.test.ts'
+
 echo "== tests (mocha)"
 exec npx --no-install mocha "$@"
