@@ -18,7 +18,7 @@ import { startLocalRegistry, type LocalRegistry } from '../helpers/images/local-
 import { RegistryClient } from '../helpers/images/registry-client.js';
 import { ClusterClock } from './clock.js';
 import type { Controller, ControllerContext, ReleaseImages } from './context.js';
-import { openShiftCrds } from './crds/index.js';
+import { OPENSHIFT_EXTRA_PRINTER_COLUMNS, openShiftCrds } from './crds/index.js';
 import { ClusterVersionOperator } from './cvo/cvo.js';
 import { registryImageReader } from './images.js';
 import { KubeClient } from './kube/client.js';
@@ -118,7 +118,13 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
     const releases = { current: built.current, next: built.next };
     say(`releases ready in ${(built.durationMs / 1000).toFixed(1)} s${built.built.length ? ` (built ${built.built.length} images)` : ' (cached)'}`);
 
-    const api: RunningApiServer = await startApiServer({ crds: openShiftCrds(), now: () => clock.now(), faults: options.apiFaults });
+    // The extra columns keep `oc get co`'s MESSAGE even after someone applies the upstream CRDs over ours.
+    const api: RunningApiServer = await startApiServer({
+      crds: openShiftCrds(),
+      extraPrinterColumns: OPENSHIFT_EXTRA_PRINTER_COLUMNS,
+      now: () => clock.now(),
+      faults: options.apiFaults,
+    });
     cleanups.push(() => api.close());
     await api.writeKubeconfig(kubeconfigPath);
     say(`API server ${api.url}`);
