@@ -179,8 +179,10 @@ async function runMocha(files: string[], config: TargetConfig, options: RunOptio
   activeChild = child;
   const result = await child;
   activeChild = undefined;
+  if (interruptedBy) await recordInterruption(join(config.reportsDir, 'junit', `${junitName}.xml`), junitName, interruptedBy);
   const counts = parseSummary(String(result.stdout ?? ''));
   if (!counts) {
+    if (interruptedBy) return { passed: 0, failed: 1, skipped: 0 };
     console.error(`ocp-e2e: mocha exited ${result.exitCode ?? result.signal} before reporting results for ${files.map((f) => basename(f)).join(', ')}`);
     return { passed: 0, failed: 1, skipped: 0 };
   }
@@ -240,6 +242,7 @@ async function runOnReference(files: string[], options: RunOptions, base: Omit<T
   }
   let total: Counts = { passed: 0, failed: 0, skipped: 0 };
   for (const file of files) {
+    if (interruptedBy) break;
     const started = Date.now();
     let reference: ReferenceCluster;
     try {
@@ -269,10 +272,36 @@ async function runOnReference(files: string[], options: RunOptions, base: Omit<T
   return total;
 }
 
+let interruptedBy: NodeJS.Signals | undefined;
+
+/**
+ * The JUnit file of a spec file whose mocha was stopped mid-test is cut in half (the reporter writes as it goes);
+ * replace it with a whole one that records the interruption, so CI readers of reports/ get valid XML.
+ */
+async function recordInterruption(path: string, suite: string, signal: NodeJS.Signals): Promise<void> {
+  const text = await readFile(path, 'utf8').catch(() => '');
+  if (/<\/testsuites?>\s*$/.test(text)) return;
+  const name = suite.replace(/[<>&"]/g, '_');
+  await writeFile(path, `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="ocp-e2e conformance">\n<testsuite name="${name}" tests="1" failures="0" errors="1" skipped="0">\n<testcase classname="${name}" name="${name}"><error message="interrupted by ${signal}: the run was stopped before this spec file finished"/></testcase>\n</testsuite>\n</testsuites>\n`);
+}
+
+/** First SIGINT/SIGTERM: stop mocha and the reference clusters, then exit 130/143. A second one exits at once. */
 function onSignal(signal: NodeJS.Signals): void {
-  console.error(`\nocp-e2e: ${signal}: stopping`);
-  activeChild?.kill('SIGTERM');
-  void Promise.allSettled([...activeClusters].map((c) => c.stop())).then(() => process.exit(130));
+  const code = signal === 'SIGTERM' ? 143 : 130;
+  if (interruptedBy) {
+    console.error(`\nocp-e2e: second ${signal}: exiting now, without waiting for the cleanup`);
+    activeChild?.kill('SIGKILL');
+    process.exit(code);
+  }
+  interruptedBy = signal;
+  console.error(`\nocp-e2e: ${signal}: stopping (cleanup first; send it again to exit at once)`);
+  // SIGINT, whatever we got: mocha's launcher passes SIGINT on to the process running the specs, while a SIGTERM
+  // would end the launcher alone and leave the specs running as an orphan.
+  activeChild?.kill('SIGINT');
+  // mocha first (its specs clean up through the cluster's API), then the reference clusters, then exit.
+  void Promise.resolve(activeChild)
+    .then(() => Promise.allSettled([...activeClusters].map((c) => c.stop())))
+    .then(() => process.exit(code));
 }
 
 /** Runs the suite; returns the exit code (0 pass, 1 failures, 2 usage/environment). */
@@ -300,11 +329,13 @@ export async function runSuite(options: RunOptions): Promise<number> {
       keepOnFailure: Boolean(options.keepOnFailure),
       runId: newRunId(),
     };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    // `on`, not `once`: a second signal must reach onSignal (and tsx ends the process itself when none listens).
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
     const counts = options.target === 'cluster' ? await runOnCluster(files, options, base) : await runOnReference(files, options, base);
     console.log(`\nresults: ${join(reportsDir, 'allure-results')} (HTML: ocp-e2e report), JUnit: ${join(reportsDir, 'junit')}, failure artefacts: ${join(reportsDir, 'artifacts')}`);
     console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
+    if (interruptedBy) return interruptedBy === 'SIGTERM' ? 143 : 130;
     return counts.failed > 0 ? 1 : 0;
   } catch (error) {
     if (error instanceof UsageError) {
