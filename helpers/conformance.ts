@@ -239,6 +239,17 @@ export class ConformanceSession {
  */
 export function conformanceSession(options: ConformanceOptions): ConformanceSession {
   const session = new ConformanceSession(options);
+  // An interrupted run (ocp-e2e passes SIGINT on; mocha's launcher follows with SIGTERM) still deletes what the
+  // spec created, without waiting for the pools to settle, then exits as the signal would have.
+  let interrupted = false;
+  const onInterrupt = (signal: NodeJS.Signals): void => {
+    if (interrupted) return;
+    interrupted = true;
+    console.error(`    ${signal}: deleting what this spec created before exiting`);
+    void session.cleanup.runAll({ skipSettling: true }).finally(() => process.exit(signal === 'SIGTERM' ? 143 : 130));
+  };
+  process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onInterrupt);
   before(async function () {
     const reason = await session.prepareSuite();
     if (reason) {
@@ -247,6 +258,8 @@ export function conformanceSession(options: ConformanceOptions): ConformanceSess
     }
   });
   after(async function () {
+    process.off('SIGINT', onInterrupt);
+    process.off('SIGTERM', onInterrupt);
     await session.finish();
   });
   return session;
