@@ -2,7 +2,7 @@
 // installed, else a `registry:2` container when that image is already in the engine. Nothing is pulled.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -108,8 +108,26 @@ async function waitForV2(address: string, timeoutMs: number, stillRunning: () =>
   throw new RegistryUnavailableError(`Local registry at ${address} did not answer /v2/ within ${timeoutMs} ms (${lastProblem})`);
 }
 
+/**
+ * A registry left running on this storage by a process killed with SIGKILL (its pid is in `registry.pid`) is
+ * stopped, but only when it is an orphan (parent pid 1) serving a config file of this folder: a registry whose
+ * owner is alive is never touched.
+ */
+async function stopOrphanedRegistry(storageDir: string): Promise<void> {
+  const pidFile = path.join(storageDir, 'registry.pid');
+  const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
+  if (!(pid > 0)) return;
+  const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
+  const ppid = Number(/^PPid:\s*(\d+)/m.exec(await readFile(`/proc/${pid}/status`, 'utf8').catch(() => ''))?.[1]);
+  if (ppid === 1 && cmdline.some((arg) => arg.startsWith(path.join(storageDir, 'registry-config-')))) {
+    try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+  }
+  await rm(pidFile, { force: true });
+}
+
 async function startBinary(binary: string, opts: LocalRegistryOptions, port: number): Promise<LocalRegistry> {
   const storageDir = path.resolve(opts.storageDir);
+  await stopOrphanedRegistry(storageDir);
   const address = `127.0.0.1:${port}`;
   const configPath = path.join(storageDir, `registry-config-${port}.yml`);
   await writeFile(
@@ -117,6 +135,7 @@ async function startBinary(binary: string, opts: LocalRegistryOptions, port: num
     YAML.stringify(registryConfig({ rootDirectory: path.join(storageDir, 'data'), listen: address, htpasswdFile: opts.htpasswdFile })),
   );
   const child: ChildProcess = spawn(binary, ['serve', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+  if (child.pid) await writeFile(path.join(storageDir, 'registry.pid'), `${child.pid}\n`);
   let stderrTail = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString()).slice(-2000);
@@ -147,6 +166,7 @@ async function startBinary(binary: string, opts: LocalRegistryOptions, port: num
       const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
       await exited;
       clearTimeout(timer);
+      await rm(path.join(storageDir, 'registry.pid'), { force: true });
     },
   };
 }
