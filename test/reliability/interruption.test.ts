@@ -98,6 +98,29 @@ describe('reliability: interrupting ocp-e2e run', function () {
     expect(await waitGroupGone(run.child.pid!, 5000), 'processes the run left behind').to.deep.equal([]);
   });
 
+  it('a reference cluster killed with SIGKILL leaves a registry that the next start on the same folder stops', async () => {
+    const workDir = join(dir, 'work');
+    const { spawn } = await import('node:child_process');
+    const fixture = new URL('./fixtures/reference-until-killed.ts', import.meta.url).pathname;
+    const child = spawn(process.execPath, ['--import', 'tsx', fixture, workDir], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+    const registry = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (d) => { out += d; const m = /ready (\S+)/.exec(out); if (m) resolve(m[1]!); });
+      child.once('exit', (code) => reject(new Error(`reference fixture exited with ${code}`)));
+    });
+    child.removeAllListeners('exit');
+    child.kill('SIGKILL');
+    await new Promise((r) => setTimeout(r, 300));
+    const orphans = processGroup(child.pid!).filter((l) => l.includes('docker-registry'));
+    console.log(`kill -9 of a reference cluster left ${orphans.length} registry process(es) serving ${registry}`);
+    reference = await startReferenceCluster({ workDir });
+    const left = await waitGroupGone(child.pid!, 3000);
+    expect(left, 'processes of the killed cluster still running after the next start').to.deep.equal([]);
+    await reference.stop();
+    reference = undefined;
+    expect(readdirSync(join(workDir, 'registry')).filter((f) => f === 'registry.pid' || f === 'in-use.pid')).to.deep.equal([]);
+  });
+
   it('SIGINT on a cluster target deletes what the spec created before exiting', async () => {
     reference = await startReferenceCluster({ profile: '4.12-ga' });
     run = startCli(['run', '--target', 'cluster', '--kubeconfig', reference.kubeconfigPath, '--allow-disruptive', '--grep', '54183', '--reports-dir', join(dir, 'reports')]);
