@@ -85,10 +85,14 @@ export class ConformanceSession {
   readonly progress = consoleProgress();
 
   // Nothing is read from the target until the before-all hook: `mocha --dry-run` lists the specs without one.
-  constructor(private readonly options: ConformanceOptions) {}
+  // `targetConfig` is for tests of the session itself; specs get the target of the run.
+  constructor(
+    private readonly options: ConformanceOptions,
+    private readonly targetConfig?: TargetConfig,
+  ) {}
 
   get target(): TargetConfig {
-    return target();
+    return this.targetConfig ?? target();
   }
 
   get cluster(): Cluster {
@@ -117,7 +121,7 @@ export class ConformanceSession {
 
   /** Connects, discovers the target and returns a reason to skip, or undefined to go on. */
   async prepareSuite(): Promise<string | undefined> {
-    pullSecret(); // registers the pull secret's credentials for masking before anything is printed
+    if (!this.targetConfig) pullSecret(); // registers the pull secret's credentials for masking before anything is printed
     if (this.options.disruptive && !this.target.allowDisruptive) {
       return 'disruptive spec (upgrades the cluster or changes its pools): pass --allow-disruptive to run it';
     }
