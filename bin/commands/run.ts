@@ -264,6 +264,7 @@ async function runOnReference(files: string[], options: RunOptions, base: Omit<T
         timeoutMs,
       );
       total = add(total, counts);
+      console.log(`${basename(file)}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped in ${((Date.now() - started) / 1000).toFixed(1)}s wall`);
     } finally {
       activeClusters.delete(reference);
       await reference.stop();
