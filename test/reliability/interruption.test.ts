@@ -84,7 +84,7 @@ describe('reliability: interrupting ocp-e2e run', function () {
     });
   }
 
-  it('a second SIGINT exits at once and leaves no process behind', async () => {
+  it('a second SIGINT exits at once; a registry it leaves running is stopped by the next start', async () => {
     run = startCli(['run', '--grep', '54183', '--reports-dir', join(dir, 'reports')]);
     await run.waitFor(MID_SPEC, 120_000);
     run.child.kill('SIGINT');
@@ -95,7 +95,17 @@ describe('reliability: interrupting ocp-e2e run', function () {
     console.log(`second SIGINT: exit ${code} ${at - secondAt} ms after it`);
     expect(at - secondAt, 'time to exit after the second signal').to.be.below(1000);
     expect(code).to.equal(130);
-    expect(await waitGroupGone(run.child.pid!, 5000), 'processes the run left behind').to.deep.equal([]);
+    // Exiting at once may leave the registry running (the cleanup was cut short); then the next reference cluster
+    // started on the same storage must stop it.
+    const left = await waitGroupGone(run.child.pid!, 3000);
+    expect(left.filter((l) => !l.includes('docker-registry')), 'processes other than the registry left behind').to.deep.equal([]);
+    if (left.length) {
+      const workDir = /serve (\S+)\/registry\/registry-config-\d+\.yml/.exec(left[0]!)?.[1];
+      expect(workDir, left[0]).to.be.a('string');
+      reference = await startReferenceCluster({ workDir });
+      expect(await waitGroupGone(run.child.pid!, 3000), 'registry of the interrupted run after the next start').to.deep.equal([]);
+    }
+    console.log(`second SIGINT: ${left.length ? 'the registry was left running and the next start stopped it' : 'nothing was left running'}`);
   });
 
   it('a reference cluster killed with SIGKILL leaves a registry that the next start on the same folder stops', async () => {
