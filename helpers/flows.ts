@@ -4,7 +4,7 @@
  */
 import { waitForClusterSettled, waitForPools, waitForUpgrade } from './cluster-waits.js';
 import type { ConformanceSession } from './conformance.js';
-import { buildLayeredOsImage, type LayeredImage } from './layered-image.js';
+import { buildLayeredOsImage, removeLocalLayeredImage, type LayeredImage } from './layered-image.js';
 import { createOsImageOverrides, type OsImageOverride } from './machineconfigs.js';
 import { releaseOsImage } from './release.js';
 import { attachText, attachYaml, parameter, step } from './report.js';
@@ -37,6 +37,7 @@ export async function buildCustomOsImage(session: ConformanceSession, caseId: st
   return step(`build and push the layered OS image FROM ${baseImage}`, async () => {
     const output: string[] = [];
     const image = await buildLayeredOsImage({ cluster: session.cluster, target: session.target, caps: session.caps, caseId, baseImage, onOutput: (l) => output.push(l) });
+    session.cleanup.add(`remove the local copies of ${image.tag}`, () => removeLocalLayeredImage(image));
     await attachText('build output', output.join('\n'));
     await attachYaml('layered image', image);
     return image;

@@ -5,9 +5,10 @@
  */
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { buildImage } from './images/build.js';
+import { buildImage, removeImage } from './images/build.js';
 import { parseDockerConfig, RegistryCredentials } from './images/credentials.js';
 import { connectEngine, type Engine } from './images/engine.js';
+import { runImageTag, testImageLabels } from './images/naming.js';
 import { pushImage } from './images/push.js';
 import type { TargetCapabilities } from './capabilities.js';
 import type { Cluster } from './cluster.js';
@@ -77,20 +78,29 @@ export interface LayeredImageRequest {
 
 export async function buildLayeredOsImage(request: LayeredImageRequest): Promise<LayeredImage> {
   const repo = imageRepository(request.target, request.caps);
-  const tag = `${repo}:${request.target.runId}-${request.caseId.toLowerCase()}`;
+  const tag = runImageTag(repo, request.target.runId, request.caseId);
   const credentials = await buildCredentials(request.cluster);
   const eng = await engine();
   const built = await buildImage(eng, {
     contextDir: LAYERED_OS_DIR,
     containerfile: 'Containerfile',
     buildArgs: { BASE_IMAGE: request.baseImage },
-    labels: { 'quay.expires-after': '24h', 'io.ocp-e2e.run-id': request.target.runId, 'io.ocp-e2e.case-id': request.caseId },
+    labels: testImageLabels({ runId: request.target.runId, caseId: request.caseId }),
     tag,
     registryConfig: credentials,
     onOutput: request.onOutput,
   });
   const pushed = await pushImage(eng, tag, { auth: credentials });
   return { pullspec: pushed.pullspec, digest: pushed.digest, tag, baseImage: request.baseImage, buildMs: built.durationMs, pushMs: pushed.durationMs };
+}
+
+/**
+ * Removes the engine's local copies of a layered image (its tag and its by-digest reference). The pushed image stays
+ * in the registry, where its expiry label ages it out; the base image stays cached for the next build.
+ */
+export async function removeLocalLayeredImage(image: LayeredImage): Promise<void> {
+  const eng = await engine();
+  for (const ref of [image.tag, image.pullspec]) await removeImage(eng, ref);
 }
 
 /** A pullspec in the run's repository that cannot be pulled: a digest nothing was ever pushed as. */
