@@ -283,6 +283,7 @@ export class Api {
       }
     }
     const meta = next.metadata;
+    checkMetadataShape(meta); // before the finalizer rules below read it
     const old = current.metadata;
     meta.name = old.name;
     if (old.namespace) meta.namespace = old.namespace; else delete meta.namespace;
