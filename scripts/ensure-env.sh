@@ -30,7 +30,7 @@ missing() {
   # One clear message naming what is missing and how to get it, then a distinct exit code for "environment".
   echo "ocp-e2e setup: MISSING: $1" >&2
   echo "  how to get it: $2" >&2
-  exit 3
+  exit 2
 }
 
 can_apt() { [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; }
