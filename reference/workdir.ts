@@ -5,8 +5,9 @@
  * a lock file naming the owning process; a cluster that finds it held by a live process works in a private folder
  * next to it, removed when it stops.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { stopOrphanedRegistry } from '../helpers/images/local-registry.js';
 
 export interface WorkDir {
   path: string;
@@ -24,19 +25,36 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * Private folders of clusters that died without stopping (kill -9) would pile up, each with its registry still
+ * serving it. One whose owner (its in-use.pid) is gone has that orphaned registry stopped and is removed.
+ */
+async function sweepAbandonedPrivateDirs(preferred: string): Promise<void> {
+  const prefix = `${path.basename(preferred)}-private-`;
+  for (const name of await readdir(path.dirname(preferred)).catch(() => [] as string[])) {
+    if (!name.startsWith(prefix)) continue;
+    const dir = path.join(path.dirname(preferred), name);
+    const owner = Number((await readFile(path.join(dir, 'in-use.pid'), 'utf8').catch(() => '')).trim());
+    if (!owner || alive(owner)) continue; // still in use, or not yet marked by the process creating it
+    await stopOrphanedRegistry(path.join(dir, 'registry'));
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function privateDir(preferred: string): Promise<WorkDir> {
+  const dir = await mkdtemp(`${preferred}-private-`);
+  await writeFile(path.join(dir, 'in-use.pid'), `${process.pid}\n`);
+  return { path: dir, private: true, release: () => rm(dir, { recursive: true, force: true }) };
+}
+
 export async function acquireWorkDir(preferred: string): Promise<WorkDir> {
   await mkdir(preferred, { recursive: true });
+  await sweepAbandonedPrivateDirs(preferred);
   const lock = path.join(preferred, 'in-use.pid');
   const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
-  if (holder && holder !== process.pid && alive(holder)) {
-    const dir = await mkdtemp(`${preferred}-private-`);
-    return { path: dir, private: true, release: () => rm(dir, { recursive: true, force: true }) };
-  }
-  if (holder === process.pid) {
-    // a second cluster in this process: same rule, the first one owns the folder
-    const dir = await mkdtemp(`${preferred}-private-`);
-    return { path: dir, private: true, release: () => rm(dir, { recursive: true, force: true }) };
-  }
+  if (holder && holder !== process.pid && alive(holder)) return privateDir(preferred);
+  // a second cluster in this process: same rule, the first one owns the folder
+  if (holder === process.pid) return privateDir(preferred);
   await writeFile(lock, `${process.pid}\n`);
   return { path: preferred, private: false, release: () => rm(lock, { force: true }) };
 }

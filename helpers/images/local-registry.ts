@@ -113,7 +113,7 @@ async function waitForV2(address: string, timeoutMs: number, stillRunning: () =>
  * stopped, but only when it is an orphan (parent pid 1) serving a config file of this folder: a registry whose
  * owner is alive is never touched.
  */
-async function stopOrphanedRegistry(storageDir: string): Promise<void> {
+export async function stopOrphanedRegistry(storageDir: string): Promise<void> {
   const pidFile = path.join(storageDir, 'registry.pid');
   const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
   if (!(pid > 0)) return;
