@@ -131,6 +131,32 @@ describe('reliability: interrupting ocp-e2e run', function () {
     expect(readdirSync(join(workDir, 'registry')).filter((f) => f === 'registry.pid' || f === 'in-use.pid')).to.deep.equal([]);
   });
 
+  it('a reference cluster killed with SIGKILL in a private storage folder: the next start stops its registry and removes the folder', async () => {
+    const workDir = join(dir, 'work');
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    mkdirSync(workDir, { recursive: true });
+    // The shared folder is held (by this live test process), so the killed cluster works in a private folder.
+    writeFileSync(join(workDir, 'in-use.pid'), `${process.pid}\n`);
+    const { spawn } = await import('node:child_process');
+    const fixture = new URL('./fixtures/reference-until-killed.ts', import.meta.url).pathname;
+    const child = spawn(process.execPath, ['--import', 'tsx', fixture, workDir], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+    await new Promise<void>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (d) => { out += d; if (/ready /.test(out)) resolve(); });
+      child.once('exit', (code) => reject(new Error(`reference fixture exited with ${code}`)));
+    });
+    child.removeAllListeners('exit');
+    child.kill('SIGKILL');
+    await new Promise((r) => setTimeout(r, 300));
+    const privates = () => readdirSync(dir).filter((n) => n.startsWith('work-private-'));
+    expect(privates(), 'the killed cluster worked in a private folder').to.have.length(1);
+    reference = await startReferenceCluster({ workDir });
+    expect(await waitGroupGone(child.pid!, 3000), 'processes of the killed cluster after the next start').to.deep.equal([]);
+    await reference.stop();
+    reference = undefined;
+    expect(privates(), 'private folders left after the next cluster stopped').to.deep.equal([]);
+  });
+
   it('SIGINT on a cluster target deletes what the spec created before exiting', async () => {
     reference = await startReferenceCluster({ profile: '4.12-ga' });
     run = startCli(['run', '--target', 'cluster', '--kubeconfig', reference.kubeconfigPath, '--allow-disruptive', '--grep', '54183', '--reports-dir', join(dir, 'reports')]);
