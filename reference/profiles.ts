@@ -81,6 +81,7 @@ export const FAULTS = {
   'render-merge-unsorted': 'the render controller merges MachineConfigs in reverse name order, so an early-named override wins',
   'sticky-override': 'the render controller keeps the last custom osImageURL after the override MachineConfig is deleted',
   'mcd-ignores-pull-errors': 'the daemon reports Done even when the OS image cannot be pulled, booting nothing new',
+  'mcd-skips-os-update': 'the daemon applies new configs and reboots but never rebases, so nodes keep booting their previous OS image',
   'cvo-completes-early':
     'the operator reports its new version as soon as the master pool starts rolling and the CVO completes on the version alone',
 } as const;

@@ -144,7 +144,8 @@ export class DaemonSet implements Controller {
     }
     const wanted = config.spec?.osImageURL ?? '';
     let booted = daemon.booted;
-    if (wanted && wanted !== daemon.booted?.pullspec) {
+    // The faulty daemon skips the rebase entirely: config written, node rebooted, OS unchanged.
+    if (wanted && wanted !== daemon.booted?.pullspec && !faults.has('mcd-skips-os-update')) {
       for (;;) {
         await clock.sleep(plan.pullMs, signal);
         try {

@@ -88,6 +88,19 @@ describe('reference faults', function () {
     });
   });
 
+  it('mcd-skips-os-update: nodes report Done on an overriding config but keep booting the release image', async () => {
+    await withFault('mcd-skips-os-update', async (h) => {
+      const before = await workerConfig(h);
+      const custom = await customImage(h.cluster);
+      await h.k.create('MachineConfig', overrideMachineConfig('tc-skipped-rebase-worker', 'worker', custom));
+      await waitFor('the worker pool to roll out the override', () => poolSettledOnNew(h.k, 'worker', before), WAIT_MS, () => describeCluster(h.k));
+      for (const node of await nodesOfRole(h.k, 'worker')) {
+        expect(node.metadata.annotations?.[ANN.currentConfig]).to.not.equal(before);
+        expect(bootedImage(node)).to.equal(h.cluster.releases.current.rhelCoreos8);
+      }
+    });
+  });
+
   it('cvo-completes-early: ClusterVersion completes while the master pool is still updating', async () => {
     await withFault('cvo-completes-early', async (h) => {
       const masterBefore = (await h.k.get<Obj>('MachineConfigPool', 'master'))!.status.configuration.name;

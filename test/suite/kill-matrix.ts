@@ -26,6 +26,12 @@ export const KILL_MATRIX: KillRow[] = [
     expect: [/\[phase check\]/, /master pool is updated before ClusterVersion reports the new version/],
   },
   {
+    spec: '01 upgrade with custom osImage in master and worker pools (54183)',
+    grep: '54183',
+    fault: 'mcd-skips-os-update',
+    expect: [/\[phase check\]/, /node \S+ booted \S+ \(digest sha256:\w+\) according to annotation, expected \S+layered-os@sha256:\w+/],
+  },
+  {
     spec: '02 custom osImage in the worker pool only (E2E-002)',
     grep: 'E2E-002',
     fault: 'keep-old-os-on-upgrade',
