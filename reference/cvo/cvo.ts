@@ -13,10 +13,10 @@ import {
   MINUTE,
   OSIMAGEURL_CONFIGMAP,
 } from '../constants.js';
-import { waitForWake, wallSleep } from '../clock.js';
 import type { Controller, ControllerContext, ReleaseImages } from '../context.js';
 import type { KubeObject } from '../kube/client.js';
 import type { Informer } from '../kube/informer.js';
+import { SyncLoop } from '../kube/sync-loop.js';
 import { semanticEqual } from '../equality.js';
 import { operatorVersionOf, setOperatorCondition, type OperandVersion } from '../mco/operator-status.js';
 import type { Condition } from '../mco/types.js';
@@ -81,10 +81,7 @@ export interface CvoOptions {
 export class ClusterVersionOperator implements Controller {
   private cvs!: Informer<ClusterVersionObject>;
   private cos!: Informer<ClusterOperatorObject>;
-  private dirty = true;
-  private wake?: () => void;
-  private loop?: Promise<void>;
-  private wakeAtMs?: number;
+  private readonly loop: SyncLoop;
   /** The update being applied and when the CVO first reached the machine-config manifest in it. */
   private update?: { version: string; image: string; coStartMs: number };
   /** The last payload that could not be read, so a retry does not spin. */
@@ -93,7 +90,9 @@ export class ClusterVersionOperator implements Controller {
   constructor(
     private readonly ctx: ControllerContext,
     private readonly options: CvoOptions,
-  ) {}
+  ) {
+    this.loop = new SyncLoop({ clock: ctx.clock, signal: ctx.signal, sync: () => this.sync(), batchWallMs: 20, log: (l) => ctx.log('cvo', l) });
+  }
 
   setup(): void {
     this.cvs = this.ctx.informers.for<ClusterVersionObject>('ClusterVersion');
@@ -105,44 +104,19 @@ export class ClusterVersionOperator implements Controller {
   }
 
   start(): void {
-    this.loop = this.run();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.wake?.();
-    await this.loop;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   private trigger(): void {
-    this.dirty = true;
-    this.wake?.();
-  }
-
-  private async run(): Promise<void> {
-    const { signal, clock } = this.ctx;
-    while (!signal.aborted) {
-      const due = this.wakeAtMs !== undefined && clock.nowMs() >= this.wakeAtMs;
-      if (!this.dirty && !due) {
-        await waitForWake(this.wakeAtMs !== undefined ? clock.pollWallMs(this.wakeAtMs - clock.nowMs()) : 60_000, signal, (wake) => (this.wake = wake));
-        continue;
-      }
-      await wallSleep(20, signal).catch(() => undefined);
-      if (signal.aborted) break;
-      this.dirty = false;
-      this.wakeAtMs = undefined;
-      try {
-        await this.sync();
-      } catch (error) {
-        if (signal.aborted) break;
-        this.ctx.log('cvo', `sync failed: ${(error as Error).message}`);
-        this.dirty = true;
-        await wallSleep(100, signal).catch(() => undefined);
-      }
-    }
+    this.loop.trigger();
   }
 
   private scheduleAt(ms: number): void {
-    if (this.wakeAtMs === undefined || ms < this.wakeAtMs) this.wakeAtMs = ms;
+    this.loop.syncAt(ms);
   }
 
   private availableUpdates(completedVersion: string | undefined): Release[] | null {

@@ -21,10 +21,11 @@ import {
   REQUIRED_POOLS_TIMEOUT_MS,
   ANN,
 } from '../constants.js';
-import { AbortedError, waitForWake, wallSleep } from '../clock.js';
+import { AbortedError } from '../clock.js';
 import type { Controller, ControllerContext } from '../context.js';
 import type { KubeObject } from '../kube/client.js';
 import type { Informer } from '../kube/informer.js';
+import { SyncLoop } from '../kube/sync-loop.js';
 import { semanticEqual } from '../equality.js';
 import type { McoBuild } from '../profiles.js';
 import { createRng } from '../rng.js';
@@ -80,9 +81,9 @@ export class Operator implements Controller {
   private mcs!: Informer<MC>;
   private ccs!: Informer<CC>;
   private configMaps!: Informer<ConfigMap>;
-  private dirty = true;
-  private wake?: () => void;
-  private loop?: Promise<void>;
+  private readonly loop: SyncLoop;
+  /** Cluster time of the next informer resync, which runs a sync even when nothing changed. */
+  private nextResyncMs = 0;
   /** Aborted when the operator's version changes: the old "pod" stops mid-sync. */
   private pod = new AbortController();
   private podVersion?: string;
@@ -91,6 +92,19 @@ export class Operator implements Controller {
 
   constructor(private readonly ctx: ControllerContext) {
     this.rng = createRng(ctx.seed ^ 0x6d636f);
+    this.loop = new SyncLoop({
+      clock: ctx.clock,
+      signal: ctx.signal,
+      sync: () => this.syncOnce(),
+      // a short pause batches a burst of events into one sync, like the rate-limited queue does
+      batchWallMs: 25,
+      log: (l) => ctx.log('operator', l),
+      retryAtOnce: (error) => {
+        if (!(error instanceof AbortedError)) return false;
+        ctx.log('operator', 'sync interrupted: operator version changed');
+        return true;
+      },
+    });
   }
 
   setup(): void {
@@ -110,48 +124,26 @@ export class Operator implements Controller {
   }
 
   start(): void {
-    this.loop = this.run();
+    this.nextResyncMs = this.ctx.clock.nowMs() + this.resyncPeriod();
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
     this.pod.abort();
-    this.wake?.();
-    await this.loop;
+    await this.loop.stop();
   }
 
   private trigger(): void {
-    this.dirty = true;
-    this.wake?.();
+    this.loop.trigger();
   }
 
-  private async run(): Promise<void> {
-    const { signal, clock } = this.ctx;
-    let nextResync = clock.nowMs() + this.resyncPeriod();
-    while (!signal.aborted) {
-      if (!this.dirty && clock.nowMs() < nextResync) {
-        await waitForWake(clock.pollWallMs(Math.max(0, nextResync - clock.nowMs())), signal, (wake) => (this.wake = wake));
-        continue;
-      }
-      if (clock.nowMs() >= nextResync) nextResync = clock.nowMs() + this.resyncPeriod();
-      // a short pause batches a burst of events into one sync, like the rate-limited queue does
-      await wallSleep(25, signal).catch(() => undefined);
-      if (signal.aborted) break;
-      this.dirty = false;
-      if (this.pod.signal.aborted) this.pod = new AbortController();
-      try {
-        await this.syncAll(this.pod.signal);
-      } catch (error) {
-        if (signal.aborted) break;
-        if (error instanceof AbortedError) {
-          this.ctx.log('operator', `sync interrupted: operator version changed`);
-          this.dirty = true;
-          continue;
-        }
-        this.ctx.log('operator', `sync failed: ${(error as Error).message}`);
-        this.dirty = true;
-        await wallSleep(100, signal).catch(() => undefined);
-      }
-    }
+  /** One sync by the current "pod", with the informer resync kept scheduled. */
+  private async syncOnce(): Promise<void> {
+    const now = this.ctx.clock.nowMs();
+    if (now >= this.nextResyncMs) this.nextResyncMs = now + this.resyncPeriod();
+    this.loop.syncAt(this.nextResyncMs);
+    if (this.pod.signal.aborted) this.pod = new AbortController();
+    await this.syncAll(this.pod.signal);
   }
 
   /** Informers resync every 20-40 minutes (minResyncPeriod × a factor of 1-2). */
@@ -233,7 +225,7 @@ export class Operator implements Controller {
     const newVersions = syncVersion(conditions, currentVersions, operatorVersion);
     if (!semanticEqual(newVersions, versions)) {
       void client.event(this.coRef(), 'Normal', 'OperatorVersionChanged', `clusteroperator/${COMPONENT} version changed from ${goPrintList(versions)} to ${goPrintList(newVersions)}`, COMPONENT, now);
-      this.dirty = true; // the next sync reports Progressing=False "Cluster version is …"
+      this.loop.trigger(); // the next sync reports Progressing=False "Cluster version is …"
     }
     const extension = this.extension(error?.task === 'RequiredPools' ? this.lastExtensionError : undefined);
     if (!error) this.lastExtensionError = undefined;

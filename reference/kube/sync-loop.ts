@@ -1,0 +1,77 @@
+/**
+ * The loop of an operator whose whole state is one object (the CVO's ClusterVersion, the MCO's ClusterOperator): a
+ * single key, so no queue. Events mark it dirty; a sync may ask to run again at a cluster time when a timeout expires
+ * without any event (the CVO's 40-minute wait, the MCO's informer resync); a short wall pause batches a burst of events
+ * into one sync; a failed sync runs again after a pause.
+ */
+import { waitForWake, wallSleep, type ClusterClock } from '../clock.js';
+
+/** How long an idle loop sleeps when nothing is scheduled (events wake it earlier). */
+const IDLE_WALL_MS = 60_000;
+const FAILURE_PAUSE_WALL_MS = 100;
+
+export interface SyncLoopOptions {
+  clock: ClusterClock;
+  signal: AbortSignal;
+  sync: () => Promise<void>;
+  /** Wall ms to wait after an event before syncing, to coalesce bursts. */
+  batchWallMs: number;
+  log: (line: string) => void;
+  /** Return true for an error after which the sync should run again at once, without the failure pause. */
+  retryAtOnce?: (error: unknown) => boolean;
+}
+
+export class SyncLoop {
+  private dirty = true;
+  private wake?: () => void;
+  private loop?: Promise<void>;
+  private wakeAtMs?: number;
+
+  constructor(private readonly options: SyncLoopOptions) {}
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  /** Waits for the loop to end; the caller aborts the signal first. */
+  async stop(): Promise<void> {
+    this.wake?.();
+    await this.loop;
+  }
+
+  /** Something changed: sync soon. */
+  trigger(): void {
+    this.dirty = true;
+    this.wake?.();
+  }
+
+  /** Sync again at cluster time `ms` even if nothing changes; the earliest request wins until it runs. */
+  syncAt(ms: number): void {
+    if (this.wakeAtMs === undefined || ms < this.wakeAtMs) this.wakeAtMs = ms;
+  }
+
+  private async run(): Promise<void> {
+    const { signal, clock } = this.options;
+    while (!signal.aborted) {
+      const due = this.wakeAtMs !== undefined && clock.nowMs() >= this.wakeAtMs;
+      if (!this.dirty && !due) {
+        const wallMs = this.wakeAtMs !== undefined ? clock.pollWallMs(this.wakeAtMs - clock.nowMs()) : IDLE_WALL_MS;
+        await waitForWake(wallMs, signal, (wake) => (this.wake = wake));
+        continue;
+      }
+      await wallSleep(this.options.batchWallMs, signal).catch(() => undefined);
+      if (signal.aborted) break;
+      this.dirty = false;
+      this.wakeAtMs = undefined;
+      try {
+        await this.options.sync();
+      } catch (error) {
+        if (signal.aborted) break;
+        this.dirty = true;
+        if (this.options.retryAtOnce?.(error)) continue;
+        this.options.log(`sync failed: ${(error as Error).message}`);
+        await wallSleep(FAILURE_PAUSE_WALL_MS, signal).catch(() => undefined);
+      }
+    }
+  }
+}
