@@ -5,11 +5,11 @@
  */
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { buildImage, removeImage } from './images/build.js';
-import { parseDockerConfig, RegistryCredentials } from './images/credentials.js';
-import { connectEngine, type Engine } from './images/engine.js';
+import { buildImage, removeImage } from '../lib/oci/build.js';
+import { parseDockerConfig, RegistryCredentials } from '../lib/oci/credentials.js';
+import { connectEngine, type Engine } from '../lib/oci/engine.js';
 import { runImageTag, testImageLabels } from './images/naming.js';
-import { pushImage } from './images/push.js';
+import { pushImage } from '../lib/oci/push.js';
 import type { TargetCapabilities } from './capabilities.js';
 import type { Cluster } from './cluster.js';
 import { parsePullSecret } from './secrets.js';

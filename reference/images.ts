@@ -3,9 +3,9 @@
  * (`rpm-ostree rebase`) do. Only loopback registries are contacted; any other host fails the way a disconnected
  * cluster fails, with the error text of a real pull.
  */
-import { ImageNotFoundError } from '../helpers/images/errors.js';
-import { isLoopbackRegistry, parseImageRef } from '../helpers/images/image-ref.js';
-import type { RegistryClient } from '../helpers/images/registry-client.js';
+import { ImageNotFoundError } from '../lib/oci/errors.js';
+import { isLoopbackRegistry, parseImageRef } from '../lib/oci/image-ref.js';
+import type { RegistryClient } from '../lib/oci/registry-client.js';
 import { readOsImageContent, readReleaseInfo } from './releases/index.js';
 import type { ImageReader, OsImageContent, ReleaseImages } from './context.js';
 

@@ -7,7 +7,7 @@
  */
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { stopOrphanedRegistry } from '../helpers/images/local-registry.js';
+import { stopOrphanedRegistry } from '../lib/oci/local-registry.js';
 
 export interface WorkDir {
   path: string;

@@ -13,10 +13,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildImage, removeImage } from '../../helpers/images/build.js';
-import { connectEngine } from '../../helpers/images/engine.js';
-import { startLocalRegistry } from '../../helpers/images/local-registry.js';
-import { pushImage } from '../../helpers/images/push.js';
+import { buildImage, removeImage } from '../../lib/oci/build.js';
+import { connectEngine } from '../../lib/oci/engine.js';
+import { startLocalRegistry } from '../../lib/oci/local-registry.js';
+import { pushImage } from '../../lib/oci/push.js';
 import { ensureReleases } from '../../reference/releases/index.js';
 
 const LAYERED_OS_DIR = fileURLToPath(new URL('../../images/layered-os/', import.meta.url));

@@ -19,7 +19,7 @@ import { discoverCapabilities } from '../../helpers/capabilities.js';
 import { loadPullSecret, maskSecrets } from '../../helpers/secrets.js';
 import { newRunId, targetEnvironment, type TargetConfig } from '../../helpers/target.js';
 import { currentVersion } from '../../helpers/upgrade.js';
-import { connectEngine } from '../../helpers/images/engine.js';
+import { connectEngine } from '../../lib/oci/engine.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SPECS_DIR = join(ROOT, 'specs');

@@ -2,7 +2,7 @@
 // reused, because every node pulls on its own and a moving tag would let nodes boot different images), and the labels
 // QE puts on them (`quay.expires-after` so a forgotten image expires, the case and run ids to find and clean them).
 import { randomBytes } from 'node:crypto';
-import { ImageHelperError } from './errors.js';
+import { ImageHelperError } from '../../lib/oci/errors.js';
 
 export const LABEL_EXPIRES_AFTER = 'quay.expires-after';
 export const LABEL_RUN_ID = 'ocp-e2e.io/run-id';

@@ -2,10 +2,10 @@
 // get it: `oc adm release info --image-for=TAG RELEASE` when `oc` is installed, otherwise by reading the payload's
 // image-references straight from the registry. Both give the same answer, so the suite works with or without `oc`.
 import { execa } from 'execa';
-import { loadRegistryCredentials, type RegistryCredentials } from './credentials.js';
-import { ImageHelperError } from './errors.js';
-import { RegistryClient } from './registry-client.js';
-import { BASE_OS_TAG_ALIASES, imageForTag, readReleasePayload } from './release-payload.js';
+import { loadRegistryCredentials, type RegistryCredentials } from '../../lib/oci/credentials.js';
+import { ImageHelperError } from '../../lib/oci/errors.js';
+import { RegistryClient } from '../../lib/oci/registry-client.js';
+import { BASE_OS_TAG_ALIASES, imageForTag, readReleasePayload } from '../../lib/oci/release-payload.js';
 
 export class ReleaseImageTagNotFoundError extends ImageHelperError {
   constructor(

@@ -9,13 +9,13 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { busyboxBaseTag, ensureBusyboxBase } from '../../helpers/images/base-image.js';
-import { buildImage, removeImage } from '../../helpers/images/build.js';
-import type { RegistryCredentials } from '../../helpers/images/credentials.js';
-import type { Engine } from '../../helpers/images/engine.js';
-import { ImageHelperError, ImageNotFoundError } from '../../helpers/images/errors.js';
-import { pushImage } from '../../helpers/images/push.js';
-import { RegistryClient } from '../../helpers/images/registry-client.js';
+import { busyboxBaseTag, ensureBusyboxBase } from '../../lib/oci/base-image.js';
+import { buildImage, removeImage } from '../../lib/oci/build.js';
+import type { RegistryCredentials } from '../../lib/oci/credentials.js';
+import type { Engine } from '../../lib/oci/engine.js';
+import { ImageHelperError, ImageNotFoundError } from '../../lib/oci/errors.js';
+import { pushImage } from '../../lib/oci/push.js';
+import { RegistryClient } from '../../lib/oci/registry-client.js';
 import {
   IMAGE_REFERENCES_PATH,
   imageForTag,
@@ -23,7 +23,7 @@ import {
   readReleasePayload,
   RELEASE_METADATA_PATH,
   type ReleaseMetadata,
-} from '../../helpers/images/release-payload.js';
+} from '../../lib/oci/release-payload.js';
 
 export { readOsImageContent, parseOsRelease, parseRpmDb, RPMDB_PATH, type OsImageContent, type InstalledRpm } from './os-content.js';
 

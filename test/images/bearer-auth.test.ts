@@ -5,9 +5,9 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseDockerConfig } from '../../helpers/images/credentials.js';
-import { RegistryUnauthorizedError } from '../../helpers/images/errors.js';
-import { RegistryClient } from '../../helpers/images/registry-client.js';
+import { parseDockerConfig } from '../../lib/oci/credentials.js';
+import { RegistryUnauthorizedError } from '../../lib/oci/errors.js';
+import { RegistryClient } from '../../lib/oci/registry-client.js';
 import { MARKER_PASSWORD, markerPullSecret, PUSH_USER } from './fixtures.js';
 
 const MANIFEST = JSON.stringify({

@@ -3,9 +3,9 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { buildImage, removeImage } from '../../helpers/images/build.js';
-import { parseDockerConfig, RegistryCredentials } from '../../helpers/images/credentials.js';
-import { connectEngine, type Engine } from '../../helpers/images/engine.js';
+import { buildImage, removeImage } from '../../lib/oci/build.js';
+import { parseDockerConfig, RegistryCredentials } from '../../lib/oci/credentials.js';
+import { connectEngine, type Engine } from '../../lib/oci/engine.js';
 import {
   BaseImageUnavailableError,
   BuildStepFailedError,
@@ -14,10 +14,10 @@ import {
   ImagePushError,
   PushUnauthorizedError,
   RegistryUnreachableError,
-} from '../../helpers/images/errors.js';
-import { pullImage } from '../../helpers/images/pull.js';
-import { pushImage } from '../../helpers/images/push.js';
-import { RegistryClient } from '../../helpers/images/registry-client.js';
+} from '../../lib/oci/errors.js';
+import { pullImage } from '../../lib/oci/pull.js';
+import { pushImage } from '../../lib/oci/push.js';
+import { RegistryClient } from '../../lib/oci/registry-client.js';
 import { ensureReleases, type ReleaseInfo } from '../../reference/releases/index.js';
 import { closedPort, MARKER_PASSWORD, markerPullSecret, runInImage, startTestRegistry, type TestRegistry } from './fixtures.js';
 

@@ -3,11 +3,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
-import { connectEngine, engineCandidates, parseDockerHost } from '../../helpers/images/engine.js';
-import { EngineUnavailableError, RegistryUnavailableError } from '../../helpers/images/errors.js';
-import { startLocalRegistry } from '../../helpers/images/local-registry.js';
-import { loadRegistryCredentials, parseDockerConfig } from '../../helpers/images/credentials.js';
-import { parseImageRef } from '../../helpers/images/image-ref.js';
+import { connectEngine, engineCandidates, parseDockerHost } from '../../lib/oci/engine.js';
+import { EngineUnavailableError, RegistryUnavailableError } from '../../lib/oci/errors.js';
+import { startLocalRegistry } from '../../lib/oci/local-registry.js';
+import { loadRegistryCredentials, parseDockerConfig } from '../../lib/oci/credentials.js';
+import { parseImageRef } from '../../lib/oci/image-ref.js';
 import { closedPort, MARKER_PASSWORD, markerPullSecret, PUSH_USER, startTestRegistry } from './fixtures.js';
 
 describe('images: engine connection', () => {

@@ -3,8 +3,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Engine } from '../../helpers/images/engine.js';
-import { startLocalRegistry, type LocalRegistry } from '../../helpers/images/local-registry.js';
+import type { Engine } from '../../lib/oci/engine.js';
+import { startLocalRegistry, type LocalRegistry } from '../../lib/oci/local-registry.js';
 
 /** Test-only push credentials. The bcrypt hash below was made offline (cost 4) for exactly this password. */
 export const PUSH_USER = 'e2e-pusher';
@@ -60,6 +60,6 @@ export async function runInImage(engine: Engine, image: string, cmd: string[]): 
 
 /** A TCP port on loopback where nothing listens. */
 export async function closedPort(): Promise<number> {
-  const { freeLoopbackPort } = await import('../../helpers/images/local-registry.js');
+  const { freeLoopbackPort } = await import('../../lib/oci/local-registry.js');
   return freeLoopbackPort();
 }

@@ -1,12 +1,12 @@
 // Reading files out of an image in the registry without an engine: layers top-down, whiteouts, opaque directories, links.
 import { expect } from 'chai';
-import { ensureBusyboxBase } from '../../helpers/images/base-image.js';
-import { buildImage, removeImage } from '../../helpers/images/build.js';
-import { parseDockerConfig } from '../../helpers/images/credentials.js';
-import { connectEngine, type Engine } from '../../helpers/images/engine.js';
-import { ImageNotFoundError, RegistryUnauthorizedError, RegistryUnreachableError } from '../../helpers/images/errors.js';
-import { pushImage } from '../../helpers/images/push.js';
-import { RegistryClient } from '../../helpers/images/registry-client.js';
+import { ensureBusyboxBase } from '../../lib/oci/base-image.js';
+import { buildImage, removeImage } from '../../lib/oci/build.js';
+import { parseDockerConfig } from '../../lib/oci/credentials.js';
+import { connectEngine, type Engine } from '../../lib/oci/engine.js';
+import { ImageNotFoundError, RegistryUnauthorizedError, RegistryUnreachableError } from '../../lib/oci/errors.js';
+import { pushImage } from '../../lib/oci/push.js';
+import { RegistryClient } from '../../lib/oci/registry-client.js';
 import { closedPort, MARKER_PASSWORD, markerPullSecret, startTestRegistry, type TestRegistry } from './fixtures.js';
 
 const CONTAINERFILE = `ARG BASE_IMAGE

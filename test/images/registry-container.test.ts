@@ -6,11 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { copyFile, mkdtemp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ensureBusyboxBase } from '../../helpers/images/base-image.js';
-import { buildImage, removeImage } from '../../helpers/images/build.js';
-import { connectEngine, type Engine } from '../../helpers/images/engine.js';
-import { startLocalRegistry } from '../../helpers/images/local-registry.js';
-import { pushImage } from '../../helpers/images/push.js';
+import { ensureBusyboxBase } from '../../lib/oci/base-image.js';
+import { buildImage, removeImage } from '../../lib/oci/build.js';
+import { connectEngine, type Engine } from '../../lib/oci/engine.js';
+import { startLocalRegistry } from '../../lib/oci/local-registry.js';
+import { pushImage } from '../../lib/oci/push.js';
 
 // Unique per run: parallel runs on the same engine must not remove each other's image.
 const TEST_REGISTRY_IMAGE = `localhost/ocp-e2e/test-registry:${randomBytes(4).toString('hex')}`;

@@ -3,9 +3,9 @@
 import { expect } from 'chai';
 import { execa } from 'execa';
 import { fileURLToPath } from 'node:url';
-import { connectEngine, type Engine } from '../../helpers/images/engine.js';
-import { ImageNotFoundError } from '../../helpers/images/errors.js';
-import { RegistryClient } from '../../helpers/images/registry-client.js';
+import { connectEngine, type Engine } from '../../lib/oci/engine.js';
+import { ImageNotFoundError } from '../../lib/oci/errors.js';
+import { RegistryClient } from '../../lib/oci/registry-client.js';
 import { releaseImageFor, ReleaseImageTagNotFoundError } from '../../helpers/images/release-info.js';
 import {
   CURRENT_RELEASE,
@@ -67,7 +67,7 @@ describe('reference releases as real images', function () {
       expect(other.current).to.deep.equal(first.current);
       expect(other.durationMs).to.be.lessThan(2000);
     } finally {
-      const restarted = await (await import('../../helpers/images/local-registry.js')).startLocalRegistry({ storageDir: registry.storageDir });
+      const restarted = await (await import('../../lib/oci/local-registry.js')).startLocalRegistry({ storageDir: registry.storageDir });
       registry.stop = restarted.stop;
       expect(restarted.address).to.equal(registry.address);
     }

@@ -1,8 +1,8 @@
 // The commands of the RHCOS-like OS image behave like the real ones for what the report and the suite use.
 import { expect } from 'chai';
-import { connectEngine, type Engine } from '../../helpers/images/engine.js';
-import { pullImage } from '../../helpers/images/pull.js';
-import { removeImage } from '../../helpers/images/build.js';
+import { connectEngine, type Engine } from '../../lib/oci/engine.js';
+import { pullImage } from '../../lib/oci/pull.js';
+import { removeImage } from '../../lib/oci/build.js';
 import { CURRENT_RELEASE, ensureReleases, type ReleaseInfo } from '../../reference/releases/index.js';
 import { runInImage, startTestRegistry, type TestRegistry } from './fixtures.js';
 

@@ -1,13 +1,13 @@
 // Pure functions of helpers/images and reference/releases: no engine, no registry.
 import { expect } from 'chai';
-import { BuildStreamParser, classifyBuildError } from '../../helpers/images/build.js';
+import { BuildStreamParser, classifyBuildError } from '../../lib/oci/build.js';
 import {
   BaseImageUnavailableError,
   BuildStepFailedError,
   ContainerfileSyntaxError,
   ImageBuildError,
-} from '../../helpers/images/errors.js';
-import { imageForTag, makeImageReferences, parseImageReferences } from '../../helpers/images/release-payload.js';
+} from '../../lib/oci/errors.js';
+import { imageForTag, makeImageReferences, parseImageReferences } from '../../lib/oci/release-payload.js';
 import { parseOsRelease, parseRpmDb } from '../../reference/releases/index.js';
 
 describe('images: pure helpers', () => {

@@ -1,7 +1,7 @@
 // Runs ensureReleases once in its own process against the registry storage given as argv[2], and prints what it built
 // and how long it took as JSON. Used to prove that a second process start rebuilds nothing.
-import { connectEngine } from '../../../helpers/images/engine.js';
-import { startLocalRegistry } from '../../../helpers/images/local-registry.js';
+import { connectEngine } from '../../../lib/oci/engine.js';
+import { startLocalRegistry } from '../../../lib/oci/local-registry.js';
 import { ensureReleases } from '../../../reference/releases/index.js';
 
 const storageDir = process.argv[2];

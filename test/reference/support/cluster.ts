@@ -5,9 +5,9 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildImage } from '../../../helpers/images/build.js';
-import { connectEngine } from '../../../helpers/images/engine.js';
-import { pushImage } from '../../../helpers/images/push.js';
+import { buildImage } from '../../../lib/oci/build.js';
+import { connectEngine } from '../../../lib/oci/engine.js';
+import { pushImage } from '../../../lib/oci/push.js';
 import { ANN, LABEL, MC_API_VERSION } from '../../../reference/constants.js';
 import { startReferenceCluster, type ReferenceCluster, type ReferenceClusterOptions } from '../../../reference/index.js';
 import { KubeClient, type KubeObject } from '../../../reference/kube/client.js';

@@ -1,7 +1,7 @@
 // Error types of the image helpers. Each failure a person can meet while building, pushing or reading images has its
 // own class, so callers (and tests) can tell them apart with `instanceof`, and each message says what to do next.
 
-/** Base class: every image-related failure of helpers/images extends it. */
+/** Base class: every image-related failure of lib/oci extends it. */
 export class ImageHelperError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
