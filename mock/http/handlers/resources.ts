@@ -1,0 +1,146 @@
+/**
+ * The resource tree: /api/v1/... and /apis/G/V/..., optionally under namespaces/NS, down to a collection, an
+ * object, or an object's subresource. The verbs of an object and of each subresource are tables: serving a new
+ * subresource is one entry in SUBRESOURCES.
+ */
+import { DEFAULT_BODY_LIMIT, decodeBody, mediaType, readBody } from '../../body.js';
+import { errors } from '../../errors.js';
+import { apiVersionOf, type ResourceType } from '../../resources.js';
+import { table, wantsTable } from '../../table.js';
+import type { Call, HttpContext } from '../context.js';
+import { deleteOptions, includeObject, intParam, isWatch, selectors, writeOptions } from '../params.js';
+import { objectJson, send, viewOf, warningHeaders } from '../respond.js';
+import { serveWatch } from './watch.js';
+
+/** Where in the resource tree a call points. */
+export interface ResourcePath {
+  rt: ResourceType;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+}
+
+type Verb = (ctx: HttpContext, call: Call, at: ResourcePath) => void | Promise<void>;
+type Verbs = Partial<Record<string, Verb>>;
+
+interface Subresource {
+  /** Whether a kind has this subresource (others answer 404). */
+  servedFor(rt: ResourceType): boolean;
+  verbs: Verbs;
+}
+
+const OBJECT_VERBS: Verbs = { GET: getOrList, POST: create, PUT: update, PATCH: patch, DELETE: remove };
+
+const SUBRESOURCES: Record<string, Subresource> = {
+  status: { servedFor: (rt) => !!rt.statusSubresource, verbs: { GET: getOrList, PUT: update, PATCH: patch } },
+};
+
+export function isResourcePath({ segs }: Call): boolean {
+  if (segs[0] === 'api') return segs.length > 2;
+  if (segs[0] === 'apis') return segs.length > 3;
+  return false;
+}
+
+export async function serveResource(ctx: HttpContext, call: Call): Promise<void> {
+  const at = resolve(ctx, call.segs);
+  if (!at) throw errors.pathNotFound(call.path);
+  let verbs = OBJECT_VERBS;
+  if (at.subresource !== undefined) {
+    const sub = Object.hasOwn(SUBRESOURCES, at.subresource) ? SUBRESOURCES[at.subresource]! : undefined;
+    if (!sub?.servedFor(at.rt)) throw errors.pathNotFound(call.path);
+    verbs = sub.verbs;
+  }
+  if (at.rt.namespaced && at.namespace === undefined && at.name !== undefined) throw errors.pathNotFound(call.path);
+  const verb = Object.hasOwn(verbs, call.method) ? verbs[call.method] : undefined;
+  if (!verb) throw errors.methodNotAllowed(call.method, call.path);
+  await verb(ctx, call, at);
+}
+
+/** [api, v1 | apis, G, V] [namespaces, NS] resource [name [subresource]] */
+function resolve(ctx: HttpContext, segs: string[]): ResourcePath | undefined {
+  const [group, version, start] = segs[0] === 'api' ? ['', segs[1]!, 2] : [segs[1]!, segs[2]!, 3];
+  let rest = segs.slice(start);
+  let namespace: string | undefined;
+  if (rest[0] === 'namespaces' && rest.length >= 3 && ctx.registry.get(group, version, rest[2]!)?.namespaced) {
+    namespace = rest[1];
+    rest = rest.slice(2);
+  }
+  if (rest.length > 3) return undefined;
+  const rt = ctx.registry.get(group, version, rest[0]!);
+  if (!rt) return undefined;
+  return { rt, namespace, name: rest[1], subresource: rest[2] };
+}
+
+function readJsonBody(ctx: HttpContext, call: Call): Promise<unknown> {
+  return readBody(call.req, ctx.bodyLimit ?? DEFAULT_BODY_LIMIT)
+    .then((raw) => decodeBody(raw, call.req.headers['content-type'] ?? 'application/json'));
+}
+
+function getOrList(ctx: HttpContext, call: Call, at: ResourcePath): void {
+  const { rt, namespace, name } = at;
+  const q = call.query;
+  const asTable = wantsTable(call.req.headers.accept);
+  if (isWatch(q)) {
+    // A watch on one object is a watch on its collection narrowed to its name.
+    const fieldSelector = name === undefined ? q.get('fieldSelector') ?? undefined
+      : [q.get('fieldSelector'), `metadata.name=${name}`].filter(Boolean).join(',');
+    serveWatch(ctx, call, { rt, namespace, fieldSelector, asTable });
+    return;
+  }
+  if (name !== undefined) {
+    const stored = ctx.api.get(rt, namespace, name);
+    if (asTable) send(call.res, 200, JSON.stringify(table(rt, [viewOf(rt, stored.obj)], ctx.now(), includeObject(q), { resourceVersion: stored.obj.metadata.resourceVersion })));
+    else send(call.res, 200, objectJson(rt, stored));
+    return;
+  }
+  const result = ctx.api.list(rt, namespace, { ...selectors(q), limit: intParam(q, 'limit'), continue: q.get('continue') ?? undefined });
+  const meta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
+  if (result.continue) { meta.continue = result.continue; meta.remainingItemCount = result.remainingItemCount; }
+  if (asTable) {
+    send(call.res, 200, JSON.stringify(table(rt, result.items.map((s) => viewOf(rt, s.obj)), ctx.now(), includeObject(q), meta)));
+    return;
+  }
+  // Built from the objects' cached JSON: a large LIST costs string joins, not serialisation.
+  const head = JSON.stringify({ kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: meta }).slice(0, -1);
+  send(call.res, 200, `${head},"items":[${result.items.map((s) => objectJson(rt, s)).join(',')}]}`);
+}
+
+async function create(ctx: HttpContext, call: Call, { rt, namespace, name }: ResourcePath): Promise<void> {
+  if (name !== undefined) throw errors.methodNotAllowed(call.method, call.path);
+  const body = await readJsonBody(ctx, call);
+  const warnings: string[] = [];
+  const created = ctx.api.create(rt, namespace, body, writeOptions(call.query, warnings));
+  send(call.res, 201, JSON.stringify(viewOf(rt, created)), warningHeaders(warnings));
+}
+
+async function update(ctx: HttpContext, call: Call, { rt, namespace, name, subresource }: ResourcePath): Promise<void> {
+  if (name === undefined) throw errors.methodNotAllowed(call.method, call.path);
+  const body = await readJsonBody(ctx, call);
+  const warnings: string[] = [];
+  const updated = ctx.api.update(rt, namespace, name, body, writeOptions(call.query, warnings), subresource);
+  send(call.res, 200, JSON.stringify(viewOf(rt, updated)), warningHeaders(warnings));
+}
+
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+
+async function patch(ctx: HttpContext, call: Call, { rt, namespace, name, subresource }: ResourcePath): Promise<void> {
+  if (name === undefined) throw errors.methodNotAllowed(call.method, call.path);
+  const type = mediaType(call.req.headers['content-type']);
+  if (!PATCH_TYPES.includes(type)) throw errors.unsupportedMediaType(type || '(none)');
+  const body = await readJsonBody(ctx, call);
+  const warnings: string[] = [];
+  const { obj, created } = ctx.api.patch(rt, namespace, name, type, body, writeOptions(call.query, warnings), subresource);
+  send(call.res, created ? 201 : 200, JSON.stringify(viewOf(rt, obj)), warningHeaders(warnings));
+}
+
+async function remove(ctx: HttpContext, call: Call, { rt, namespace, name }: ResourcePath): Promise<void> {
+  const opts = deleteOptions(call.query, await readJsonBody(ctx, call));
+  if (name === undefined) {
+    const deleted = ctx.api.deleteCollection(rt, namespace, { ...opts, ...selectors(call.query) });
+    const list = { kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: { resourceVersion: String(ctx.api.store.resourceVersion) }, items: deleted.map((o) => viewOf(rt, o)) };
+    send(call.res, 200, JSON.stringify(list));
+    return;
+  }
+  const { obj, gone } = ctx.api.delete(rt, namespace, name, opts);
+  send(call.res, gone ? 200 : 202, JSON.stringify(viewOf(rt, obj)));
+}

@@ -1,0 +1,16 @@
+/**
+ * Every route the server answers, in the order they are tried. To serve a new path, write its handler in
+ * handlers/ and add one entry here; a new subresource of a kind is an entry in handlers/resources.ts instead.
+ */
+import type { Route } from './context.js';
+import { isDiscoveryPath, serveDiscovery } from './handlers/discovery.js';
+import { isHealthPath, isOpenApiV3Path, isVersionPath, serveHealth, serveOpenApiV3, serveVersion } from './handlers/meta.js';
+import { isResourcePath, serveResource } from './handlers/resources.js';
+
+export const ROUTES: readonly Route[] = [
+  { name: 'health', public: true, matches: isHealthPath, handle: serveHealth },
+  { name: 'version', matches: isVersionPath, handle: serveVersion },
+  { name: 'openapi/v3', matches: isOpenApiV3Path, handle: serveOpenApiV3 },
+  { name: 'discovery', matches: isDiscoveryPath, handle: serveDiscovery },
+  { name: 'resources', matches: isResourcePath, handle: serveResource },
+];
