@@ -1,8 +1,9 @@
-/** What every reference controller is given: the API client and caches, the clock, the profile and the faults. */
+/** What every reference controller is given: the API client and caches, the clock, the profile and the deviations of the active faults. */
 import type { ClusterClock } from './clock.js';
 import type { InformerFactory } from './kube/informer.js';
 import type { KubeClient } from './kube/client.js';
-import type { Faults, Profile } from './profiles.js';
+import type { Deviations } from './faults.js';
+import type { Profile } from './profiles.js';
 
 /** What the reference learns from images, by asking the registry (see reference/images.ts). */
 export interface OsImageContent {
@@ -36,7 +37,8 @@ export interface ControllerContext {
   informers: InformerFactory;
   clock: ClusterClock;
   profile: Profile;
-  faults: Faults;
+  /** Where the active faults make the controllers misbehave; all false without faults. */
+  deviations: Readonly<Deviations>;
   seed: number;
   images: ImageReader;
   log: Logger;

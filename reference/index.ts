@@ -19,7 +19,7 @@ import { RegistryClient } from '../lib/oci/registry-client.js';
 import { ClusterClock } from './clock.js';
 import type { Controller, ControllerContext, ReleaseImages } from './context.js';
 import { OPENSHIFT_EXTRA_PRINTER_COLUMNS, openShiftCrds } from './crds/index.js';
-import { ClusterVersionOperator } from './cvo/cvo.js';
+import { ClusterVersionOperator, type CvoOptions } from './cvo/cvo.js';
 import { registryImageReader } from './images.js';
 import { KubeClient } from './kube/client.js';
 import { InformerFactory } from './kube/informer.js';
@@ -28,12 +28,14 @@ import { NodeController } from './mco/node-controller.js';
 import { Operator } from './mco/operator.js';
 import { RenderController } from './mco/render-controller.js';
 import { TemplateController } from './mco/template-controller.js';
-import { Faults, getProfile, type ProfileName } from './profiles.js';
+import { resolveFaults } from './faults.js';
+import { getProfile, type ProfileName } from './profiles.js';
 import { ensureReleases, type ReleaseInfo } from './releases/index.js';
 import { seedCluster } from './seed.js';
 import { acquireWorkDir } from './workdir.js';
 
-export { FAULTS, PROFILES, type FaultName, type ProfileName } from './profiles.js';
+export { FAULTS, type FaultName } from './faults.js';
+export { PROFILES, type ProfileName } from './profiles.js';
 export { CURRENT_VERSION, NEXT_VERSION } from './constants.js';
 
 export interface ReferenceClusterOptions {
@@ -84,56 +86,39 @@ export interface ReferenceCluster {
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+type Say = (line: string) => void;
+
+/** Undo steps of a start, run in reverse; a failing step is logged and the rest still run. */
+class Cleanups {
+  private readonly steps: Array<() => Promise<unknown>> = [];
+  constructor(private readonly say: Say) {}
+  push(step: () => Promise<unknown>): void {
+    this.steps.push(step);
+  }
+  async run(): Promise<void> {
+    for (const step of this.steps.splice(0).reverse()) await step().catch((e) => this.say(`stop: ${(e as Error).message}`));
+  }
+}
+
 export async function startReferenceCluster(options: ReferenceClusterOptions = {}): Promise<ReferenceCluster> {
   const profile = getProfile(options.profile);
-  const faults = new Faults(options.faults ?? []);
+  const faults = resolveFaults(options.faults ?? []);
   const timeFactor = options.timeFactor ?? 600;
   const seed = options.seed ?? 1;
   const workers = options.workers ?? 2;
   if (!Number.isInteger(workers) || workers < 0) throw new Error(`workers must be a non-negative integer, got ${workers}`);
   const say = options.log ?? (() => undefined);
   const clock = new ClusterClock({ factor: timeFactor });
-
-  const cleanups: Array<() => Promise<unknown>> = [];
-  const cleanup = async (): Promise<void> => {
-    for (const fn of cleanups.splice(0).reverse()) await fn().catch((e) => say(`stop: ${(e as Error).message}`));
-  };
+  const cleanups = new Cleanups(say);
   try {
-    const work = await acquireWorkDir(path.resolve(options.workDir ?? path.join(REPO_ROOT, '.cache', 'reference')));
-    cleanups.push(() => work.release());
-    const workDir = work.path;
-    if (work.private) say(`registry storage ${workDir} (the shared one is in use by another cluster)`);
-    let kubeconfigPath = options.kubeconfigPath;
-    if (!kubeconfigPath) {
-      const dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-reference-'));
-      cleanups.push(() => rm(dir, { recursive: true, force: true }));
-      kubeconfigPath = path.join(dir, 'kubeconfig');
-    }
-
-    const registry: LocalRegistry = await startLocalRegistry({ storageDir: path.join(workDir, 'registry') });
-    cleanups.push(() => registry.stop());
-    say(`registry ${registry.address} (${registry.kind})`);
-    const engine = await connectEngine().catch(() => undefined); // needed only when the release images must be built
-    const built = await ensureReleases({ engine, registry: registry.address, log: say });
-    const releases = { current: built.current, next: built.next };
-    say(`releases ready in ${(built.durationMs / 1000).toFixed(1)} s${built.built.length ? ` (built ${built.built.length} images)` : ' (cached)'}`);
-
-    // The extra columns keep `oc get co`'s MESSAGE even after someone applies the upstream CRDs over ours.
-    const api: RunningApiServer = await startApiServer({
-      crds: openShiftCrds(),
-      extraPrinterColumns: OPENSHIFT_EXTRA_PRINTER_COLUMNS,
-      now: () => clock.now(),
-      faults: options.apiFaults,
-    });
-    cleanups.push(() => api.close());
-    await api.writeKubeconfig(kubeconfigPath);
-    say(`API server ${api.url}`);
+    const { workDir, kubeconfigPath } = await prepareFiles(options, cleanups, say);
+    const { registry, releases } = await startRegistryWithReleases(workDir, cleanups, say);
+    const api = await startApi(clock, options.apiFaults, kubeconfigPath, cleanups, say);
 
     const images = registryImageReader(new RegistryClient());
     const current = releaseImages(releases.current);
     const next = releaseImages(releases.next);
-    const defaultImage = profile.newFormatImageByDefault ? current.rhelCoreos8 : current.machineOsContent;
-    const bootedContent = await images.readOsImage(defaultImage);
+    const bootedContent = await images.readOsImage(profile.newFormatImageByDefault ? current.rhelCoreos8 : current.machineOsContent);
 
     const abort = new AbortController();
     // every sleeping daemon and poll listens to this one signal: a thousand nodes mean a thousand listeners
@@ -141,27 +126,13 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
     const log = (component: string, line: string): void => say(`[${clock.timestamp()}] ${component}: ${line}`);
     const client = KubeClient.fromFile(kubeconfigPath, { signal: abort.signal, log: (l) => log('client', l) });
     const imageRepo = `${registry.address}/ocp-e2e/layered-os`;
-    await seedCluster({ client, clock, profile, current, next, bootedContent, registry: registry.address, imageRepo, timeFactor, seed, workers, faults: faults.list() });
+    await seedCluster({ client, clock, profile, current, next, bootedContent, registry: registry.address, imageRepo, timeFactor, seed, workers, faults: faults.names });
     say(`cluster seeded: 3 masters, ${workers} workers at ${current.version}`);
 
     const informers = new InformerFactory(client, (l) => log('informer', l));
-    const ctx: ControllerContext = { client, informers, clock, profile, faults, seed, images, log, signal: abort.signal };
-    const controllers: Controller[] = [
-      new TemplateController(ctx),
-      new RenderController(ctx),
-      new NodeController(ctx),
-      new Operator(ctx),
-      new DaemonSet(ctx),
-      new ClusterVersionOperator(ctx, { graph: [current, { ...next, previous: releases.next.previous?.length ? releases.next.previous : [current.version] }] }),
-    ];
-    for (const c of controllers) c.setup();
-    cleanups.push(async () => {
-      abort.abort();
-      await Promise.allSettled(controllers.map((c) => c.stop()));
-      await informers.stopAll();
-    });
-    await informers.startAll();
-    for (const c of controllers) c.start();
+    const ctx: ControllerContext = { client, informers, clock, profile, deviations: faults.deviations, seed, images, log, signal: abort.signal };
+    const graph = [current, { ...next, previous: releases.next.previous?.length ? releases.next.previous : [current.version] }];
+    await startControllers(ctx, graph, abort, cleanups);
     if (options.apiFaults) api.setFaults(options.apiFaults);
     say('controllers running');
 
@@ -175,16 +146,76 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
       timeFactor,
       profile: profile.name,
       seed,
-      faults: faults.list(),
+      faults: faults.names,
       now: () => clock.now(),
       setApiFaults: (f: FaultConfig) => api.setFaults(f),
       dropApiWatches: () => api.dropWatches(),
-      stop: () => (stopped ??= cleanup()),
+      stop: () => (stopped ??= cleanups.run()),
     };
   } catch (error) {
-    await cleanup();
+    await cleanups.run();
     throw error;
   }
+}
+
+/** The registry storage (shared between runs, or private while another cluster holds it) and the kubeconfig's path. */
+async function prepareFiles(options: ReferenceClusterOptions, cleanups: Cleanups, say: Say): Promise<{ workDir: string; kubeconfigPath: string }> {
+  const work = await acquireWorkDir(path.resolve(options.workDir ?? path.join(REPO_ROOT, '.cache', 'reference')));
+  cleanups.push(() => work.release());
+  if (work.private) say(`registry storage ${work.path} (the shared one is in use by another cluster)`);
+  let kubeconfigPath = options.kubeconfigPath;
+  if (!kubeconfigPath) {
+    const dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-reference-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    kubeconfigPath = path.join(dir, 'kubeconfig');
+  }
+  return { workDir: work.path, kubeconfigPath };
+}
+
+/** The local registry on `workDir`, holding both releases as real images (built once, then cached). */
+async function startRegistryWithReleases(workDir: string, cleanups: Cleanups, say: Say): Promise<{ registry: LocalRegistry; releases: { current: ReleaseInfo; next: ReleaseInfo } }> {
+  const registry: LocalRegistry = await startLocalRegistry({ storageDir: path.join(workDir, 'registry') });
+  cleanups.push(() => registry.stop());
+  say(`registry ${registry.address} (${registry.kind})`);
+  const engine = await connectEngine().catch(() => undefined); // needed only when the release images must be built
+  const built = await ensureReleases({ engine, registry: registry.address, log: say });
+  say(`releases ready in ${(built.durationMs / 1000).toFixed(1)} s${built.built.length ? ` (built ${built.built.length} images)` : ' (cached)'}`);
+  return { registry, releases: { current: built.current, next: built.next } };
+}
+
+/** The mock API server with the OpenShift CRDs on the cluster clock, and its kubeconfig written. */
+async function startApi(clock: ClusterClock, faults: FaultConfig | undefined, kubeconfigPath: string, cleanups: Cleanups, say: Say): Promise<RunningApiServer> {
+  // The extra columns keep `oc get co`'s MESSAGE even after someone applies the upstream CRDs over ours.
+  const api = await startApiServer({
+    crds: openShiftCrds(),
+    extraPrinterColumns: OPENSHIFT_EXTRA_PRINTER_COLUMNS,
+    now: () => clock.now(),
+    faults,
+  });
+  cleanups.push(() => api.close());
+  await api.writeKubeconfig(kubeconfigPath);
+  say(`API server ${api.url}`);
+  return api;
+}
+
+/** The MCO's controllers, the daemons and the CVO, started once their caches are synced; stopped by `cleanups`. */
+async function startControllers(ctx: ControllerContext, graph: CvoOptions['graph'], abort: AbortController, cleanups: Cleanups): Promise<void> {
+  const controllers: Controller[] = [
+    new TemplateController(ctx),
+    new RenderController(ctx),
+    new NodeController(ctx),
+    new Operator(ctx),
+    new DaemonSet(ctx),
+    new ClusterVersionOperator(ctx, { graph }),
+  ];
+  for (const c of controllers) c.setup();
+  cleanups.push(async () => {
+    abort.abort();
+    await Promise.allSettled(controllers.map((c) => c.stop()));
+    await ctx.informers.stopAll();
+  });
+  await ctx.informers.startAll();
+  for (const c of controllers) c.start();
 }
 
 function releaseImages(info: ReleaseInfo): ReleaseImages {

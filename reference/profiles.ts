@@ -1,6 +1,7 @@
 /**
- * Behaviour profiles and fault switches. A profile is data plus a few booleans the controllers consult; there is one
- * set of controllers for every profile. Facts come from ../shared/spec/mco-behaviour.md §2 and §7.
+ * Behaviour profiles. A profile is data plus a few booleans the controllers consult; there is one set of controllers
+ * for every profile (faults, which break behaviour on purpose, are in faults.ts). Facts come from
+ * ../shared/spec/mco-behaviour.md §2 and §7.
  */
 
 export type ProfileName = '4.12-ga' | '4.12-nightly-2022-09-08';
@@ -70,42 +71,6 @@ export function getProfile(name: string | undefined): Profile {
     throw new Error(`unknown profile "${name}"; valid profiles: ${Object.keys(PROFILES).join(', ')}`);
   }
   return profile;
-}
-
-/**
- * Faults break one promise of the reference on purpose, so the suite can prove each of its assertions fails when the
- * behaviour it guards is broken (the kill matrix).
- */
-export const FAULTS = {
-  'keep-old-os-on-upgrade': "the template controller keeps the previous release's default OS image after an upgrade",
-  'render-merge-unsorted': 'the render controller merges MachineConfigs in reverse name order, so an early-named override wins',
-  'sticky-override': 'the render controller keeps the last custom osImageURL after the override MachineConfig is deleted',
-  'mcd-ignores-pull-errors': 'the daemon reports Done even when the OS image cannot be pulled, booting nothing new',
-  'mcd-skips-os-update': 'the daemon applies new configs and reboots but never rebases, so nodes keep booting their previous OS image',
-  'cvo-completes-early':
-    'the operator reports its new version as soon as the master pool starts rolling and the CVO completes on the version alone',
-} as const;
-
-export type FaultName = keyof typeof FAULTS;
-
-export class Faults {
-  private readonly active: ReadonlySet<FaultName>;
-  constructor(names: readonly string[] = []) {
-    const unknown = names.filter((n) => !(n in FAULTS));
-    if (unknown.length > 0) {
-      const valid = Object.entries(FAULTS)
-        .map(([n, what]) => `  ${n}: ${what}`)
-        .join('\n');
-      throw new Error(`unknown fault ${unknown.map((n) => `"${n}"`).join(', ')}; valid faults:\n${valid}`);
-    }
-    this.active = new Set(names as FaultName[]);
-  }
-  has(name: FaultName): boolean {
-    return this.active.has(name);
-  }
-  list(): FaultName[] {
-    return [...this.active];
-  }
 }
 
 /**

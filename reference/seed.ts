@@ -26,13 +26,13 @@ import { completedConditions, completeHistoryHead, startHistoryEntry } from './c
 import type { KubeClient, KubeObject } from './kube/client.js';
 import { osImageName, rpmOstreeStatusJson, rpmQaJson } from './mcd/os-status.js';
 import { calculateStatus } from './mco/node-status.js';
-import { goPrintVersions, machineConfigPoolStatus, syncUpgradeableStatus } from './mco/operator-status.js';
+import { goPrintVersions, machineConfigPoolStatus, MCO_RELATED_OBJECTS, syncUpgradeableStatus } from './mco/operator-status.js';
 import { masterPool, workerPool } from './mco/pools.js';
 import { defaultOsImage, generateRenderedMachineConfig, selectorMatches } from './mco/render.js';
 import { installerSshMachineConfig, ROLES, templateMachineConfigs } from './mco/templates.js';
 import type { ControllerConfig, MachineConfig, MachineConfigPool } from './mco/types.js';
 import { mcoBuildFor } from './mco/version.js';
-import type { Profile } from './profiles.js';
+import type { McoBuild, Profile } from './profiles.js';
 import { createRng, type Rng } from './rng.js';
 
 export interface SeedInput {
@@ -64,7 +64,7 @@ async function inBatches<T>(items: readonly T[], limit: number, fn: (item: T) =>
   await Promise.all(workers);
 }
 
-export function controllerConfigFor(release: ReleaseImages, build: ReturnType<typeof mcoBuildFor>): ControllerConfig & KubeObject {
+export function controllerConfigFor(release: ReleaseImages, build: McoBuild): ControllerConfig & KubeObject {
   return {
     apiVersion: MC_API_VERSION,
     kind: 'ControllerConfig',
@@ -180,8 +180,22 @@ export async function seedCluster(input: SeedInput): Promise<void> {
   const { client, clock, profile, current } = input;
   const now = clock.timestamp();
   const build = mcoBuildFor(current.version, profile.name);
-  const rng = createRng(input.seed);
+  await seedNamespacesAndConfigMaps(input);
+  const cc = await seedControllerConfig(client, current, build, now);
+  const configs: MachineConfig[] = [];
+  for (const role of ROLES) configs.push(...templateMachineConfigs(role, cc, profile, build), installerSshMachineConfig(role));
+  await inBatches(configs, 8, (mc) => client.apply('MachineConfig', mc as MachineConfig & KubeObject));
+  const { pools, rendered } = await seedRenderedPools(client, configs, cc, profile, build);
+  const booted = { pullspec: defaultOsImage(cc, profile), content: input.bootedContent };
+  const nodes = await seedNodes(input, rendered, booted, now);
+  await seedPoolStatus(client, pools, nodes, now);
+  await seedClusterOperator(client, current, pools, now);
+  await seedClusterVersion(client, current, input.next, build, now);
+}
 
+/** The namespaces, the reference's own description of itself, and the MCO ConfigMaps the CVO would have written. */
+async function seedNamespacesAndConfigMaps(input: SeedInput): Promise<void> {
+  const { client, profile, current } = input;
   for (const ns of [MCO_NAMESPACE, 'openshift-config', 'openshift-config-managed', 'openshift-cluster-version', REFERENCE_INFO_NAMESPACE, 'default']) {
     await client.apply('Namespace', { metadata: { name: ns } });
   }
@@ -200,8 +214,10 @@ export async function seedCluster(input: SeedInput): Promise<void> {
   });
   await client.apply('ConfigMap', { metadata: { name: MCO_DEPLOYMENT_CONFIGMAP, namespace: MCO_NAMESPACE }, data: { RELEASE_VERSION: current.version, RELEASE_IMAGE: current.image } });
   await client.apply('ConfigMap', { metadata: { name: OSIMAGEURL_CONFIGMAP, namespace: MCO_NAMESPACE }, data: osImageUrlConfigMapData(current, profile) });
+}
 
-  // ControllerConfig, already completed by the template controller
+/** The ControllerConfig, already completed by the template controller. */
+async function seedControllerConfig(client: KubeClient, current: ReleaseImages, build: McoBuild, now: string): Promise<ControllerConfig & KubeObject> {
   const cc = await client.apply<ControllerConfig & KubeObject>('ControllerConfig', controllerConfigFor(current, build));
   await client.patchStatus('ControllerConfig', CONTROLLER_CONFIG_NAME, {
     observedGeneration: cc.metadata.generation ?? 1,
@@ -211,13 +227,18 @@ export async function seedCluster(input: SeedInput): Promise<void> {
       { type: 'TemplateControllerCompleted', status: 'True', reason: '', message: `sync completed towards (${cc.metadata.generation ?? 1}) generation using controller version ${build.raw}`, lastTransitionTime: now },
     ],
   });
+  return cc;
+}
 
-  const configs: MachineConfig[] = [];
-  for (const role of ROLES) configs.push(...templateMachineConfigs(role, cc, profile, build), installerSshMachineConfig(role));
-  await inBatches(configs, 8, (mc) => client.apply('MachineConfig', mc as MachineConfig & KubeObject));
-
-  const booted = { pullspec: defaultOsImage(cc, profile), content: input.bootedContent };
-  const pools: MachineConfigPool[] = [];
+/** Both pools, each pointed at the rendered MachineConfig of what it selects. */
+async function seedRenderedPools(
+  client: KubeClient,
+  configs: MachineConfig[],
+  cc: ControllerConfig,
+  profile: Profile,
+  build: McoBuild,
+): Promise<{ pools: Array<MachineConfigPool & KubeObject>; rendered: Map<string, string> }> {
+  const pools: Array<MachineConfigPool & KubeObject> = [];
   const rendered = new Map<string, string>();
   for (const template of [masterPool(), workerPool()]) {
     const pool = await client.apply<MachineConfigPool & KubeObject>('MachineConfigPool', template as MachineConfigPool & KubeObject);
@@ -230,7 +251,13 @@ export async function seedCluster(input: SeedInput): Promise<void> {
     rendered.set(pool.metadata.name!, out.machineConfig.metadata.name!);
     pools.push(updated);
   }
+  return { pools, rendered };
+}
 
+/** Three masters and the workers, done on their pool's rendered config and booted from the release's OS image. */
+async function seedNodes(input: SeedInput, rendered: Map<string, string>, booted: { pullspec: string; content: OsImageContent }, now: string): Promise<V1Node[]> {
+  const { client, clock } = input;
+  const rng = createRng(input.seed);
   const clusterStart = clock.now();
   const nodes: Array<V1Node & KubeObject> = [];
   for (let i = 0; i < 3; i++) nodes.push(node(nodeName('master', i), 'master', i, rng, rendered.get('master')!, booted, clusterStart));
@@ -241,14 +268,21 @@ export async function seedCluster(input: SeedInput): Promise<void> {
     const withStatus = await client.patchStatus<V1Node & KubeObject>('Node', n.metadata.name!, nodeStatus(i, rng, input.bootedContent, now));
     created.push(withStatus);
   });
+  return created;
+}
 
+/** Pool status as the node controller would compute it from the seeded nodes (updates `pools` in place). */
+async function seedPoolStatus(client: KubeClient, pools: Array<MachineConfigPool & KubeObject>, nodes: V1Node[], now: string): Promise<void> {
   for (const pool of pools) {
-    const members = created.filter((n) => selectorMatches(pool.spec.nodeSelector, n.metadata?.labels ?? {}));
+    const members = nodes.filter((n) => selectorMatches(pool.spec.nodeSelector, n.metadata?.labels ?? {}));
     const status = calculateStatus(pool, members, now);
     const done = await client.patchStatus<MachineConfigPool & KubeObject>('MachineConfigPool', pool.metadata.name!, { ...status, conditions: [...(status.conditions ?? []), { type: 'RenderDegraded', status: 'False', reason: '', message: '', lastTransitionTime: now }] });
     pool.status = done.status;
   }
+}
 
+/** ClusterOperator machine-config settled at the current release. */
+async function seedClusterOperator(client: KubeClient, current: ReleaseImages, pools: MachineConfigPool[], now: string): Promise<void> {
   const versions = [{ name: 'operator', version: current.version }];
   await client.apply('ClusterOperator', { apiVersion: CONFIG_API_VERSION, kind: 'ClusterOperator', metadata: { name: CO_NAME }, spec: {} });
   const extension: Record<string, string> = {};
@@ -262,9 +296,12 @@ export async function seedCluster(input: SeedInput): Promise<void> {
     ],
     versions,
     extension,
-    relatedObjects: [{ group: '', resource: 'namespaces', name: MCO_NAMESPACE }],
+    relatedObjects: MCO_RELATED_OBJECTS,
   });
+}
 
+/** ClusterVersion `version`: installed at the current release, with the next one available. */
+async function seedClusterVersion(client: KubeClient, current: ReleaseImages, next: ReleaseImages, build: McoBuild, now: string): Promise<void> {
   const cv: ClusterVersionObject = {
     apiVersion: CONFIG_API_VERSION,
     kind: 'ClusterVersion',
@@ -273,9 +310,8 @@ export async function seedCluster(input: SeedInput): Promise<void> {
   };
   await client.apply('ClusterVersion', cv);
   const history = completeHistoryHead(startHistoryEntry([], { version: current.version, image: current.image, verified: false }, now), now);
-  let cvConditions = completedConditions([], current.version, now);
-  cvConditions = [
-    ...cvConditions,
+  const cvConditions = [
+    ...completedConditions([], current.version, now),
     { type: 'RetrievedUpdates', status: 'True', reason: '', message: '', lastTransitionTime: now },
     { type: 'ReleaseAccepted', status: 'True', reason: 'PayloadLoaded', message: `Payload loaded version="${current.version}" image="${current.image}" architecture="amd64"`, lastTransitionTime: now },
   ];
@@ -284,7 +320,7 @@ export async function seedCluster(input: SeedInput): Promise<void> {
     history,
     observedGeneration: 1,
     versionHash: 'reference-' + build.hash.slice(0, 8),
-    availableUpdates: [{ version: input.next.version, image: input.next.image }],
+    availableUpdates: [{ version: next.version, image: next.image }],
     conditions: cvConditions,
   });
 }

@@ -178,9 +178,8 @@ export class ClusterVersionOperator implements Controller {
     }
   }
 
-  /** The fault `cvo-completes-early` looks at the version only, not at Degraded. */
   private health(co: ClusterOperatorObject | undefined, version: string): OperatorHealth {
-    if (this.ctx.faults.has('cvo-completes-early') && operatorVersionOf(co?.status?.versions) === version) return { kind: 'ok' };
+    if (this.ctx.deviations.cvoTrustsVersionAlone && operatorVersionOf(co?.status?.versions) === version) return { kind: 'ok' };
     return checkOperatorHealth(co ? { name: CO_NAME, conditions: co.status?.conditions, versions: co.status?.versions } : undefined, CO_NAME, version);
   }
 

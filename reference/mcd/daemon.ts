@@ -127,7 +127,7 @@ export class DaemonSet implements Controller {
   }
 
   private async update(name: string, desired: string, daemon: NodeDaemon): Promise<void> {
-    const { client, clock, signal, faults } = this.ctx;
+    const { client, clock, signal, deviations } = this.ctx;
     daemon.attempts++;
     const plan = planUpdate(rngFor(this.ctx.seed, name, desired, String(daemon.attempts)));
     await client.patch('Node', name, {
@@ -144,8 +144,7 @@ export class DaemonSet implements Controller {
     }
     const wanted = config.spec?.osImageURL ?? '';
     let booted = daemon.booted;
-    // The faulty daemon skips the rebase entirely: config written, node rebooted, OS unchanged.
-    if (wanted && wanted !== daemon.booted?.pullspec && !faults.has('mcd-skips-os-update')) {
+    if (wanted && wanted !== daemon.booted?.pullspec && !deviations.daemonSkipsRebase) {
       for (;;) {
         await clock.sleep(plan.pullMs, signal);
         try {
@@ -153,7 +152,7 @@ export class DaemonSet implements Controller {
           booted = { pullspec: wanted, content, timestampMs: clock.nowMs() };
           break;
         } catch (error) {
-          if (faults.has('mcd-ignores-pull-errors')) break; // the faulty daemon carries on with the old image
+          if (deviations.daemonIgnoresPullErrors) break;
           await this.degrade(name, pullFailureReason(wanted, (error as Error).message));
           // keep retrying while the node is still asked for this config, as the real daemon's requeue does
           await clock.sleep(RETRY_MS, signal);

@@ -2,7 +2,7 @@
  * The operator's pure status logic (spec §1.2, §5): one tick of the required-pools poll and the ClusterOperator
  * conditions. The pool configuration check itself lives in pool-validity.ts.
  */
-import { LABEL } from '../constants.js';
+import { LABEL, MC_GROUP, MCO_NAMESPACE } from '../constants.js';
 import type { Condition, MachineConfigPool } from './types.js';
 import { getCondition, isConditionTrue } from './node-status.js';
 import { goQuote, isMachineConfigPoolConfigurationValid, type MachineConfigGetter } from './pool-validity.js';
@@ -99,6 +99,21 @@ export interface OperandVersion {
 export function goPrintVersions(versions: readonly OperandVersion[] | undefined): string {
   return `[${(versions ?? []).map((v) => `{${v.name} ${v.version}}`).join(' ')}]`;
 }
+
+/**
+ * What the operator lists in ClusterOperator `status.relatedObjects` (syncRelatedObjects, pkg/operator/status.go, the
+ * same at BUG-B and FIX), for must-gather: its namespace, the MCO's resources, nodes, and the on-prem infra namespaces.
+ */
+export const MCO_RELATED_OBJECTS: ReadonlyArray<{ group: string; resource: string; name: string }> = [
+  { group: '', resource: 'namespaces', name: MCO_NAMESPACE },
+  { group: MC_GROUP, resource: 'machineconfigpools', name: '' },
+  { group: MC_GROUP, resource: 'controllerconfigs', name: '' },
+  { group: MC_GROUP, resource: 'kubeletconfigs', name: '' },
+  { group: MC_GROUP, resource: 'containerruntimeconfigs', name: '' },
+  { group: MC_GROUP, resource: 'machineconfigs', name: '' },
+  { group: '', resource: 'nodes', name: '' },
+  ...['kni', 'openstack', 'ovirt', 'vsphere', 'nutanix'].map((platform) => ({ group: '', resource: 'namespaces', name: `openshift-${platform}-infra` })),
+];
 
 export function operatorVersionOf(versions: readonly OperandVersion[] | undefined): string | undefined {
   return versions?.find((v) => v.name === 'operator')?.version;

@@ -12,7 +12,6 @@ import {
   CONFIG_GROUP,
   CONTROLLER_CONFIG_NAME,
   CONTROLLER_CONFIG_WAIT_MS,
-  MC_GROUP,
   MCO_DEPLOYMENT_CONFIGMAP,
   MCO_NAMESPACE,
   MINUTE,
@@ -33,9 +32,11 @@ import { compareNames } from './render.js';
 import { isConditionTrue } from './node-status.js';
 import {
   clearDegradedStatus,
+  goPrintVersions,
   goQuote,
   isRequiredPool,
   machineConfigPoolStatus,
+  MCO_RELATED_OBJECTS,
   notFoundError,
   operatorVersionOf,
   requiredPoolsTick,
@@ -62,7 +63,7 @@ interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
 }
 export interface ClusterOperatorObject extends KubeObject {
-  status?: { conditions?: Condition[]; versions?: OperandVersion[]; extension?: Record<string, unknown> | null; relatedObjects?: unknown[] };
+  status?: { conditions?: Condition[]; versions?: OperandVersion[]; extension?: Record<string, unknown> | null; relatedObjects?: readonly unknown[] };
 }
 
 const COMPONENT = 'machine-config-operator';
@@ -75,6 +76,19 @@ interface OsImageUrls {
 }
 
 class SyncFailure extends Error {}
+
+/** One pass of syncAll: what it read at the start and the status it builds up as the tasks run. */
+interface SyncPass {
+  co: ClusterOperatorObject;
+  operatorVersion: string;
+  releaseImage: string;
+  build: McoBuild;
+  /** The versions the ClusterOperator reported when the pass began. */
+  versionsBefore: OperandVersion[];
+  /** The versions as the pass goes (the deviation `operatorReportsVersionEarly` moves them mid-pass). */
+  versions: OperandVersion[];
+  conditions: Condition[];
+}
 
 export class Operator implements Controller {
   private pools!: Informer<Pool>;
@@ -152,84 +166,104 @@ export class Operator implements Controller {
   }
 
   private async syncAll(pod: AbortSignal): Promise<void> {
-    const { client, clock, profile, faults } = this.ctx;
     const deployment = this.configMaps.get(MCO_DEPLOYMENT_CONFIGMAP);
     const operatorVersion = deployment?.data?.RELEASE_VERSION;
     if (!operatorVersion) return;
     this.podVersion = operatorVersion;
-    const build = mcoBuildFor(operatorVersion, profile.name);
     const co = await this.ensureClusterOperator();
     const versions = co.status?.versions ?? [];
-    let conditions = co.status?.conditions ?? [];
+    const sync: SyncPass = {
+      co,
+      operatorVersion,
+      releaseImage: deployment?.data?.RELEASE_IMAGE ?? '',
+      build: mcoBuildFor(operatorVersion, this.ctx.profile.name),
+      versionsBefore: versions,
+      versions,
+      conditions: co.status?.conditions ?? [],
+    };
+    await this.syncProgressing(sync);
+    const error = await this.runTasks(sync, pod);
+    if (pod.aborted) throw new AbortedError();
+    await this.syncOutcome(sync, error);
+  }
 
-    const progressing = syncProgressingStatus({ conditions, versions }, operatorVersion, clock.timestamp());
-    conditions = progressing.conditions;
+  /** Progressing=True "Working towards …" (and the event) before any task runs. */
+  private async syncProgressing(sync: SyncPass): Promise<void> {
+    const { client, clock } = this.ctx;
+    const progressing = syncProgressingStatus({ conditions: sync.conditions, versions: sync.versions }, sync.operatorVersion, clock.timestamp());
+    sync.conditions = progressing.conditions;
     if (progressing.started) {
-      void client.event(this.coRef(), 'Normal', 'OperatorVersionChanged', `clusteroperator/${COMPONENT} started a version change from ${goPrintList(versions)} to ${goPrintList([{ name: 'operator', version: operatorVersion }])}`, COMPONENT, clock.timestamp());
+      void client.event(this.coRef(), 'Normal', 'OperatorVersionChanged', `clusteroperator/${COMPONENT} started a version change from ${goPrintVersions(sync.versions)} to ${goPrintVersions([{ name: 'operator', version: sync.operatorVersion }])}`, COMPONENT, clock.timestamp());
     }
-    await this.writeStatus(co, { conditions });
+    await this.writeStatus(sync.co, { conditions: sync.conditions });
+  }
 
-    let error: SyncError | undefined;
-    let currentVersions = versions;
+  /** The tasks in their fixed order, stopping at the first error; a task that passes clears its Degraded reason. */
+  private async runTasks(sync: SyncPass, pod: AbortSignal): Promise<SyncError | undefined> {
     let urls: OsImageUrls | undefined;
     for (const task of SYNC_TASKS) {
       if (pod.aborted) throw new AbortedError();
       try {
         switch (task) {
           case 'RenderConfig':
-            urls = this.renderConfig(operatorVersion);
+            urls = this.renderConfig(sync.operatorVersion);
             break;
           case 'MachineConfigPools':
             await this.ensurePools();
             break;
           case 'MachineConfigController':
-            await this.syncControllerConfig(urls!, operatorVersion, build, deployment?.data?.RELEASE_IMAGE ?? '', pod);
+            await this.syncControllerConfig(urls!, sync.operatorVersion, sync.build, sync.releaseImage, pod);
             break;
-          case 'RequiredPools': {
-            // the faulty operator reports its new version as soon as the master pool is rolling, long before it is done
-            const bumpEarly = faults.has('cvo-completes-early') && operatorVersionOf(currentVersions) !== operatorVersion
-              ? async () => {
-                  currentVersions = [{ name: 'operator', version: operatorVersion }];
-                  await this.writeStatus(co, { conditions, versions: currentVersions });
-                }
-              : undefined;
-            // like upstream, each failing check of the poll refreshes Upgradeable from the pools right away
-            const refreshUpgradeable = async (): Promise<void> => {
-              const next = syncUpgradeableStatus(conditions, this.pools.list(), clock.timestamp());
-              if (semanticEqual(next.find((c) => c.type === 'Upgradeable'), conditions.find((c) => c.type === 'Upgradeable'))) return;
-              conditions = next;
-              await this.writeStatus(co, { conditions });
-            };
-            await this.syncRequiredPools(operatorVersion, build, pod, refreshUpgradeable, bumpEarly);
+          case 'RequiredPools':
+            await this.syncRequiredPools(sync.operatorVersion, sync.build, pod, () => this.refreshUpgradeable(sync), this.reportVersionEarly(sync));
             break;
-          }
           default:
             break; // the daemon set and the server have nothing to roll out in the reference
         }
       } catch (e) {
         if (e instanceof AbortedError) throw e;
-        error = { task, message: (e as Error).message };
-        break;
+        return { task, message: (e as Error).message };
       }
-      conditions = clearDegradedStatus(conditions, task as SyncTask, clock.timestamp());
+      sync.conditions = clearDegradedStatus(sync.conditions, task as SyncTask, this.ctx.clock.timestamp());
     }
-    if (pod.aborted) throw new AbortedError();
+    return undefined;
+  }
 
+  /** Like upstream, each failing check of the required-pools poll refreshes Upgradeable from the pools right away. */
+  private async refreshUpgradeable(sync: SyncPass): Promise<void> {
+    const next = syncUpgradeableStatus(sync.conditions, this.pools.list(), this.ctx.clock.timestamp());
+    if (semanticEqual(next.find((c) => c.type === 'Upgradeable'), sync.conditions.find((c) => c.type === 'Upgradeable'))) return;
+    sync.conditions = next;
+    await this.writeStatus(sync.co, { conditions: sync.conditions });
+  }
+
+  /** With the deviation `operatorReportsVersionEarly`: what the required-pools poll calls once a pool is Updating. */
+  private reportVersionEarly(sync: SyncPass): (() => Promise<void>) | undefined {
+    if (!this.ctx.deviations.operatorReportsVersionEarly || operatorVersionOf(sync.versions) === sync.operatorVersion) return undefined;
+    return async () => {
+      sync.versions = [{ name: 'operator', version: sync.operatorVersion }];
+      await this.writeStatus(sync.co, { conditions: sync.conditions, versions: sync.versions });
+    };
+  }
+
+  /** Degraded, Available, Upgradeable, the version and the related objects, from what the tasks found. */
+  private async syncOutcome(sync: SyncPass, error: SyncError | undefined): Promise<void> {
+    const { client, clock, profile } = this.ctx;
     const now = clock.timestamp();
-    conditions = syncDegradedStatus(conditions, error, operatorVersion, currentVersions, now);
+    let conditions = syncDegradedStatus(sync.conditions, error, sync.operatorVersion, sync.versions, now);
     if (error) {
       void client.event(this.coRef(), 'Warning', `OperatorDegraded: ${error.task}Failed`, conditions.find((c) => c.type === 'Degraded')?.message ?? '', COMPONENT, now);
     }
-    conditions = syncAvailableStatus(conditions, error, currentVersions, profile.availableFalseHasReason, now);
+    conditions = syncAvailableStatus(conditions, error, sync.versions, profile.availableFalseHasReason, now);
     conditions = syncUpgradeableStatus(conditions, this.pools.list(), now);
-    const newVersions = syncVersion(conditions, currentVersions, operatorVersion);
-    if (!semanticEqual(newVersions, versions)) {
-      void client.event(this.coRef(), 'Normal', 'OperatorVersionChanged', `clusteroperator/${COMPONENT} version changed from ${goPrintList(versions)} to ${goPrintList(newVersions)}`, COMPONENT, now);
+    const newVersions = syncVersion(conditions, sync.versions, sync.operatorVersion);
+    if (!semanticEqual(newVersions, sync.versionsBefore)) {
+      void client.event(this.coRef(), 'Normal', 'OperatorVersionChanged', `clusteroperator/${COMPONENT} version changed from ${goPrintVersions(sync.versionsBefore)} to ${goPrintVersions(newVersions)}`, COMPONENT, now);
       this.loop.trigger(); // the next sync reports Progressing=False "Cluster version is …"
     }
     const extension = this.extension(error?.task === 'RequiredPools' ? this.lastExtensionError : undefined);
     if (!error) this.lastExtensionError = undefined;
-    await this.writeStatus(co, { conditions, versions: newVersions, extension, relatedObjects: RELATED_OBJECTS });
+    await this.writeStatus(sync.co, { conditions, versions: newVersions, extension, relatedObjects: MCO_RELATED_OBJECTS });
   }
 
   private coRef() {
@@ -392,17 +426,3 @@ export class Operator implements Controller {
     }
   }
 }
-
-function goPrintList(versions: readonly OperandVersion[]): string {
-  return `[${versions.map((v) => `{${v.name} ${v.version}}`).join(' ')}]`;
-}
-
-const RELATED_OBJECTS = [
-  { group: '', resource: 'namespaces', name: MCO_NAMESPACE },
-  { group: MC_GROUP, resource: 'machineconfigpools', name: '' },
-  { group: MC_GROUP, resource: 'controllerconfigs', name: '' },
-  { group: MC_GROUP, resource: 'kubeletconfigs', name: '' },
-  { group: MC_GROUP, resource: 'containerruntimeconfigs', name: '' },
-  { group: MC_GROUP, resource: 'machineconfigs', name: '' },
-  { group: '', resource: 'nodes', name: '' },
-];

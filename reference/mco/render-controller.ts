@@ -63,7 +63,7 @@ export class RenderController implements Controller {
   }
 
   private async sync(poolName: string): Promise<void> {
-    const { client, profile, faults, clock } = this.ctx;
+    const { client, profile, deviations, clock } = this.ctx;
     const pool = this.pools.get(poolName);
     if (!pool) return;
     if (isEmptySelector(pool.spec.machineConfigSelector)) {
@@ -84,8 +84,8 @@ export class RenderController implements Controller {
         controllerConfig: cc,
         profile,
         build,
-        reverseOrder: faults.has('render-merge-unsorted'),
-        stickyOsImageURL: faults.has('sticky-override') && currentTarget ? this.mcs.get(currentTarget)?.spec?.osImageURL : undefined,
+        reverseOrder: deviations.renderMergesInReverseOrder,
+        stickyOsImageURL: deviations.renderKeepsCurrentOsImage && currentTarget ? this.mcs.get(currentTarget)?.spec?.osImageURL : undefined,
       });
     } catch (error) {
       await this.setRenderDegraded(poolName, `Failed to render configuration for pool ${poolName}: ${(error as Error).message}`);

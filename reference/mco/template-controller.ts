@@ -56,14 +56,14 @@ export class TemplateController implements Controller {
   }
 
   private async sync(): Promise<void> {
-    const { client, profile, faults, clock } = this.ctx;
+    const { client, profile, deviations, clock } = this.ctx;
     const cc = this.ccs.get(CONTROLLER_CONFIG_NAME);
     if (!cc) return;
     const release = controllerReleaseOf(cc);
     if (!release) return;
     const build = mcoBuildFor(release, profile.name);
     for (const role of ROLES) {
-      const keepOsImage = faults.has('keep-old-os-on-upgrade') ? this.mcs.get(`00-${role}`)?.spec?.osImageURL : undefined;
+      const keepOsImage = deviations.templateKeepsPreviousOsImage ? this.mcs.get(`00-${role}`)?.spec?.osImageURL : undefined;
       for (const wanted of templateMachineConfigs(role, cc, profile, build, { keepOsImage })) {
         const existing = this.mcs.get(wanted.metadata.name!);
         if (!existing) {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { ClusterClock } from '../../../reference/clock.js';
-import { Faults, getProfile } from '../../../reference/profiles.js';
+import { NO_DEVIATIONS, resolveFaults } from '../../../reference/faults.js';
+import { getProfile } from '../../../reference/profiles.js';
 import { createRng, rngFor } from '../../../reference/rng.js';
 import {
   checkOperatorHealth,
@@ -83,7 +84,14 @@ describe('reference clock, rng, profiles, faults', () => {
     expect(() => getProfile('4.13')).to.throw('unknown profile "4.13"; valid profiles: 4.12-ga, 4.12-nightly-2022-09-08');
   });
   it('an unknown fault lists the valid ones', () => {
-    expect(new Faults(['sticky-override']).has('sticky-override')).to.equal(true);
-    expect(() => new Faults(['nope'])).to.throw(/unknown fault "nope"; valid faults:\n  keep-old-os-on-upgrade: /);
+    expect(resolveFaults(['sticky-override']).deviations.renderKeepsCurrentOsImage).to.equal(true);
+    expect(() => resolveFaults(['nope'])).to.throw(/unknown fault "nope"; valid faults:\n  keep-old-os-on-upgrade: /);
+  });
+  it('a fault switches on its deviations only; faults combine', () => {
+    expect(resolveFaults([]).deviations).to.deep.equal(NO_DEVIATIONS);
+    const { names, deviations } = resolveFaults(['cvo-completes-early', 'mcd-skips-os-update', 'cvo-completes-early']);
+    expect(names).to.deep.equal(['cvo-completes-early', 'mcd-skips-os-update']);
+    const on = Object.entries(deviations).filter(([, v]) => v).map(([k]) => k);
+    expect(on).to.have.members(['operatorReportsVersionEarly', 'cvoTrustsVersionAlone', 'daemonSkipsRebase']);
   });
 });

@@ -1,0 +1,93 @@
+/**
+ * Faults as data. A fault breaks one promise of the reference on purpose, so the suite can prove each of its
+ * assertions fails when the behaviour it guards is broken (the kill matrix, test/suite/kill-matrix.ts).
+ *
+ * The controllers never ask "is fault X on?". They read one record of deviations, every one off in a correct
+ * cluster, at the few points where a broken MCO, daemon or CVO would act differently. A named fault is a set of
+ * deviations switched on; several faults combine by switching on the union.
+ */
+
+/** The points where the reference can be made to misbehave. `false` everywhere is the real code. */
+export interface Deviations {
+  /** Template controller: `00-<role>` keeps the osImageURL it already carries when the release changes. */
+  templateKeepsPreviousOsImage: boolean;
+  /** Render controller: merge in reverse name order, so an early-named MachineConfig's osImageURL wins. */
+  renderMergesInReverseOrder: boolean;
+  /** Render controller: keep the pool's current rendered osImageURL when no selected MachineConfig overrides it. */
+  renderKeepsCurrentOsImage: boolean;
+  /** Daemon: write the new config and reboot, but never rebase to the config's osImageURL. */
+  daemonSkipsRebase: boolean;
+  /** Daemon: carry on with the old OS image when the pull fails, instead of degrading the node. */
+  daemonIgnoresPullErrors: boolean;
+  /** Operator: report the new version as soon as a required pool is Updating, not once the pools are done. */
+  operatorReportsVersionEarly: boolean;
+  /** CVO: an operator is done once it reports the version, whatever its conditions say. */
+  cvoTrustsVersionAlone: boolean;
+}
+
+export const NO_DEVIATIONS: Readonly<Deviations> = Object.freeze({
+  templateKeepsPreviousOsImage: false,
+  renderMergesInReverseOrder: false,
+  renderKeepsCurrentOsImage: false,
+  daemonSkipsRebase: false,
+  daemonIgnoresPullErrors: false,
+  operatorReportsVersionEarly: false,
+  cvoTrustsVersionAlone: false,
+});
+
+interface FaultDefinition {
+  /** What breaks, in the words of README.md's kill matrix. */
+  what: string;
+  /** The deviations the fault switches on. */
+  deviates: ReadonlyArray<keyof Deviations>;
+}
+
+export const FAULTS = {
+  'keep-old-os-on-upgrade': {
+    what: "the template controller keeps the previous release's default OS image after an upgrade",
+    deviates: ['templateKeepsPreviousOsImage'],
+  },
+  'render-merge-unsorted': {
+    what: 'the render controller merges MachineConfigs in reverse name order, so an early-named override wins',
+    deviates: ['renderMergesInReverseOrder'],
+  },
+  'sticky-override': {
+    what: 'the render controller keeps the last custom osImageURL after the override MachineConfig is deleted',
+    deviates: ['renderKeepsCurrentOsImage'],
+  },
+  'mcd-ignores-pull-errors': {
+    what: 'the daemon reports Done even when the OS image cannot be pulled, booting nothing new',
+    deviates: ['daemonIgnoresPullErrors'],
+  },
+  'mcd-skips-os-update': {
+    what: 'the daemon applies new configs and reboots but never rebases, so nodes keep booting their previous OS image',
+    deviates: ['daemonSkipsRebase'],
+  },
+  'cvo-completes-early': {
+    what: 'the operator reports its new version as soon as the master pool starts rolling and the CVO completes on the version alone',
+    deviates: ['operatorReportsVersionEarly', 'cvoTrustsVersionAlone'],
+  },
+} as const satisfies Record<string, FaultDefinition>;
+
+export type FaultName = keyof typeof FAULTS;
+
+export interface ActiveFaults {
+  /** The names asked for, in order, without repeats. */
+  names: FaultName[];
+  deviations: Readonly<Deviations>;
+}
+
+/** Check the names (an unknown one is an error listing the valid faults) and switch on what they deviate. */
+export function resolveFaults(names: readonly string[] = []): ActiveFaults {
+  const unknown = names.filter((n) => !Object.hasOwn(FAULTS, n));
+  if (unknown.length > 0) {
+    const valid = Object.entries(FAULTS)
+      .map(([n, fault]) => `  ${n}: ${fault.what}`)
+      .join('\n');
+    throw new Error(`unknown fault ${unknown.map((n) => `"${n}"`).join(', ')}; valid faults:\n${valid}`);
+  }
+  const active = [...new Set(names as FaultName[])];
+  const deviations: Deviations = { ...NO_DEVIATIONS };
+  for (const name of active) for (const key of FAULTS[name].deviates) deviations[key] = true;
+  return { names: active, deviations: Object.freeze(deviations) };
+}
