@@ -5,7 +5,8 @@
  */
 import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
+import { collect, nonNegativeInteger, positiveNumber } from '../args.js';
 import type { ReferenceCluster } from '../../reference/index.js';
 
 interface UpOptions {
@@ -16,22 +17,6 @@ interface UpOptions {
   fault: string[];
   workers: number;
   verbose?: boolean;
-}
-
-function positiveNumber(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a positive number');
-  return n;
-}
-
-function nonNegativeInteger(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a non-negative integer');
-  return n;
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
 }
 
 /** The instructions printed once the cluster is up. */

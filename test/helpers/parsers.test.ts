@@ -8,7 +8,7 @@ import { readTargetConfig, targetEnvironment } from '../../helpers/target.js';
 import { resolveUpgradeTarget, upgradePatch, currentVersion } from '../../helpers/upgrade.js';
 import { formatClusterDuration, poolRolloutClusterMinutes, wallBudgetMs } from '../../helpers/capabilities.js';
 import { classifyApiError, ClusterApiError, withRetry } from '../../helpers/api-errors.js';
-import { parseSummary } from '../../bin/commands/run.js';
+import { parseSummary } from '../../bin/run/results/counts.js';
 import type { ClusterVersion } from '../../helpers/types.js';
 
 const DIGEST = `sha256:${'ab'.repeat(32)}`;

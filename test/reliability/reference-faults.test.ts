@@ -12,7 +12,7 @@ import { startReferenceCluster, type ReferenceCluster } from '../../reference/in
 import { startCli } from './support/cli.js';
 
 const FIVE_PERCENT = { rate500: 0.02, rate429: 0.02, retryAfterSeconds: 1, resetRate: 0.01, watchCutSeconds: 3 };
-/** The spec's own budget on the reference (bin/commands/run.ts: max(60 s, 4 h of cluster time)). */
+/** The spec's own budget on the reference (bin/run/targets/common.ts: max(60 s, 4 h of cluster time)). */
 const SPEC_BUDGET_MS = 60_000;
 
 describe('reliability: the report\'s flow on the reference cluster under API faults', function () {
