@@ -16,6 +16,7 @@ import type { ConformanceSession } from './conformance.js';
 import { readBootedImage, readInstalledPackage } from './node-os.js';
 import { nodesOfPool } from './pools.js';
 import { attachYaml, step } from './report.js';
+import { attachTimelineChart } from './report/timeline-attachment.js';
 import { expect } from 'chai';
 
 /** machine-config CO healthy at the version, ClusterVersion history Completed at it, every pool updated. */
@@ -46,6 +47,7 @@ export async function checkUpgradeInvariants(session: ConformanceSession): Promi
   monitor.stop();
   const results = monitor.judge();
   await attachYaml('upgrade-timeline.yaml', monitor.timeline);
+  await attachTimelineChart({ timeline: monitor.timeline, invariants: results, timeFactor: session.caps.timeFactor });
   await attachYaml('upgrade-invariants.yaml', results);
   for (const r of results) {
     await step(`invariant: ${r.name}`, async () => {

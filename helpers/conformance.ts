@@ -7,7 +7,7 @@
  *  - failure artefacts gathered once per failed test, and attached;
  *  - LIFO cleanup (kept with --keep-on-failure) and a leak check of everything carrying the run label.
  */
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Context, Func } from 'mocha';
 import { Cleanup, leakedObjects } from './cleanup.js';
 import { Cluster } from './cluster.js';
@@ -19,6 +19,9 @@ import { UpgradeMonitor } from './monitor.js';
 import { consoleProgress, waitFor, WaitTimeoutError } from './wait.js';
 import type { WaitContext } from './cluster-waits.js';
 import { labelCase, step, type CaseLabels } from './report.js';
+import { gatherRunFacts, writeRunFacts } from './report/run-facts.js';
+import { attachTimelineChart } from './report/timeline-attachment.js';
+import { ReferenceInfoConfigMap } from './capabilities.js';
 import { maskSecrets } from './secrets.js';
 import { pullSecret, target, type TargetConfig } from './target.js';
 import { findCondition } from './types.js';
@@ -120,7 +123,7 @@ export class ConformanceSession {
   }
 
   /** Connects, discovers the target and returns a reason to skip, or undefined to go on. */
-  async prepareSuite(): Promise<string | undefined> {
+  async prepareSuite(specFile = 'spec'): Promise<string | undefined> {
     if (!this.targetConfig) pullSecret(); // registers the pull secret's credentials for masking before anything is printed
     if (this.options.disruptive && !this.target.allowDisruptive) {
       return 'disruptive spec (upgrades the cluster or changes its pools): pass --allow-disruptive to run it';
@@ -130,7 +133,24 @@ export class ConformanceSession {
     const watcher = new ClusterWatcher(cluster);
     await watcher.start();
     this.connected = { cluster, caps, watcher };
+    await this.recordFacts(specFile);
     return this.preflight();
+  }
+
+  /** The facts that identify this run in its report (target, API URL, version, profile, faults, clock, seed). */
+  private async recordFacts(specFile: string): Promise<void> {
+    const { cluster, caps, watcher } = this.need();
+    const info = caps.isReference ? await cluster.getConfigMap(ReferenceInfoConfigMap.namespace, ReferenceInfoConfigMap.name).catch(() => undefined) : undefined;
+    const cv = watcher.snapshot().clusterVersion;
+    const facts = await gatherRunFacts({
+      spec: basename(specFile),
+      target: this.target.kind,
+      apiUrl: cluster.apiUrl,
+      clusterVersion: cv ? currentVersion(cv) : undefined,
+      timeFactor: caps.timeFactor,
+      referenceInfo: info?.data,
+    });
+    await writeRunFacts(join(this.target.reportsDir, 'allure-results'), facts);
   }
 
   /**
@@ -210,6 +230,9 @@ export class ConformanceSession {
     }
     const root = join(this.target.reportsDir, 'artifacts');
     const result = await gatherArtifacts({ cluster: this.cluster, kubeconfig: this.kubeconfig, testTitle: title, extra, logs: !this.caps.isReference, root });
+    if (this.monitorInstance) {
+      await attachTimelineChart({ timeline: this.monitorInstance.timeline, invariants: this.monitorInstance.judge(), timeFactor: this.caps.timeFactor });
+    }
     console.error(`    artefacts of the failure: ${result.dir}${result.errors.length ? ` (${result.errors.length} could not be gathered, see gather-errors.txt)` : ''}`);
   }
 
@@ -255,7 +278,7 @@ export function conformanceSession(options: ConformanceOptions): ConformanceSess
   process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', onInterrupt);
   before(async function () {
-    const reason = await session.prepareSuite();
+    const reason = await session.prepareSuite(this.test?.parent?.file);
     if (reason) {
       console.log(`  SKIP ${this.test?.parent?.fullTitle() ?? ''}: ${reason}`);
       this.skip();

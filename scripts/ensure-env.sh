@@ -1,26 +1,28 @@
 #!/usr/bin/env bash
 # Makes this machine ready to run ocp-e2e, or says exactly what is missing and how to get it.
 #
-#   scripts/ensure-env.sh [--npm] [--engine] [--registry] [--busybox] [--all]
+#   scripts/ensure-env.sh [--npm] [--engine] [--registry] [--busybox] [--browser] [--all]
 #
 # --npm       npm dependencies installed (npm ci) when node_modules is missing or older than package-lock.json
 # --engine    a Docker-compatible engine answering: DOCKER_HOST, a podman socket, or /var/run/docker.sock;
 #             as root with apt and no engine: installs docker.io and starts dockerd in the background
 # --registry  an OCI registry we can start on loopback: Debian's docker-registry binary (installed as root with apt)
 # --busybox   a static busybox at /bin/busybox: the root file system of the reference cluster's base OS images
+# --browser   Debian's chromium at /usr/bin/chromium: the tests open the HTML report in it, headless and offline
 #
 # Every step is idempotent: on a prepared machine it prints nothing and takes well under a second.
 set -euo pipefail
 
 root_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-want_npm=0 want_engine=0 want_registry=0 want_busybox=0
+want_npm=0 want_engine=0 want_registry=0 want_busybox=0 want_browser=0
 for arg in "$@"; do
   case "$arg" in
     --npm) want_npm=1 ;;
     --engine) want_engine=1 ;;
     --registry) want_registry=1 ;;
     --busybox) want_busybox=1 ;;
-    --all) want_npm=1 want_engine=1 want_registry=1 want_busybox=1 ;;
+    --browser) want_browser=1 ;;
+    --all) want_npm=1 want_engine=1 want_registry=1 want_busybox=1 want_browser=1 ;;
     *) echo "ensure-env: unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -114,7 +116,15 @@ ensure_busybox() {
   apt_install busybox-static
 }
 
+ensure_browser() {
+  [ -x /usr/bin/chromium ] && return 0
+  can_apt || missing "Chromium at /usr/bin/chromium (the report tests open the HTML report in it)" \
+    "as root: apt-get install chromium"
+  apt_install chromium
+}
+
 [ "$want_npm" = 1 ] && ensure_npm
+[ "$want_browser" = 1 ] && ensure_browser
 [ "$want_busybox" = 1 ] && ensure_busybox
 [ "$want_registry" = 1 ] && ensure_registry
 [ "$want_engine" = 1 ] && ensure_engine

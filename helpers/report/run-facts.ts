@@ -1,0 +1,115 @@
+/**
+ * What identifies a run in its report: the target, its API URL and version, the reference's profile, faults, clock and
+ * seed, and the versions of the suite and of `oc`. The spec process writes one small JSON file of facts per spec file
+ * into the Allure results folder (emptied with it by the next run); `ocp-e2e report` turns them into Allure's
+ * Environment panel and into labels to filter by.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { maskSecrets } from '../secrets.js';
+
+export interface RunFacts {
+  /** The spec file these facts were seen by (each gets its own reference cluster). */
+  spec: string;
+  target: 'reference' | 'cluster';
+  apiUrl: string;
+  clusterVersion?: string;
+  profile?: string;
+  faults?: string[];
+  timeFactor: number;
+  seed?: string;
+  suiteVersion: string;
+  ocVersion?: string;
+}
+
+/** Files of facts carry this prefix; the report leaves them out of the results it hands to Allure. */
+export const FACTS_FILE_PREFIX = 'ocp-e2e-run-facts-';
+
+export async function writeRunFacts(resultsDir: string, facts: RunFacts): Promise<void> {
+  await mkdir(resultsDir, { recursive: true });
+  const name = `${FACTS_FILE_PREFIX}${facts.spec.replace(/[^A-Za-z0-9._-]/g, '_')}-${process.pid}.json`;
+  await writeFile(join(resultsDir, name), JSON.stringify(facts, (_k, v: unknown) => (typeof v === 'string' ? maskSecrets(v) : v), 2));
+}
+
+/** Every fact file in a results folder; unreadable ones are skipped (a half-written file of a killed run). */
+export function readRunFacts(resultsDir: string): RunFacts[] {
+  const facts: RunFacts[] = [];
+  for (const name of readdirSync(resultsDir).filter((n) => n.startsWith(FACTS_FILE_PREFIX)).sort()) {
+    try {
+      facts.push(JSON.parse(readFileSync(join(resultsDir, name), 'utf8')) as RunFacts);
+    } catch {
+      // a fact file cut short says nothing reliable; the report goes on without it
+    }
+  }
+  return facts;
+}
+
+/** `oc version --client` as one line, or undefined when `oc` is not installed. */
+export async function ocClientVersion(): Promise<string | undefined> {
+  const r = await execa('oc', ['version', '--client'], { reject: false, timeout: 10_000 }).catch(() => undefined);
+  if (!r || r.exitCode !== 0) return undefined;
+  const line = String(r.stdout).split('\n').find((l) => /version/i.test(l)) ?? String(r.stdout).split('\n')[0];
+  return line?.replace(/^Client Version:\s*/i, '').trim() || undefined;
+}
+
+/** One value per key; where spec files saw different values (a fresh reference cluster each), all of them. */
+export function environmentOf(facts: RunFacts[]): Record<string, string> {
+  const join = (values: (string | undefined)[]) => [...new Set(values.filter((v): v is string => Boolean(v)))].join(', ');
+  const env: Record<string, string> = {
+    target: join(facts.map((f) => (f.target === 'reference' ? 'embedded reference cluster' : 'cluster'))),
+    'API URL': join(facts.map((f) => f.apiUrl)),
+    'cluster version': join(facts.map((f) => f.clusterVersion)),
+    profile: join(facts.map((f) => f.profile)),
+    faults: join(facts.map((f) => (f.faults?.length ? f.faults.join(' ') : f.target === 'reference' ? 'none' : undefined))),
+    'time factor': join(facts.map((f) => (f.timeFactor === 1 ? '1 (real time)' : `${f.timeFactor} cluster s per wall s`))),
+    seed: join(facts.map((f) => f.seed)),
+    'suite version': join(facts.map((f) => f.suiteVersion)),
+    'oc version': join(facts.map((f) => f.ocVersion)) || 'oc not installed',
+  };
+  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+}
+
+/** Java properties text (Allure's environment.properties): `key = value`, with the characters the format needs escaped. */
+export function toProperties(values: Record<string, string>): string {
+  const escape = (s: string, isKey: boolean) =>
+    s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(isKey ? /[ =:#!]/g : /^[ ]|[#!]/g, (c) => `\\${c}`);
+  return `${Object.entries(values).map(([k, v]) => `${escape(k, true)}=${escape(v, false)}`).join('\n')}\n`;
+}
+
+/** What the facts are read from: the connected cluster, its discovered capabilities and the run's target. */
+export interface FactSources {
+  spec: string;
+  target: 'reference' | 'cluster';
+  apiUrl: string;
+  clusterVersion?: string;
+  timeFactor: number;
+  /** The reference cluster's info ConfigMap data (profile, faults, seed), when the target is one. */
+  referenceInfo?: Record<string, string>;
+}
+
+const SUITE_VERSION = (() => {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    return pkg.version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+})();
+
+export async function gatherRunFacts(sources: FactSources): Promise<RunFacts> {
+  const info = sources.referenceInfo;
+  return {
+    spec: sources.spec,
+    target: sources.target,
+    apiUrl: sources.apiUrl,
+    clusterVersion: sources.clusterVersion,
+    profile: info?.profile,
+    faults: info ? (info.faults ?? '').split(',').filter(Boolean) : undefined,
+    timeFactor: sources.timeFactor,
+    seed: info?.seed,
+    suiteVersion: SUITE_VERSION,
+    ocVersion: await ocClientVersion(),
+  };
+}
