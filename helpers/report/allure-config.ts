@@ -3,7 +3,7 @@
  * single-file mode: no widgets/*.json to fetch, which a browser refuses over file://), the run's history kept in a file
  * of its own, and Categories by failure kind, each grouped by the failure's masked summary rather than by its raw text.
  */
-import { FAILURE_KINDS } from './failure-kinds.js';
+import { FAILURE_KINDS } from './failure-kinds.cjs';
 
 export interface AllureConfigInput {
   name: string;

@@ -5,9 +5,9 @@
  */
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { failureSummary } from './failure-kinds.js';
+import { failureSummary } from './failure-kinds.cjs';
 import { environmentOf, FACTS_FILE_PREFIX, readRunFacts, toProperties, type RunFacts } from './run-facts.js';
-import { trimStack } from './stack.js';
+import { trimStack } from './stack.cjs';
 
 interface Label {
   name: string;

@@ -1,10 +1,10 @@
 /** The report's pure parts: offline post-processing, failure kinds and masking, result enrichment, the timeline. */
 import { expect } from 'chai';
-import { failureKind, failureSummary, maskVolatile } from '../../helpers/report/failure-kinds.js';
+import { failureKind, failureSummary, maskVolatile } from '../../helpers/report/failure-kinds.cjs';
 import { enrichResult, phaseOf, type TestResult } from '../../helpers/report/enrich.js';
 import { makeOffline, remoteReferences, stripAnalytics } from '../../helpers/report/offline.js';
 import { environmentOf, toProperties, type RunFacts } from '../../helpers/report/run-facts.js';
-import { trimStack } from '../../helpers/report/stack.js';
+import { trimStack } from '../../helpers/report/stack.cjs';
 import { bothClocks, inClusterTime, renderTimelineHtml } from '../../helpers/report/timeline-chart.js';
 import { buildTimelineModel, parseClusterOffset, statesOf } from '../../helpers/report/timeline-model.js';
 
