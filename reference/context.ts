@@ -1,7 +1,7 @@
 /** What every reference controller is given: the API client and caches, the clock, the profile and the deviations of the active faults. */
 import type { ClusterClock } from './clock.js';
-import type { InformerFactory } from './kube/informer.js';
-import type { KubeClient } from './kube/client.js';
+import type { InformerFactory } from '../lib/kube/informer.js';
+import type { KubeClient } from '../lib/kube/client.js';
 import type { Deviations } from './faults.js';
 import type { Profile } from './profiles.js';
 

@@ -21,8 +21,8 @@ import type { Controller, ControllerContext, ReleaseImages } from './context.js'
 import { OPENSHIFT_EXTRA_PRINTER_COLUMNS, openShiftCrds } from './crds/index.js';
 import { ClusterVersionOperator, type CvoOptions } from './cvo/cvo.js';
 import { registryImageReader } from './images.js';
-import { KubeClient } from './kube/client.js';
-import { InformerFactory } from './kube/informer.js';
+import { KubeClient } from '../lib/kube/client.js';
+import { InformerFactory } from '../lib/kube/informer.js';
 import { DaemonSet } from './mcd/daemon.js';
 import { NodeController } from './mco/node-controller.js';
 import { Operator } from './mco/operator.js';
@@ -129,7 +129,7 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
     await seedCluster({ client, clock, profile, current, next, bootedContent, registry: registry.address, imageRepo, timeFactor, seed, workers, faults: faults.names });
     say(`cluster seeded: 3 masters, ${workers} workers at ${current.version}`);
 
-    const informers = new InformerFactory(client, (l) => log('informer', l));
+    const informers = new InformerFactory(client, { log: (l) => log('informer', l) });
     const ctx: ControllerContext = { client, informers, clock, profile, deviations: faults.deviations, seed, images, log, signal: abort.signal };
     const graph = [current, { ...next, previous: releases.next.previous?.length ? releases.next.previous : [current.version] }];
     await startControllers(ctx, graph, abort, cleanups);

@@ -23,7 +23,7 @@ import type { ClusterClock } from './clock.js';
 import type { OsImageContent, ReleaseImages } from './context.js';
 import { osImageUrlConfigMapData, type ClusterVersionObject } from './cvo/cvo.js';
 import { completedConditions, completeHistoryHead, startHistoryEntry } from './cvo/status.js';
-import type { KubeClient, KubeObject } from './kube/client.js';
+import type { KubeClient, KubeObject } from '../lib/kube/client.js';
 import { osImageName, rpmOstreeStatusJson, rpmQaJson } from './mcd/os-status.js';
 import { calculateStatus } from './mco/node-status.js';
 import { goPrintVersions, machineConfigPoolStatus, MCO_RELATED_OBJECTS, syncUpgradeableStatus } from './mco/operator-status.js';

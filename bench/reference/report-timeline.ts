@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { LABEL, MC_API_VERSION } from '../../reference/constants.js';
 import { startReferenceCluster } from '../../reference/index.js';
-import { KubeClient, type KubeObject } from '../../reference/kube/client.js';
+import { KubeClient, type KubeObject } from '../../lib/kube/client.js';
 
 const { values } = parseArgs({ options: { 'time-factor': { type: 'string', default: '600' }, seed: { type: 'string', default: '1' } } });
 interface Obj extends KubeObject { spec?: any; status?: any }

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { ANN, LABEL, MC_API_VERSION } from '../../reference/constants.js';
 import { startReferenceCluster } from '../../reference/index.js';
-import { KubeClient, type KubeObject } from '../../reference/kube/client.js';
+import { KubeClient, type KubeObject } from '../../lib/kube/client.js';
 
 const { values } = parseArgs({ options: { workers: { type: 'string', default: '1000' }, 'time-factor': { type: 'string', default: '600' } } });
 const workers = Number(values.workers);

@@ -14,8 +14,8 @@ import {
   OSIMAGEURL_CONFIGMAP,
 } from '../constants.js';
 import type { Controller, ControllerContext, ReleaseImages } from '../context.js';
-import type { KubeObject } from '../kube/client.js';
-import type { Informer } from '../kube/informer.js';
+import type { KubeObject } from '../../lib/kube/client.js';
+import type { Informer } from '../../lib/kube/informer.js';
 import { SyncLoop } from '../kube/sync-loop.js';
 import { semanticEqual } from '../equality.js';
 import { operatorVersionOf, setOperatorCondition, type OperandVersion } from '../mco/operator-status.js';

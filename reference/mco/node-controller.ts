@@ -5,8 +5,8 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { ANN } from '../constants.js';
 import type { Controller, ControllerContext } from '../context.js';
-import type { KubeObject } from '../kube/client.js';
-import type { Informer } from '../kube/informer.js';
+import type { KubeObject } from '../../lib/kube/client.js';
+import type { Informer } from '../../lib/kube/informer.js';
 import { WorkQueue } from '../kube/workqueue.js';
 import { calculateStatus, chooseCandidates, isConditionTrue, poolForNode } from './node-status.js';
 import type { MachineConfigPool } from './types.js';

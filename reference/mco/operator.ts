@@ -22,8 +22,8 @@ import {
 } from '../constants.js';
 import { AbortedError } from '../clock.js';
 import type { Controller, ControllerContext } from '../context.js';
-import type { KubeObject } from '../kube/client.js';
-import type { Informer } from '../kube/informer.js';
+import type { KubeObject } from '../../lib/kube/client.js';
+import type { Informer } from '../../lib/kube/informer.js';
 import { SyncLoop } from '../kube/sync-loop.js';
 import { semanticEqual } from '../equality.js';
 import type { McoBuild } from '../profiles.js';

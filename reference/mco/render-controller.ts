@@ -5,8 +5,8 @@
  */
 import { CONTROLLER_CONFIG_NAME } from '../constants.js';
 import type { Controller, ControllerContext } from '../context.js';
-import type { KubeObject } from '../kube/client.js';
-import type { Informer } from '../kube/informer.js';
+import type { KubeObject } from '../../lib/kube/client.js';
+import type { Informer } from '../../lib/kube/informer.js';
 import { WorkQueue } from '../kube/workqueue.js';
 import { setPoolCondition } from './node-status.js';
 import { generateRenderedMachineConfig, isEmptySelector, selectorMatches } from './render.js';

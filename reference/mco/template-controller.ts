@@ -4,8 +4,8 @@
  */
 import { ANN, CONTROLLER_CONFIG_NAME } from '../constants.js';
 import type { Controller, ControllerContext } from '../context.js';
-import type { KubeObject } from '../kube/client.js';
-import type { Informer } from '../kube/informer.js';
+import type { KubeObject } from '../../lib/kube/client.js';
+import type { Informer } from '../../lib/kube/informer.js';
 import { WorkQueue } from '../kube/workqueue.js';
 import { setOperatorCondition } from './operator-status.js';
 import { machineConfigDiffers, ROLES, templateMachineConfigs } from './templates.js';

@@ -4,7 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { Cluster, Kinds } from '../../helpers/cluster.js';
+import { Cluster } from '../../helpers/cluster.js';
+import { KINDS } from '../../lib/kube/kinds.js';
 import { ClusterWatcher } from '../../helpers/cluster-watcher.js';
 import { discoverCapabilities } from '../../helpers/capabilities.js';
 import { waitForPools, waitForUpgrade } from '../../helpers/cluster-waits.js';
@@ -87,10 +88,10 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
 
     const waiting = waitForPools({ watcher, caps: fast, progress: quiet }, { pools: ['worker'], sourcesInclude: { worker: ['tc-1-worker'] } });
     // Play the render controller and the rollout: new rendered config, pool updating, then updated.
-    await mock.patch(Kinds.MachineConfigPool, 'worker', { spec: { configuration: { name: 'rendered-worker-b', source: [{ name: '00-worker' }, { name: 'tc-1-worker' }] } } });
-    await mock.patchStatus(Kinds.MachineConfigPool, 'worker', mock.poolStatus('rendered-worker-b', 2, 'updating'));
+    await mock.patch(KINDS.MachineConfigPool, 'worker', { spec: { configuration: { name: 'rendered-worker-b', source: [{ name: '00-worker' }, { name: 'tc-1-worker' }] } } });
+    await mock.patchStatus(KINDS.MachineConfigPool, 'worker', mock.poolStatus('rendered-worker-b', 2, 'updating'));
     await new Promise((r) => setTimeout(r, 100));
-    await mock.patchStatus(Kinds.MachineConfigPool, 'worker', mock.poolStatus('rendered-worker-b', 2, 'updated'));
+    await mock.patchStatus(KINDS.MachineConfigPool, 'worker', mock.poolStatus('rendered-worker-b', 2, 'updated'));
     const snapshot = await waiting;
     expect(snapshot.pools.get('worker')?.status?.configuration?.name).to.equal('rendered-worker-b');
 
@@ -105,7 +106,7 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
   it('on timeout says what it saw, what it wanted and the last error', async () => {
     watcher = new ClusterWatcher(mock.cluster);
     await watcher.start();
-    watcher.lastError = 'watch MachineConfigPool: connection reset';
+    Object.defineProperty(watcher, 'lastError', { value: 'watch MachineConfigPool: connection reset' });
     const err = await waitForPools({ watcher, caps: { timeFactor: 60_000 }, progress: quiet, minBudgetMs: 300, compressedClockSlackMs: 0 }, { pools: ['worker'], sourcesInclude: { worker: ['tc-never'] } })
       .then(() => undefined, (e: Error) => e);
     expect(err).to.be.instanceOf(WaitTimeoutError);
@@ -118,15 +119,15 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
   });
 
   it('stops at once on a degraded pool, naming the node, the image and the reason', async () => {
-    await mock.create(Kinds.MachineConfig, { metadata: { name: 'rendered-worker-bad' }, spec: { osImageURL: IMAGE } });
+    await mock.create(KINDS.MachineConfig, { metadata: { name: 'rendered-worker-bad' }, spec: { osImageURL: IMAGE } });
     watcher = new ClusterWatcher(mock.cluster);
     await watcher.start();
     const reason = `failed to pull ${IMAGE}: manifest unknown`;
-    await mock.patch(Kinds.Node, 'worker-1', {
+    await mock.patch(KINDS.Node, 'worker-1', {
       metadata: { annotations: { 'machineconfiguration.openshift.io/desiredConfig': 'rendered-worker-bad', 'machineconfiguration.openshift.io/state': 'Degraded', 'machineconfiguration.openshift.io/reason': reason } },
     });
-    await mock.patch(Kinds.MachineConfigPool, 'worker', { spec: { configuration: { name: 'rendered-worker-bad', source: [{ name: 'tc-bad' }] } } });
-    await mock.patchStatus(Kinds.MachineConfigPool, 'worker', mock.poolStatus('rendered-worker-bad', 2, 'degraded', `Node worker-1 is reporting: "${reason}"`));
+    await mock.patch(KINDS.MachineConfigPool, 'worker', { spec: { configuration: { name: 'rendered-worker-bad', source: [{ name: 'tc-bad' }] } } });
+    await mock.patchStatus(KINDS.MachineConfigPool, 'worker', mock.poolStatus('rendered-worker-bad', 2, 'degraded', `Node worker-1 is reporting: "${reason}"`));
     const started = Date.now();
     const err = await waitForPools({ watcher, caps: { timeFactor: 1 }, progress: quiet }, { pools: ['worker'], sourcesInclude: { worker: ['tc-bad'] }, degradedGraceClusterMinutes: 0.02 }).then(
       () => undefined,
@@ -142,11 +143,11 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
     await watcher.start();
     const monitor = new UpgradeMonitor(watcher, fast, () => TO);
     const degradedMsg = `Unable to apply ${TO}: error during syncRequiredMachineConfigPools: [timed out waiting for the condition, pool master has not progressed to latest configuration: osImageURL mismatch for master in rendered-master-b expected: x got: y, retrying]`;
-    await mock.patchStatus(Kinds.ClusterOperator, 'machine-config', { conditions: [cond('Available', 'True'), cond('Progressing', 'True', `Working towards ${TO}`), cond('Degraded', 'True', degradedMsg, 'RequiredPoolsFailed')] });
-    await mock.patchStatus(Kinds.MachineConfigPool, 'master', mock.poolStatus('rendered-master-b', 3, 'updating'));
+    await mock.patchStatus(KINDS.ClusterOperator, 'machine-config', { conditions: [cond('Available', 'True'), cond('Progressing', 'True', `Working towards ${TO}`), cond('Degraded', 'True', degradedMsg, 'RequiredPoolsFailed')] });
+    await mock.patchStatus(KINDS.MachineConfigPool, 'master', mock.poolStatus('rendered-master-b', 3, 'updating'));
     await new Promise((r) => setTimeout(r, 150));
     // The CVO completes while the master pool is still updating: the ordering invariant must catch it.
-    await mock.patchStatus(Kinds.ClusterVersion, 'version', {
+    await mock.patchStatus(KINDS.ClusterVersion, 'version', {
       desired: { version: TO, image: RELEASE_TO },
       history: [{ state: 'Completed', version: TO, image: RELEASE_TO, startedTime: new Date().toISOString(), completionTime: new Date().toISOString(), verified: false }],
       conditions: [cond('Available', 'True'), cond('Progressing', 'False'), cond('Failing', 'False')],
@@ -166,7 +167,7 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
   it('waits for the upgrade as origin does and quotes ClusterVersion and the operator on timeout', async () => {
     watcher = new ClusterWatcher(mock.cluster);
     await watcher.start();
-    await mock.patchStatus(Kinds.ClusterVersion, 'version', {
+    await mock.patchStatus(KINDS.ClusterVersion, 'version', {
       desired: { version: TO, image: RELEASE_TO },
       history: [{ state: 'Partial', version: TO, image: RELEASE_TO, startedTime: new Date().toISOString(), completionTime: null, verified: false }],
       conditions: [cond('Available', 'True'), cond('Progressing', 'True', `Unable to apply ${TO}: wait has exceeded 40 minutes for these operators: machine-config`), cond('Failing', 'True')],
@@ -178,7 +179,7 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
 
   it('reads the booted image and packages from the reference annotations', async () => {
     const digest = `sha256:${'cd'.repeat(32)}`;
-    await mock.patch(Kinds.Node, 'worker-0', {
+    await mock.patch(KINDS.Node, 'worker-0', {
       metadata: {
         annotations: {
           'reference.ocp-e2e.io/rpm-ostree-status': JSON.stringify({ deployments: [{ booted: true, 'container-image-reference': `ostree-unverified-registry:${IMAGE}`, 'container-image-reference-digest': digest }] }),
@@ -195,7 +196,7 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
   it('gathers artefacts as YAML with secrets masked', async () => {
     const secret = 'artefact-secret-MARKER-42';
     registerSecret(secret);
-    await mock.create(Kinds.MachineConfig, { metadata: { name: 'tc-secret', annotations: { note: secret } }, spec: {} });
+    await mock.create(KINDS.MachineConfig, { metadata: { name: 'tc-secret', annotations: { note: secret } }, spec: {} });
     const root = mkdtempSync(join(tmpdir(), 'ocp-e2e-artifacts-'));
     const result = await gatherArtifacts({ cluster: mock.cluster, kubeconfig: mock.kubeconfigPath, testTitle: 'suite / case 1: x', root, extra: { timeline: [{ a: secret }] } });
     expect(result.dir).to.equal(join(root, 'suite-case-1-x'));
@@ -243,7 +244,7 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
       judge: (s) => ({ done: s.pools.get('worker')?.spec?.paused === true, progress: 'waiting' }),
     }, quiet);
     await new Promise((r) => setTimeout(r, 300));
-    await mock.patch(Kinds.MachineConfigPool, 'worker', { spec: { paused: true } });
+    await mock.patch(KINDS.MachineConfigPool, 'worker', { spec: { paused: true } });
     await seen;
     mock.server.setFaults({});
   });

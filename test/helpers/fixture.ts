@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { startApiServer, type RunningApiServer } from '../../mock/index.js';
-import { Cluster, Kinds, type KindRef } from '../../helpers/cluster.js';
+import { Cluster } from '../../helpers/cluster.js';
+import { KINDS, type KindRef } from '../../lib/kube/kinds.js';
 import type { Condition } from '../../helpers/types.js';
 
 export const FROM = '4.12.0-0.nightly-2022-09-08-002336';
@@ -78,25 +79,25 @@ export class MockCluster {
 
   /** ClusterVersion at FROM offering TO, machine-config at FROM, pools master (3) and worker (2) settled on rendered-*-a. */
   async seedSettledCluster(): Promise<void> {
-    await this.create(Kinds.ClusterVersion, { metadata: { name: 'version' }, spec: { clusterID: 'c0ffee' } }, {
+    await this.create(KINDS.ClusterVersion, { metadata: { name: 'version' }, spec: { clusterID: 'c0ffee' } }, {
       desired: { version: FROM, image: RELEASE_FROM },
       history: [{ state: 'Completed', version: FROM, image: RELEASE_FROM, startedTime: new Date().toISOString(), completionTime: new Date().toISOString(), verified: false }],
       availableUpdates: [{ version: TO, image: RELEASE_TO }],
       observedGeneration: 1,
       conditions: [cond('Available', 'True', `Done applying ${FROM}`), cond('Progressing', 'False', `Cluster version is ${FROM}`), cond('Failing', 'False')],
     });
-    await this.create(Kinds.ClusterOperator, { metadata: { name: 'machine-config' }, spec: {} }, {
+    await this.create(KINDS.ClusterOperator, { metadata: { name: 'machine-config' }, spec: {} }, {
       versions: [{ name: 'operator', version: FROM }],
       conditions: [cond('Available', 'True', `Cluster has deployed [{operator ${FROM}}]`, 'AsExpected'), cond('Progressing', 'False', `Cluster version is ${FROM}`), cond('Degraded', 'False')],
     });
     for (const [pool, count] of [['master', 3], ['worker', 2]] as const) {
       const rendered = `rendered-${pool}-a`;
-      await this.create(Kinds.MachineConfig, {
+      await this.create(KINDS.MachineConfig, {
         metadata: { name: rendered, annotations: { 'machineconfiguration.openshift.io/release-image-version': FROM } },
         spec: { osImageURL: 'r/os@sha256:' + '0a'.repeat(32) },
       });
       await this.create(
-        Kinds.MachineConfigPool,
+        KINDS.MachineConfigPool,
         {
           metadata: { name: pool },
           spec: {
@@ -109,7 +110,7 @@ export class MockCluster {
       );
       for (let i = 0; i < count; i++) {
         await this.create(
-          Kinds.Node,
+          KINDS.Node,
           {
             metadata: {
               name: `${pool}-${i}`,

@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { readTargetConfig, targetEnvironment } from '../../helpers/target.js';
 import { resolveUpgradeTarget, upgradePatch, currentVersion } from '../../helpers/upgrade.js';
 import { formatClusterDuration, poolRolloutClusterMinutes, wallBudgetMs } from '../../helpers/capabilities.js';
-import { classifyApiError, ClusterApiError, withRetry } from '../../helpers/api-errors.js';
+import { ClusterApiError, clusterApiError } from '../../helpers/api-errors.js';
+import { classifyApiError } from '../../lib/kube/errors.js';
+import { withRetry } from '../../lib/kube/retry.js';
 import { parseSummary } from '../../bin/run/results/counts.js';
 import type { ClusterVersion } from '../../helpers/types.js';
 
@@ -135,38 +137,28 @@ describe('helpers: budgets in cluster time', () => {
   });
 });
 
-describe('helpers: API errors', () => {
+describe('helpers: API errors carry the suite\'s hints', () => {
   const apiError = (code: number, body: object) => Object.assign(new Error(`HTTP-Code: ${code}`), { code, body });
-
-  it('retries throttling and server errors, then succeeds', async () => {
-    let calls = 0;
-    const value = await withRetry('get thing', async () => {
-      calls++;
-      if (calls === 1) throw apiError(429, { message: 'slow down', reason: 'TooManyRequests' });
-      if (calls === 2) throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
-      return 'ok';
-    }, { baseDelayMs: 1 });
-    expect(value).to.equal('ok');
-    expect(calls).to.equal(3);
-  });
 
   it('fails at once on 401/403/404/422 with the server message and a hint', async () => {
     let calls = 0;
     const err = await withRetry('list MachineConfigPool', async () => {
       calls++;
       throw apiError(404, { kind: 'Status', message: 'the server could not find the requested resource', reason: 'NotFound' });
-    }, { baseDelayMs: 1 }).catch((e: unknown) => e);
+    }, { baseDelayMs: 1, errorFor: clusterApiError }).catch((e: unknown) => e);
     expect(calls).to.equal(1);
     expect(err).to.be.instanceOf(ClusterApiError);
     expect((err as Error).message).to.match(/list MachineConfigPool failed: HTTP 404 NotFound: the server could not find.*is this an OpenShift cluster/);
-    const invalid = classifyApiError(apiError(422, { message: 'MachineConfig "x" is invalid', details: { causes: [{ field: 'spec.osImageURL', message: 'Invalid value' }] } }));
-    expect(invalid).to.include({ code: 422, retryable: false });
-    expect(invalid.message).to.include('spec.osImageURL: Invalid value');
+    const refused = new ClusterApiError('get ClusterVersion version', classifyApiError(apiError(401, {})), 1);
+    expect(refused.message).to.match(/HTTP 401: .*; the kubeconfig credentials were refused: log in again/);
+    const forbidden = new ClusterApiError('list Node', classifyApiError(apiError(403, { reason: 'Forbidden', message: 'no' })), 1);
+    expect(forbidden.message).to.equal('list Node failed: HTTP 403 Forbidden: no; the kubeconfig user may not do this: the suite needs cluster-admin');
   });
 
-  it('gives up after the attempts and says how many', async () => {
-    const err = await withRetry('get x', async () => { throw apiError(503, { message: 'unavailable' }); }, { attempts: 3, baseDelayMs: 1 }).catch((e: Error) => e);
-    expect((err as Error).message).to.equal('get x failed: HTTP 503: unavailable (after 3 attempts)');
+  it('masks registered secrets in the message', () => {
+    registerSecret('s3cr3t-token-value');
+    const err = new ClusterApiError('get Secret x', classifyApiError(apiError(500, { message: 'bad s3cr3t-token-value' })), 1);
+    expect(err.message).to.not.include('s3cr3t-token-value');
   });
 });
 

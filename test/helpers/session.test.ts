@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { ConformanceSession } from '../../helpers/conformance.js';
-import { Kinds } from '../../helpers/cluster.js';
+import { KINDS } from '../../lib/kube/kinds.js';
 import type { TargetConfig } from '../../helpers/target.js';
 import { MockCluster, cond, FROM } from './fixture.js';
 
@@ -47,7 +47,7 @@ describe('helpers: the conformance session refuses unsafe or meaningless runs, s
   });
 
   it('skips when ClusterVersion is progressing, quoting it', async () => {
-    await mock.patchStatus(Kinds.ClusterVersion, 'version', {
+    await mock.patchStatus(KINDS.ClusterVersion, 'version', {
       conditions: [cond('Available', 'True'), cond('Progressing', 'True', 'Working towards 4.12.1: 10 of 800 done'), cond('Failing', 'False')],
     });
     session = new ConformanceSession({ disruptive: true }, targetOf(mock));
@@ -55,13 +55,13 @@ describe('helpers: the conformance session refuses unsafe or meaningless runs, s
   });
 
   it('skips when a pool is degraded, quoting it', async () => {
-    await mock.patchStatus(Kinds.MachineConfigPool, 'worker', mock.poolStatus('rendered-worker-a', 2, 'degraded', 'Node worker-1 is reporting: "boom"'));
+    await mock.patchStatus(KINDS.MachineConfigPool, 'worker', mock.poolStatus('rendered-worker-a', 2, 'degraded', 'Node worker-1 is reporting: "boom"'));
     session = new ConformanceSession({ disruptive: true }, targetOf(mock));
     expect(await session.prepareSuite()).to.equal('preflight: pool worker is degraded ("Node worker-1 is reporting: "boom""); fix it first');
   });
 
   it('skips an upgrade spec when there is nothing to upgrade to, unless --to-image is given', async () => {
-    await mock.patchStatus(Kinds.ClusterVersion, 'version', { availableUpdates: null });
+    await mock.patchStatus(KINDS.ClusterVersion, 'version', { availableUpdates: null });
     session = new ConformanceSession({ disruptive: true, upgrades: true }, targetOf(mock));
     expect(await session.prepareSuite()).to.equal(
       `needs a release to upgrade to: ClusterVersion (at ${FROM}) lists no availableUpdates; pass --to-image <release image>`,

@@ -4,8 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startApiServer, type RunningApiServer } from '../../mock/index.js';
-import { KubeClient, type KubeObject } from '../../reference/kube/client.js';
-import { InformerFactory } from '../../reference/kube/informer.js';
+import { KubeClient, type KubeObject } from '../../lib/kube/client.js';
+import { InformerFactory } from '../../lib/kube/informer.js';
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
@@ -30,7 +30,7 @@ describe('reference informers', function () {
 
   it('relists after a 410 and keeps following changes through cut watches and server errors', async () => {
     const client = KubeClient.fromFile(path.join(dir, 'kubeconfig'));
-    informers = new InformerFactory(client, () => undefined);
+    informers = new InformerFactory(client);
     const cms = informers.for<ConfigMap>('ConfigMap', 'default');
     const seen: string[] = [];
     cms.onChange((type, cm) => seen.push(`${type}:${cm.metadata.name}:${cm.data?.v ?? ''}`));

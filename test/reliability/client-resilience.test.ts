@@ -1,6 +1,6 @@
 /**
  * Client resilience against the mock API server: the suite's cluster client (helpers/cluster.ts + withRetry) and the
- * reference controllers' client (reference/kube/client.ts) retry what is retryable (429 honouring Retry-After, 5xx,
+ * reference controllers' client (lib/kube/client.ts, which the suite's Cluster also wraps) retry what is retryable (429 honouring Retry-After, 5xx,
  * connection resets; with growing backoff and a bound) and fail fast, after one request, on what is not (401, 403,
  * 404 of a required kind, 422), naming the API error. A scripted proxy in front of the mock counts the attempts and
  * times the waits; the mock's own random faults and watch cuts check the watcher. Times to fail fast are printed.
@@ -11,7 +11,7 @@ import { startApiServer, type RunningApiServer } from '../../mock/index.js';
 import { openShiftCrds } from '../../reference/crds/index.js';
 import { Cluster } from '../../helpers/cluster.js';
 import { ClusterWatcher } from '../../helpers/cluster-watcher.js';
-import { KubeClient } from '../../reference/kube/client.js';
+import { KubeClient } from '../../lib/kube/client.js';
 import { startFaultProxy, type FaultProxy } from './support/fault-proxy.js';
 
 const CV_PATH = /clusterversions/;
@@ -148,7 +148,7 @@ describe('reliability: clients retry what is retryable and fail fast on what is 
   });
 
   describe('the reference controllers\' client (KubeClient)', () => {
-    const client = (token = server.token) => new KubeClient(proxy.kubeConfig(token), { maxAttempts: 8 });
+    const client = (token = server.token) => new KubeClient(proxy.kubeConfig(token), { retry: { attempts: 8 } });
 
     it('retries 429, 5xx and resets with backoff, then succeeds', async () => {
       const script = [{ status: 429, reason: 'TooManyRequests', retryAfterSeconds: 0 }, { status: 500, reason: 'InternalError' }, 'reset', { status: 503, reason: 'ServiceUnavailable' }] as const;
@@ -161,7 +161,7 @@ describe('reliability: clients retry what is retryable and fail fast on what is 
     it('gives up after its bound of attempts on a server that keeps failing', async () => {
       proxy.rule = () => ({ status: 503, reason: 'ServiceUnavailable' });
       const r = await timed(() => client().list('MachineConfigPool'));
-      expect(r.error?.message).to.match(/list MachineConfigPool: ServiceUnavailable/);
+      expect(r.error?.message).to.match(/list MachineConfigPool failed: HTTP 503 ServiceUnavailable: .*\(after 8 attempts\)/);
       expect(proxy.count(/machineconfigpools/)).to.equal(8);
       expect(r.ms).to.be.below(15_000);
       failFast['reference client: 503 on every request (8 attempts)'] = r.ms;

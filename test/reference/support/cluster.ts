@@ -10,7 +10,7 @@ import { connectEngine } from '../../../lib/oci/engine.js';
 import { pushImage } from '../../../lib/oci/push.js';
 import { ANN, LABEL, MC_API_VERSION } from '../../../reference/constants.js';
 import { startReferenceCluster, type ReferenceCluster, type ReferenceClusterOptions } from '../../../reference/index.js';
-import { KubeClient, type KubeObject } from '../../../reference/kube/client.js';
+import { KubeClient, type KubeObject } from '../../../lib/kube/client.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 export const TEST_WORK_DIR = path.join(REPO, '.cache', 'reference-tests');

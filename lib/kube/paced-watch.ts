@@ -1,0 +1,111 @@
+/**
+ * The watch an informer hands to client-node's ListWatch. It keeps ListWatch from spinning and from going blind:
+ * a stream the server closes right after it opened counts as a failure and is reopened only after a backoff; after too
+ * many failures in a row the informer falls back to polling, which this watch does by answering "410 Gone" after the
+ * poll interval, so ListWatch re-lists (and reports the differences as changes) instead of watching.
+ */
+import { Watch, type KubeConfig } from '@kubernetes/client-node';
+
+/** A stream shorter than this that ends without an error is a failure too (a proxy or server that cuts watches). */
+const SHORT_STREAM_MS = 1000;
+
+/** What ListWatch takes as "history compacted, re-list": the cue for one poll. */
+const GONE = Object.assign(new Error('poll: re-list'), { statusCode: 410 });
+
+export interface WatchPacing {
+  /** True once the informer polls instead of watching. */
+  polling(): boolean;
+  pollIntervalMs: number;
+  /** A stream failed or was cut at once; returns the wait before ListWatch may reopen it. */
+  failed(error: unknown): number;
+  /** A stream delivered an event or stayed open: the failure count starts again. */
+  healthy(): void;
+}
+
+type WatchCallback = (type: string, object: unknown, raw: unknown) => void;
+type DoneCallback = (error: unknown) => void;
+
+function abortedController(): AbortController {
+  const controller = new AbortController();
+  controller.abort();
+  return controller;
+}
+
+export class PacedWatch extends Watch {
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly streams = new Set<AbortController>();
+  private cancelled = false;
+
+  constructor(
+    kubeConfig: KubeConfig,
+    private readonly pacing: WatchPacing,
+  ) {
+    super(kubeConfig);
+  }
+
+  override async watch(path: string, queryParams: Record<string, string | number | boolean | undefined>, callback: WatchCallback, done: DoneCallback): Promise<AbortController> {
+    // ListWatch checks whether it was stopped before it lists, not after: a list that ends after stop() must not
+    // open a stream that nobody will close (it would keep the process alive).
+    if (this.cancelled) return abortedController();
+    if (this.pacing.polling()) return this.later(this.pacing.pollIntervalMs, () => done(GONE));
+    const opened = Date.now();
+    let healthy = false;
+    const markHealthy = () => {
+      if (!healthy) this.pacing.healthy();
+      healthy = true;
+    };
+    const lasted = setTimeout(markHealthy, SHORT_STREAM_MS);
+    lasted.unref();
+    const stream = await super.watch(
+      path,
+      queryParams,
+      (type, object, raw) => {
+        if (type !== 'ERROR') markHealthy();
+        callback(type, object, raw);
+      },
+      (error: unknown) => {
+        clearTimeout(lasted);
+        const gone = (error as { statusCode?: number; code?: number } | null)?.statusCode === 410;
+        if (error && !gone) return done(error); // ListWatch reports it; the informer restarts after a backoff
+        if (healthy || gone || Date.now() - opened >= SHORT_STREAM_MS) return done(error);
+        const wait = this.pacing.failed(new Error('the server closed the watch right after it opened'));
+        this.later(wait, () => done(null));
+      },
+    );
+    if (this.cancelled) stream.abort();
+    else if (!stream.signal.aborted) {
+      this.streams.add(stream);
+      stream.signal.addEventListener('abort', () => this.streams.delete(stream));
+    }
+    return stream;
+  }
+
+  /** Calls `fn` after `ms`; the returned controller (what ListWatch aborts on stop) cancels it. */
+  private later(ms: number, fn: () => void): AbortController {
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (!controller.signal.aborted) fn();
+    }, ms);
+    timer.unref();
+    this.timers.add(timer);
+    controller.signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      this.timers.delete(timer);
+    });
+    return controller;
+  }
+
+  /** Closes every open stream and drops every pending reopen or poll, for good. */
+  cancel(): void {
+    this.cancelled = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    for (const s of this.streams) s.abort();
+  }
+
+  /** Lets an informer that was stopped start again. */
+  resume(): void {
+    this.cancelled = false;
+  }
+}
