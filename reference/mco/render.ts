@@ -1,31 +1,32 @@
 /**
- * The render controller's pure logic: merge a pool's MachineConfigs in name order and name the result
+ * The render controller's pure logic: validate a pool's MachineConfigs, merge them in name order and name the result
  * `rendered-<pool>-<md5>`, where the hash covers the merged spec only (spec §3). Metadata never enters the hash, so an
- * upgrade that changes nothing in the spec keeps the rendered name.
+ * upgrade that changes nothing in the spec keeps the rendered name. Checked against the upstream render controller
+ * (`RunBootstrap`, both commits) by test/upstream/render.test.ts.
  */
 import { createHash } from 'node:crypto';
-import { stringify } from 'yaml';
 import { ANN, MC_API_VERSION } from '../constants.js';
 import type { McoBuild, Profile } from '../profiles.js';
-import type {
-  ControllerConfig,
-  IgnitionConfig,
-  IgnitionFile,
-  IgnitionUnit,
-  MachineConfig,
-  MachineConfigPool,
-  MachineConfigSpec,
-  ObjectReference,
-} from './types.js';
+import { marshalGoYaml, type JsonValue } from './go-yaml.js';
+import { checkFileModes, emptyIgnitionConfig, marshalIgnition, mergeIgnitionConfigs, parseIgnition, toSpec32, type ParsedIgnition } from './ignition.js';
+import { labelSelectorError, selectorMatches } from './label-selector.js';
+import type { ControllerConfig, IgnitionConfig, MachineConfig, MachineConfigPool, MachineConfigSpec, ObjectReference } from './types.js';
+
+export { isEmptySelector, selectorMatches } from './label-selector.js';
+
+const KERNEL_DEFAULT = 'default';
+const KERNEL_REALTIME = 'realtime';
 
 /**
- * A fixed 80-byte salt mixed into the rendered-name hash, like the real render controller does. The bytes are this
- * project's own, so rendered names look like real ones but never equal a real cluster's (which a different Ignition
- * content would prevent anyway).
+ * The 80 bytes the render controller mixes into the rendered-name hash before the spec (pkg/controller/render/hash.go,
+ * unchanged since 2018). They are a fixed fact of the naming scheme: with them the reference names a rendered config
+ * exactly as a real cluster names the same spec.
  */
-const RENDER_SALT_HEX =
-  '3fdc40c4159a18477e30f184db15d4cd5b30512e041fa41c09e8a230a39fe4b2f9fcee5c954929efced2f06b8045cb3cb1' +
-  '5030212c3bdd6d18423aefc1ef889d7b11dccaa67e0a737c5fe7e3c2515789';
+const RENDER_SALT = Uint8Array.from([
+  16, 124, 206, 228, 139, 56, 175, 175, 79, 229, 134, 118, 157, 154, 211, 110, 25, 93, 47, 253, 172, 106, 37, 7, 174, 13, 160, 185, 110, 17, 87, 52,
+  219, 131, 12, 206, 218, 141, 116, 135, 188, 181, 192, 151, 233, 62, 126, 165, 64, 83, 179, 119, 15, 168, 208, 197, 146, 107, 58, 227, 133, 188,
+  238, 26, 33, 26, 235, 202, 32, 173, 31, 234, 41, 144, 148, 79, 6, 206, 23, 22,
+]);
 
 /**
  * Byte-wise comparison of names, the order Go's sort on strings gives (not locale order). Kubernetes names are ASCII,
@@ -51,6 +52,8 @@ export interface MergeOptions {
   includeExtensionsImage: boolean;
   /** Fault `render-merge-unsorted`: walk the configs in reverse name order. */
   reverseOrder?: boolean;
+  /** The configs' Ignition already parsed by validation, so the merge does not read them twice. */
+  parsed?: ReadonlyMap<MachineConfig, ParsedIgnition>;
 }
 
 export interface MergeResult {
@@ -59,87 +62,73 @@ export interface MergeResult {
   sources: ObjectReference[];
 }
 
-/** Merge MachineConfigs as MergeMachineConfigs does: name order, later wins, last non-empty osImageURL wins. */
+/**
+ * MergeMachineConfigs: name order (stable), the first config's Ignition as the base with every later one merged into
+ * it, kernel arguments and extensions concatenated (an empty list, never null), FIPS or realtime from any config, the
+ * last non-empty osImageURL (and, at FIX, extensions image) over the ControllerConfig's default.
+ */
 export function mergeMachineConfigs(configs: readonly MachineConfig[], options: MergeOptions): MergeResult {
   const sorted = sortByName(configs);
   const ordered = options.reverseOrder ? [...sorted].reverse() : sorted;
-  let config: IgnitionConfig = { ignition: { version: '3.2.0' } };
+  let config: Record<string, unknown> | undefined;
+  for (const [index, mc] of ordered.entries()) {
+    const raw = mc.spec?.config;
+    if (raw === undefined || raw === null) {
+      if (index === 0) config = emptyIgnitionConfig();
+      continue;
+    }
+    const parsed = toSpec32(options.parsed?.get(mc) ?? parseIgnition(raw));
+    config = config === undefined ? parsed : mergeIgnitionConfigs(config, parsed);
+  }
   let fips = false;
-  let realtime = false;
+  let kernelType = '';
   const kernelArguments: string[] = [];
   const extensions: string[] = [];
+  for (const mc of ordered) {
+    const spec = mc.spec ?? {};
+    if (spec.fips) fips = true;
+    if (spec.kernelType === KERNEL_REALTIME) kernelType = KERNEL_REALTIME;
+    kernelArguments.push(...(spec.kernelArguments ?? []));
+    extensions.push(...(spec.extensions ?? []));
+  }
+  if (kernelType === '') kernelType = KERNEL_DEFAULT;
+  if (kernelType !== KERNEL_DEFAULT && extensions.includes('kernel-devel')) {
+    throw new Error(`installing kernel-devel extension is not supported with kernelType: ${kernelType}`);
+  }
   let osImageURL = options.defaultOsImageURL;
   let extensionsImage = options.defaultExtensionsImage ?? '';
   for (const mc of ordered) {
-    const spec = mc.spec ?? {};
-    if (spec.config) config = mergeIgnition(config, spec.config);
-    if (spec.fips) fips = true;
-    if (spec.kernelType === 'realtime') realtime = true;
-    kernelArguments.push(...(spec.kernelArguments ?? []));
-    extensions.push(...(spec.extensions ?? []));
-    if (spec.osImageURL) osImageURL = spec.osImageURL;
-    if (spec.baseOSExtensionsContainerImage) extensionsImage = spec.baseOSExtensionsContainerImage;
+    if (mc.spec?.osImageURL) osImageURL = mc.spec.osImageURL;
+    if (mc.spec?.baseOSExtensionsContainerImage) extensionsImage = mc.spec.baseOSExtensionsContainerImage;
   }
-  const spec: MachineConfigSpec = {
-    config,
-    extensions: extensions.length > 0 ? extensions : null,
-    fips,
-    kernelArguments: kernelArguments.length > 0 ? kernelArguments : null,
-    kernelType: realtime ? 'realtime' : 'default',
-    osImageURL,
-  };
+  const spec: MachineConfigSpec = { osImageURL };
   if (options.includeExtensionsImage) spec.baseOSExtensionsContainerImage = extensionsImage;
+  Object.assign(spec, { config: marshalIgnition(config ?? emptyIgnitionConfig()) as IgnitionConfig, kernelArguments, extensions, fips, kernelType });
   return {
     spec,
     sources: ordered.map((mc) => ({ apiVersion: MC_API_VERSION, kind: 'MachineConfig', name: mc.metadata.name ?? '' })),
   };
 }
 
-/** Ignition 3 merge, the parts MachineConfigs use: files by path and units by name are replaced, users merged. */
-export function mergeIgnition(parent: IgnitionConfig, child: IgnitionConfig): IgnitionConfig {
-  const out: IgnitionConfig = { ...parent, ...child };
-  out.ignition = { ...(parent.ignition ?? {}), ...(child.ignition ?? {}) };
-  const files = mergeByKey<IgnitionFile>(parent.storage?.files, child.storage?.files, (f) => f.path);
-  const units = mergeByKey<IgnitionUnit>(parent.systemd?.units, child.systemd?.units, (u) => u.name);
-  if (parent.storage || child.storage) out.storage = { ...(parent.storage ?? {}), ...(child.storage ?? {}), files };
-  if (parent.systemd || child.systemd) out.systemd = { ...(parent.systemd ?? {}), ...(child.systemd ?? {}), units };
-  if (parent.passwd || child.passwd) {
-    const users = new Map<string, { name: string; sshAuthorizedKeys?: string[] }>();
-    for (const user of [...(parent.passwd?.users ?? []), ...(child.passwd?.users ?? [])]) {
-      const prior = users.get(user.name);
-      const keys = [...(prior?.sshAuthorizedKeys ?? []), ...(user.sshAuthorizedKeys ?? [])];
-      users.set(user.name, { ...prior, ...user, ...(keys.length > 0 ? { sshAuthorizedKeys: keys } : {}) });
-    }
-    out.passwd = { ...(parent.passwd ?? {}), ...(child.passwd ?? {}), users: [...users.values()] };
-  }
-  return out;
-}
-
-function mergeByKey<T>(a: T[] | undefined, b: T[] | undefined, key: (item: T) => string): T[] {
-  const merged = new Map<string, T>();
-  for (const item of [...(a ?? []), ...(b ?? [])]) merged.set(key(item), item);
-  return [...merged.values()];
-}
-
 /**
- * The canonical text hashed for the rendered name: the spec as JSON with every field present (Go marshals nil
- * slices as null and has no omitempty on these fields), printed as YAML with sorted keys.
+ * The text hashed for the rendered name: the spec as the Go struct prints it (every field, no omitempty), through
+ * ghodss/yaml. BUG-B's MachineConfigSpec has no baseOSExtensionsContainerImage; FIX's has it.
  */
 export function canonicalSpecYaml(spec: MachineConfigSpec, includeExtensionsImage: boolean): string {
-  const canonical: Record<string, unknown> = {
-    config: spec.config ?? null,
-    extensions: spec.extensions && spec.extensions.length > 0 ? spec.extensions : null,
-    fips: spec.fips ?? false,
-    kernelArguments: spec.kernelArguments && spec.kernelArguments.length > 0 ? spec.kernelArguments : null,
-    kernelType: spec.kernelType ?? '',
+  const canonical: Record<string, JsonValue> = {
     osImageURL: spec.osImageURL ?? '',
+    config: (spec.config ?? null) as JsonValue,
+    kernelArguments: (spec.kernelArguments ?? null) as JsonValue,
+    extensions: (spec.extensions ?? null) as JsonValue,
+    fips: spec.fips ?? false,
+    kernelType: spec.kernelType ?? '',
   };
   if (includeExtensionsImage) canonical.baseOSExtensionsContainerImage = spec.baseOSExtensionsContainerImage ?? '';
-  return stringify(JSON.parse(JSON.stringify(canonical)), { sortMapEntries: true, lineWidth: 0 });
+  return marshalGoYaml(JSON.parse(JSON.stringify(canonical)) as JsonValue);
 }
 
 export function renderedName(poolName: string, spec: MachineConfigSpec, includeExtensionsImage: boolean): string {
-  const digest = createHash('md5').update(RENDER_SALT_HEX, 'hex').update(canonicalSpecYaml(spec, includeExtensionsImage)).digest('hex');
+  const digest = createHash('md5').update(RENDER_SALT).update(canonicalSpecYaml(spec, includeExtensionsImage)).digest('hex');
   return `rendered-${poolName}-${digest}`;
 }
 
@@ -164,20 +153,34 @@ export interface RenderOutput {
   overridden: boolean;
 }
 
-/** Build the rendered MachineConfig of a pool (generateRenderedMachineConfig). Throws with the real error texts. */
+/**
+ * The render controller's sync of one pool: refuses a pool its selector gives nothing (syncMachineConfigPool's
+ * text), then builds the rendered MachineConfig. Throws with the real error texts.
+ */
 export function generateRenderedMachineConfig(input: RenderInput): RenderOutput {
+  if (input.configs.length === 0) {
+    throw new Error(`no MachineConfigs found matching selector ${formatSelector(input.pool.spec.machineConfigSelector)}`);
+  }
+  return renderPool(input);
+}
+
+/** generateRenderedMachineConfig of upstream: validate every config (in the order given), merge, name, annotate. */
+export function renderPool(input: RenderInput): RenderOutput {
   const { pool, configs, controllerConfig: cc, profile, build } = input;
   const poolName = pool.metadata.name ?? '';
-  if (configs.length === 0) {
-    throw new Error(`no MachineConfigs found matching selector ${formatSelector(pool.spec.machineConfigSelector)}`);
+  const parsed = new Map<MachineConfig, ParsedIgnition>();
+  for (const mc of configs) {
+    const ignition = validateMachineConfig(mc);
+    if (ignition) parsed.set(mc, ignition);
   }
-  for (const mc of configs) validateMachineConfig(mc);
+  if (configs.length === 0) throw new Error('empty machineconfig object');
   const defaultUrl = defaultOsImage(cc, profile);
   const merged = mergeMachineConfigs(configs, {
     defaultOsImageURL: defaultUrl,
     defaultExtensionsImage: cc.spec.baseOSExtensionsContainerImage,
     includeExtensionsImage: profile.specHasExtensionsImage,
     reverseOrder: input.reverseOrder,
+    parsed,
   });
   if (input.stickyOsImageURL && merged.spec.osImageURL === defaultUrl && input.stickyOsImageURL !== defaultUrl) {
     merged.spec.osImageURL = input.stickyOsImageURL;
@@ -212,18 +215,52 @@ export function generateRenderedMachineConfig(input: RenderInput): RenderOutput 
   return { machineConfig, sources: merged.sources, defaultUrl, overridden };
 }
 
-const KERNEL_TYPES = new Set(['', 'default', 'realtime']);
+export interface BootstrapInput {
+  pools: readonly MachineConfigPool[];
+  configs: readonly MachineConfig[];
+  controllerConfig: ControllerConfig;
+  profile: Profile;
+  build: McoBuild;
+}
 
-/** The parts of ValidateMachineConfig a user can trip over with a hand-written MachineConfig. */
-export function validateMachineConfig(mc: MachineConfig): void {
+/**
+ * RunBootstrap: every pool in turn, its configs picked by its machineConfigSelector (a missing selector picks
+ * nothing, an empty one everything), rendered; the first failure ends the run with its error.
+ */
+export function runBootstrap(input: BootstrapInput): MachineConfig[] {
+  const rendered: MachineConfig[] = [];
+  for (const pool of input.pools) {
+    const selector = pool.spec?.machineConfigSelector;
+    const invalid = labelSelectorError(selector);
+    if (invalid) throw new Error(`invalid label selector: ${invalid}`);
+    const empty = selector !== undefined && selector !== null && isEmptySelectorValue(selector);
+    const configs = empty ? [] : input.configs.filter((mc) => selectorMatches(selector, mc.metadata.labels ?? {}));
+    if (!empty && configs.length === 0) throw new Error(`couldn't find any MachineConfigs for pool: ${pool.metadata.name ?? ''}`);
+    rendered.push(renderPool({ pool, configs, controllerConfig: input.controllerConfig, profile: input.profile, build: input.build }).machineConfig);
+  }
+  return rendered;
+}
+
+function isEmptySelectorValue(selector: NonNullable<MachineConfigPool['spec']['machineConfigSelector']>): boolean {
+  return Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0;
+}
+
+const KERNEL_TYPES = new Set(['', KERNEL_DEFAULT, KERNEL_REALTIME]);
+
+/**
+ * ValidateMachineConfig: the kernel type, then the Ignition config (parsed and checked like the merge will read it).
+ * Returns the parsed Ignition, if the config has one.
+ */
+export function validateMachineConfig(mc: MachineConfig): ParsedIgnition | undefined {
   const kernelType = mc.spec?.kernelType ?? '';
   if (!KERNEL_TYPES.has(kernelType)) {
     throw new Error(`kernelType=${kernelType} is invalid`);
   }
-  const version = mc.spec?.config?.ignition?.version;
-  if (version !== undefined && !/^3\.[0-4]\.\d+$/.test(String(version))) {
-    throw new Error(`parsing Ignition config failed: unknown version. Supported spec versions: 2.2, 3.0, 3.1, 3.2`);
-  }
+  const raw = mc.spec?.config;
+  if (raw === undefined || raw === null) return undefined;
+  const parsed = parseIgnition(raw);
+  checkFileModes(parsed);
+  return parsed;
 }
 
 /** Go's %v of a *metav1.LabelSelector, e.g. `&LabelSelector{MatchLabels:map[string]string{a: b,},MatchExpressions:[]LabelSelectorRequirement{},}`. */
@@ -236,33 +273,3 @@ export function formatSelector(selector: MachineConfigPool['spec']['machineConfi
   return `&LabelSelector{MatchLabels:map[string]string{${labels}},MatchExpressions:[]LabelSelectorRequirement{},}`;
 }
 
-/** Label selector matching (matchLabels and the four matchExpressions operators). An empty selector matches all. */
-export function selectorMatches(selector: MachineConfigPool['spec']['nodeSelector'], labels: Record<string, string> = {}): boolean {
-  if (!selector) return false;
-  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
-  for (const expr of selector.matchExpressions ?? []) {
-    const has = Object.prototype.hasOwnProperty.call(labels, expr.key);
-    const value = labels[expr.key];
-    switch (expr.operator) {
-      case 'In':
-        if (!has || !(expr.values ?? []).includes(value!)) return false;
-        break;
-      case 'NotIn':
-        if (has && (expr.values ?? []).includes(value!)) return false;
-        break;
-      case 'Exists':
-        if (!has) return false;
-        break;
-      case 'DoesNotExist':
-        if (has) return false;
-        break;
-      default:
-        return false;
-    }
-  }
-  return true;
-}
-
-export function isEmptySelector(selector: MachineConfigPool['spec']['nodeSelector']): boolean {
-  return !selector || (Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0);
-}
