@@ -287,3 +287,24 @@ export function oracleRenderInput(c: RenderCase, commit: UpstreamCommit): unknow
     controllerVersion: c.controllerVersion,
   };
 }
+
+/**
+ * User MachineConfigs to apply to a running cluster by the API: the same variety, but only ones that render (a broken
+ * one would stop the pool), with no osImageURL (the nodes would try to boot it) and without kernel-devel (which the
+ * realtime kernel of another config would refuse).
+ */
+export function clusterUserMachineConfigs(rng: Rng, count: number, accepts: (mc: MachineConfig) => boolean): MachineConfig[] {
+  const d = new Draw(rng);
+  const cc: ControllerConfig = { metadata: { name: 'machine-config-controller' }, spec: { osImageURL: '', baseOSContainerImage: '', releaseImage: '' } };
+  const out: MachineConfig[] = [];
+  for (let attempt = 0; out.length < count && attempt < count * 20; attempt++) {
+    const role = d.pick(['master', 'worker']);
+    const mc = userMachineConfig(d, role, cc, attempt, 0);
+    delete mc.spec.osImageURL;
+    delete mc.spec.baseOSExtensionsContainerImage;
+    if (mc.spec.extensions) mc.spec.extensions = mc.spec.extensions.filter((e) => e !== 'kernel-devel');
+    mc.metadata.name = `50-e2e-extra-${out.length}-${role}`;
+    if (accepts(mc)) out.push(mc);
+  }
+  return out;
+}
