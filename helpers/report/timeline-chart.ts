@@ -10,7 +10,7 @@ const LABEL_WIDTH = 330;
 const PLOT_WIDTH = 900;
 const LANE_HEIGHT = 20;
 const GROUP_GAP = 14;
-const TOP = 58;
+const TOP = 72;
 const RIGHT = 20;
 
 const FILL: Record<Tone, string> = { ok: '#3f9b4f', busy: '#e0a526', bad: '#d23c3c', idle: '#9aa5b1', unknown: '#e4e7eb' };
@@ -107,10 +107,12 @@ export function renderTimelineSvg(model: TimelineModel): string {
       if (w > 60) parts.push(`<text x="${(x1 + 3).toFixed(1)}" y="${row.y + 14}" fill="${s.tone === 'unknown' ? '#7b8794' : '#fff'}" font-size="10" pointer-events="none">${escapeXml(s.label.slice(0, Math.floor(w / 6)))}</text>`);
     }
   }
-  for (const mark of model.marks) {
+  model.marks.forEach((mark, i) => {
     parts.push(`<line x1="${x(mark.at)}" y1="${TOP - 4}" x2="${x(mark.at)}" y2="${height - 34}" stroke="#1f4e9c" stroke-width="2" stroke-dasharray="4 3" data-mark="${escapeXml(mark.label)}"><title>${escapeXml(`${mark.label} at ${bothClocks(model, mark.at)}`)}</title></line>`);
-    parts.push(`<text x="${x(mark.at) + 3}" y="${TOP - 6}" fill="#1f4e9c" font-weight="bold">${escapeXml(mark.label)}</text>`);
-  }
+    // Alternate rows, so two marks close in time keep readable labels.
+    const late = x(mark.at) > LABEL_WIDTH + PLOT_WIDTH * 0.6; // near the right edge: the label ends at the line
+    parts.push(`<text x="${x(mark.at) + (late ? -3 : 3)}" y="${TOP - 6 - (i % 2) * 13}" text-anchor="${late ? 'end' : 'start'}" fill="#1f4e9c" font-weight="bold">${escapeXml(mark.label)}</text>`);
+  });
   model.breaks.forEach((b: Break, i) => {
     const y = b.lane !== undefined && laneY.has(b.lane) ? laneY.get(b.lane)! + LANE_HEIGHT / 2 : TOP + 8;
     const cx = x(b.at);

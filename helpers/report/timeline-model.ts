@@ -166,7 +166,8 @@ export function buildTimelineModel(input: ModelInput): TimelineModel {
 
   const marks: Mark[] = [{ at: 0, label: 'upgrade requested' }];
   // Without a version given, the one ClusterVersion was asked for (its `desired` while the upgrade ran).
-  const target = input.targetVersion ?? timed.map((t) => (t.entry.kind === 'ClusterVersion' ? field(t.entry.change, 'desired') : undefined)).find(Boolean);
+  // The first lines may still show the old version as desired, so the last one counts.
+  const target = input.targetVersion ?? timed.map((t) => (t.entry.kind === 'ClusterVersion' ? field(t.entry.change, 'desired') : undefined)).filter(Boolean).at(-1);
   const completed = timed.find((t) => t.entry.kind === 'ClusterVersion' && /history\[0\]=Completed (\S+)/.exec(t.entry.change)?.[1] === target && target !== undefined);
   if (completed) marks.push({ at: completed.at, label: `ClusterVersion Completed ${target}` });
   const breaks = input.invariants.filter((i) => !i.passed).map((i) => placeBreak(i, timed, completed?.at, end));

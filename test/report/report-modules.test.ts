@@ -112,6 +112,7 @@ describe('report: upgrade timeline', () => {
   const at = (clusterSeconds: number) => new Date(t0 + (clusterSeconds * 1000) / 600).toISOString();
   const entry = (s: number, kind: string, name: string, change: string) => ({ at: at(s), clusterTime: `+${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`, kind, name, change });
   const changes = [
+    entry(6, 'ClusterVersion', 'version', 'desired=4.12.0 history[0]=Completed 4.12.0 Available=True Failing=False Progressing=False: done'),
     entry(30, 'ClusterVersion', 'version', 'desired=4.12.1 history[0]=Partial 4.12.1 Available=True Failing=False Progressing=True: working'),
     entry(60, 'ClusterOperator', 'machine-config', 'version=4.12.0 Available=True Progressing=True Degraded=True: required pool master is not ready'),
     entry(120, 'MachineConfigPool', 'master', 'target=rendered-master-a Updated=false Updating=true Degraded=false 0/3 updated'),
@@ -126,7 +127,7 @@ describe('report: upgrade timeline', () => {
 
   it('reads the recorded lines into lanes of states', () => {
     expect(parseClusterOffset('+12m30s')).to.equal(750_000);
-    expect(statesOf('ClusterOperator', 'machine-config', changes[1]!.change).map((s) => [s.lane, s.tone])).to.deep.equal([
+    expect(statesOf('ClusterOperator', 'machine-config', changes[2]!.change).map((s) => [s.lane, s.tone])).to.deep.equal([
       ['co/machine-config Available', 'ok'],
       ['co/machine-config Progressing', 'busy'],
       ['co/machine-config Degraded', 'bad'],
