@@ -2,52 +2,51 @@
  * Checks made of several assertions that more than one spec needs: "the upgrade completed" and "every node of this
  * pool runs this image". Each assertion is its own Allure step, so the report shows which one failed.
  */
+import { expect } from 'chai';
 import {
-  expectHistoryCompleted,
   expectNodeBootedFrom,
   expectNodeOnConfig,
-  expectOperatorHealthyAt,
+  expectOperatorSettledAt,
   expectPackageInstalled,
-  expectPoolUpdated,
+  expectPoolRolledOut,
   expectRenderedForRelease,
   expectRenderedOsImage,
+  expectUpgradeCompleted,
 } from './assertions.js';
 import type { ConformanceSession } from './conformance.js';
+import { nodesOfPool } from './facts/pool.js';
+import type { CompletedUpgrade } from './flows.js';
+import { judgeUpgrade } from './monitor/judge.js';
 import { readBootedImage, readInstalledPackage } from './node-os.js';
-import { nodesOfPool } from './pools.js';
 import { attachYaml, step } from './report.js';
 import { attachTimelineChart } from './report/timeline-attachment.js';
-import { expect } from 'chai';
 
-/** machine-config CO healthy at the version, ClusterVersion history Completed at it, every pool updated. */
+/** machine-config settled at the version, ClusterVersion done with the upgrade to it, every pool rolled out. */
 export async function checkUpgradeCompleted(session: ConformanceSession, version: string): Promise<void> {
   const { cluster } = session;
-  await step(`clusteroperator/machine-config is Available, not Degraded, at ${version}`, async () => {
+  await step(`clusteroperator/machine-config is Available, not Degraded, not Progressing, at ${version}`, async () => {
     const co = await cluster.getClusterOperator('machine-config');
     await attachYaml('clusteroperator-machine-config.yaml', co);
-    expectOperatorHealthyAt(co, version);
+    expectOperatorSettledAt(co, version);
   });
-  await step(`clusterversion/version history is Completed at ${version}`, async () => {
+  await step(`clusterversion/version completed the upgrade to ${version}`, async () => {
     const cv = await cluster.getClusterVersion();
     await attachYaml('clusterversion.yaml', cv);
-    expectHistoryCompleted(cv, version);
+    expectUpgradeCompleted(cv, version);
   });
-  await step('every MachineConfigPool is updated', async () => {
+  await step('every MachineConfigPool has rolled out its config', async () => {
     const pools = await cluster.listMachineConfigPools();
     await attachYaml('machineconfigpools.yaml', pools);
     expect(pools.length, 'the cluster has no MachineConfigPools').to.be.greaterThan(0);
-    for (const pool of pools) expectPoolUpdated(pool);
+    for (const pool of pools) expectPoolRolledOut(pool);
   });
 }
 
-/** The monitor's invariants over the upgrade it recorded; attaches the timeline either way. */
-export async function checkUpgradeInvariants(session: ConformanceSession): Promise<void> {
-  const monitor = session.monitor;
-  if (!monitor) throw new Error('no upgrade monitor was started: call session.startMonitor() before triggering the upgrade');
-  monitor.stop();
-  const results = monitor.judge();
-  await attachYaml('upgrade-timeline.yaml', monitor.timeline);
-  await attachTimelineChart({ timeline: monitor.timeline, invariants: results, timeFactor: session.caps.timeFactor });
+/** The monitor's invariants over what it recorded during the upgrade; attaches the timeline either way. */
+export async function checkUpgradeInvariants(upgrade: CompletedUpgrade): Promise<void> {
+  const results = judgeUpgrade(upgrade.recording);
+  await attachYaml('upgrade-timeline.yaml', upgrade.recording.timeline);
+  await attachTimelineChart({ timeline: upgrade.recording.timeline, invariants: results, timeFactor: upgrade.recording.timeFactor });
   await attachYaml('upgrade-invariants.yaml', results);
   for (const r of results) {
     await step(`invariant: ${r.name}`, async () => {

@@ -1,13 +1,17 @@
 /**
  * The waits an upgrade conformance test needs, each with a budget in cluster time that scales with the target's clock
- * and the pool's size, and a description of the observed state for when the budget runs out.
+ * and the pool's size, and a description of the observed state for when the budget runs out. What each wait waits
+ * for is a fact of helpers/facts: the same meaning the assertions and the monitor use.
  */
 import type { ClusterSnapshot, ClusterWatcher } from './cluster-watcher.js';
 import { poolRolloutClusterMinutes, wallBudgetMs, type TargetCapabilities } from './capabilities.js';
-import { nodesOfPool, poolProgressLine, poolSettled, viewNode, viewPool } from './pools.js';
-import { findCondition, RenderedAnnotations, type MachineConfigPool } from './types.js';
-import { summarize } from './monitor.js';
-import { waitFor, type ProgressSink } from './wait.js';
+import { operatorLine, operatorSettledAt } from './facts/cluster-operator.js';
+import { clusterVersionLine, upgradeCompleted, type ReleaseTarget } from './facts/cluster-version.js';
+import { degradedNodes, describeDegradedPool, osImageCheckDeadlock, type DegradedNode } from './facts/diagnoses.js';
+import { allOf } from './facts/fact.js';
+import { nodesOfPool, poolProgressLine, poolRenderedAs, poolRolledOut, viewPool, type RenderExpectation } from './facts/pool.js';
+import { findCondition } from './types.js';
+import { waitFor, WaitFailedError, type ProgressSink, type WaitSpec } from './wait.js';
 
 export interface WaitContext {
   watcher: ClusterWatcher;
@@ -28,32 +32,26 @@ export function budgetMs(ctx: WaitContext, clusterMinutes: number): number {
   return wallBudgetMs(clusterMinutes, ctx.caps, ctx.minBudgetMs) + slack;
 }
 
-function pool(snapshot: ClusterSnapshot, name: string): MachineConfigPool | undefined {
-  return snapshot.pools.get(name);
-}
-
 function poolLine(snapshot: ClusterSnapshot, name: string): string {
-  const p = pool(snapshot, name);
+  const p = snapshot.pools.get(name);
   if (!p) return `${name}: no such pool`;
-  return poolProgressLine(p, nodesOfPool(p, [...snapshot.pools.values()], [...snapshot.nodes.values()]));
+  return poolProgressLine(p, nodesOfPool(p, snapshot.pools.values(), snapshot.nodes.values()));
 }
 
 function mcoLine(snapshot: ClusterSnapshot): string {
   const mco = snapshot.operators.get('machine-config');
-  return mco ? `clusteroperator/machine-config ${summarize('ClusterOperator', mco)}` : 'clusteroperator/machine-config not found';
+  return mco ? `clusteroperator/machine-config ${operatorLine(mco)}` : 'clusteroperator/machine-config not found';
 }
 
 function cvLine(snapshot: ClusterSnapshot): string {
-  return snapshot.clusterVersion ? `clusterversion/version ${summarize('ClusterVersion', snapshot.clusterVersion)}` : 'clusterversion/version not found';
+  return snapshot.clusterVersion ? `clusterversion/version ${clusterVersionLine(snapshot.clusterVersion)}` : 'clusterversion/version not found';
 }
 
 export interface PoolExpectation {
   pools: string[];
-  /** Per pool: MachineConfigs that must be among the sources of its rendered config (just created). */
-  sourcesInclude?: Record<string, string[]>;
-  /** Per pool: MachineConfigs that must no longer be among the sources (just deleted). */
-  sourcesExclude?: Record<string, string[]>;
-  /** The rendered config must be made for this release (annotation release-image-version). */
+  /** Per pool: what its target config must (not) be rendered from, and for which release. */
+  rendered?: Record<string, RenderExpectation>;
+  /** Every pool's target config must be rendered for this release. */
   releaseVersion?: string;
   /**
    * How long (cluster minutes) a pool may stay NodeDegraded before the wait gives up on it. A daemon retries a failed
@@ -62,133 +60,106 @@ export interface PoolExpectation {
   degradedGraceClusterMinutes?: number;
 }
 
-function renderedFor(snapshot: ClusterSnapshot, p: MachineConfigPool, expectation: PoolExpectation): string | undefined {
-  const sources = new Set((p.spec?.configuration?.source ?? []).map((s) => s.name));
-  const name = p.metadata.name ?? '';
-  const missing = (expectation.sourcesInclude?.[name] ?? []).filter((n) => !sources.has(n));
-  if (missing.length) return `not yet rendered with ${missing.join(', ')}`;
-  const stale = (expectation.sourcesExclude?.[name] ?? []).filter((n) => sources.has(n));
-  if (stale.length) return `still rendered with ${stale.join(', ')}`;
-  if (expectation.releaseVersion) {
-    const rendered = p.spec?.configuration?.name ? snapshot.machineConfigs.get(p.spec.configuration.name) : undefined;
-    const version = rendered?.metadata.annotations?.[RenderedAnnotations.releaseImageVersion];
-    if (version !== expectation.releaseVersion) return `rendered config ${p.spec?.configuration?.name ?? '-'} is for release ${version ?? 'unknown'}`;
+/** The wait stopped on a pool whose nodes cannot reach their config; `nodes` says which, moving where, and why. */
+export class PoolDegradedError extends WaitFailedError {
+  constructor(
+    spec: WaitSpec,
+    failure: string,
+    observed: string,
+    readonly pool: string,
+    readonly nodes: DegradedNode[],
+  ) {
+    super(spec, failure, observed);
+    this.name = 'PoolDegradedError';
   }
-  return undefined;
 }
 
-/** Waits until every named pool is rendered as expected and fully rolled out (Updated, not Updating, not Degraded). */
-export function waitForPools(ctx: WaitContext, expectation: PoolExpectation): Promise<ClusterSnapshot> {
-  const snapshot = ctx.watcher.snapshot();
-  const nodeCount = Math.max(1, ...expectation.pools.map((n) => pool(snapshot, n)?.status?.machineCount ?? 1));
-  const total = expectation.pools.reduce((sum, n) => sum + (pool(snapshot, n)?.status?.machineCount ?? 1), 0);
-  // Pools roll in parallel, nodes within a pool one at a time: the largest pool sets the pace.
-  const minutes = poolRolloutClusterMinutes(Math.max(nodeCount, Math.ceil(total / expectation.pools.length)));
-  const listed = (m?: Record<string, string[]>) => Object.values(m ?? {}).flat();
-  const wants = [
-    listed(expectation.sourcesInclude).length ? `rendered with ${listed(expectation.sourcesInclude).join(', ')}` : '',
-    listed(expectation.sourcesExclude).length ? `rendered without ${listed(expectation.sourcesExclude).join(', ')}` : '',
+function renderExpectation(expectation: PoolExpectation, pool: string): RenderExpectation {
+  return { ...expectation.rendered?.[pool], release: expectation.releaseVersion ?? expectation.rendered?.[pool]?.release };
+}
+
+function wanted(expectation: PoolExpectation): string[] {
+  const all = Object.values(expectation.rendered ?? {});
+  const include = all.flatMap((r) => r.with ?? []);
+  const exclude = all.flatMap((r) => r.without ?? []);
+  return [
+    include.length ? `rendered with ${include.join(', ')}` : '',
+    exclude.length ? `rendered without ${exclude.join(', ')}` : '',
     expectation.releaseVersion ? `rendered for release ${expectation.releaseVersion}` : '',
     'Updated=True, Updating=False, Degraded=False, every node on the rendered config',
   ].filter(Boolean);
+}
+
+/** Waits until every named pool is rendered as expected and has rolled it out (facts/pool.ts: poolRolledOut). */
+export function waitForPools(ctx: WaitContext, expectation: PoolExpectation): Promise<ClusterSnapshot> {
+  const snapshot = ctx.watcher.snapshot();
+  // Pools roll in parallel, nodes within a pool one at a time: the largest pool sets the pace.
+  const largest = Math.max(1, ...expectation.pools.map((n) => snapshot.pools.get(n)?.status?.machineCount ?? 1));
   const graceMs = wallBudgetMs(expectation.degradedGraceClusterMinutes ?? 15, ctx.caps, 0);
   const degradedSince = new Map<string, number>();
-  return waitFor(
-    ctx.watcher,
-    {
-      what: `pools ${expectation.pools.join(', ')} to roll out`,
-      expected: `pools ${expectation.pools.join(', ')}: ${wants.join('; ')}`,
-      budgetMs: budgetMs(ctx, minutes),
-      caps: ctx.caps,
-      judge: (snap) => {
-        const lines: string[] = [];
-        let done = true;
-        for (const name of expectation.pools) {
-          const p = pool(snap, name);
-          if (!p) {
-            done = false;
-            lines.push(`${name}: no such pool`);
-            continue;
-          }
-          const notRendered = renderedFor(snap, p, expectation);
-          if (notRendered || !poolSettled(p)) done = false;
-          lines.push(notRendered ? `${name} ${notRendered}` : poolLine(snap, name));
-          // A pool that stays NodeDegraded on the config we wait for will not get better by waiting out the budget.
-          if (!notRendered && viewPool(p).nodeDegradedMessage !== undefined) {
-            const since = degradedSince.get(name) ?? Date.now();
-            degradedSince.set(name, since);
-            if (Date.now() - since >= graceMs) return { done: false, progress: lines.join('; '), failure: degradedPoolDiagnosis(snap, p) };
-          } else {
-            degradedSince.delete(name);
-          }
+  let degraded: { pool: string; nodes: DegradedNode[] } | undefined;
+  const spec: WaitSpec = {
+    what: `pools ${expectation.pools.join(', ')} to roll out`,
+    expected: `pools ${expectation.pools.join(', ')}: ${wanted(expectation).join('; ')}`,
+    budgetMs: budgetMs(ctx, poolRolloutClusterMinutes(largest)),
+    caps: ctx.caps,
+    judge: (snap) => {
+      const lines: string[] = [];
+      let done = true;
+      for (const name of expectation.pools) {
+        const p = snap.pools.get(name);
+        if (!p) {
+          done = false;
+          lines.push(`${name}: no such pool`);
+          continue;
         }
-        return { done, progress: lines.join('; ') };
-      },
-      describe: (snap) => [...expectation.pools.map((n) => poolLine(snap, n)), mcoLine(snap)].join('; '),
+        const rendered = poolRenderedAs(p, renderExpectation(expectation, name), snap.machineConfigs);
+        if (!allOf(rendered, poolRolledOut(p)).ok) done = false;
+        lines.push(rendered.ok ? poolLine(snap, name) : rendered.why);
+        // A pool that stays NodeDegraded on the config we wait for will not get better by waiting out the budget.
+        if (rendered.ok && viewPool(p).nodeDegradedMessage !== undefined) {
+          const since = degradedSince.get(name) ?? Date.now();
+          degradedSince.set(name, since);
+          if (Date.now() - since >= graceMs) {
+            degraded = { pool: name, nodes: degradedNodes(snap, p) };
+            return { done: false, progress: lines.join('; '), failure: describeDegradedPool(p, degraded.nodes) };
+          }
+        } else {
+          degradedSince.delete(name);
+        }
+      }
+      return { done, progress: lines.join('; ') };
     },
-    ctx.progress,
-  );
-}
-
-/**
- * Which node, which image and why: for every degraded node of the pool, the config it was moving to, that config's
- * osImageURL, and the daemon's reason (the pool's NodeDegraded message when the node carries none).
- */
-export function degradedPoolDiagnosis(snapshot: ClusterSnapshot, p: MachineConfigPool): string {
-  const v = viewPool(p);
-  const nodes = nodesOfPool(p, [...snapshot.pools.values()], [...snapshot.nodes.values()]).map(viewNode);
-  const degraded = nodes.filter((n) => n.activity === 'degraded');
-  const lines = degraded.map((n) => {
-    const desired = n.desired ? snapshot.machineConfigs.get(n.desired) : undefined;
-    const image = desired?.spec?.osImageURL ?? '(unknown: rendered config not found)';
-    return `node ${n.name} failed to move to ${n.desired ?? '(no desired config)'} with osImageURL ${image}: ${n.reason ?? v.nodeDegradedMessage ?? 'no reason given'}`;
+    describe: (snap) => [...expectation.pools.map((n) => poolLine(snap, n)), mcoLine(snap)].join('; '),
+  };
+  return waitFor(ctx.watcher, spec, ctx.progress).catch((error: unknown) => {
+    if (error instanceof WaitFailedError && degraded) throw new PoolDegradedError(spec, error.failure, error.actual, degraded.pool, degraded.nodes);
+    throw error;
   });
-  const head = `pool ${v.name} is degraded (NodeDegraded: "${v.nodeDegradedMessage ?? ''}")`;
-  return lines.length ? `${head}\n  ${lines.join('\n  ')}` : head;
-}
-
-export interface UpgradeWait {
-  image: string;
-  version?: string;
-}
-
-/** origin's "Reached": desired is the target, history[0] Completed for it, Available, not Progressing or Failing. */
-export function upgradeReached(snapshot: ClusterSnapshot, target: UpgradeWait): boolean {
-  const cv = snapshot.clusterVersion;
-  const head = cv?.status?.history?.[0];
-  const matches = (r?: { image?: string; version?: string }) =>
-    r !== undefined && (r.image === target.image || (target.version !== undefined && r.version === target.version));
-  const c = cv?.status?.conditions;
-  return (
-    matches(cv?.status?.desired) &&
-    head?.state === 'Completed' &&
-    matches(head) &&
-    findCondition(c, 'Available')?.status === 'True' &&
-    findCondition(c, 'Progressing')?.status !== 'True' &&
-    findCondition(c, 'Failing')?.status !== 'True'
-  );
 }
 
 /**
- * Waits for ClusterVersion to report the upgrade Completed. Budget: origin's upgrade P99 scale (an hour plus the
- * master pool's rollout, capped at 150 cluster minutes). On timeout the message carries ClusterVersion's and the
- * machine-config operator's own words, which is where the reason lives.
+ * Waits for ClusterVersion to report the upgrade completed (facts/cluster-version.ts: upgradeCompleted). Budget:
+ * origin's upgrade P99 scale (an hour plus the master pool's rollout, capped at 150 cluster minutes). On timeout the
+ * message carries ClusterVersion's and the machine-config operator's own words, which is where the reason lives; on
+ * the report's deadlock it stops at once.
  */
-export function waitForUpgrade(ctx: WaitContext, target: UpgradeWait): Promise<ClusterSnapshot> {
+export function waitForUpgrade(ctx: WaitContext, target: ReleaseTarget): Promise<ClusterSnapshot> {
   const masters = ctx.watcher.snapshot().pools.get('master')?.status?.machineCount ?? 3;
   const minutes = Math.min(150, 60 + poolRolloutClusterMinutes(masters));
+  const name = target.version ?? target.image;
   return waitFor(
     ctx.watcher,
     {
-      what: `the upgrade to ${target.version ?? target.image}`,
-      expected: `clusterversion/version desired=${target.version ?? target.image}, history[0] Completed, Available=True, Progressing=False, Failing=False`,
+      what: `the upgrade to ${name}`,
+      expected: `clusterversion/version desired=${name}, history[0] Completed, Available=True, Progressing=False, Failing=False`,
       budgetMs: budgetMs(ctx, minutes),
       caps: ctx.caps,
       judge: (snap) => {
         const head = snap.clusterVersion?.status?.history?.[0];
         const progressing = findCondition(snap.clusterVersion?.status?.conditions, 'Progressing');
         return {
-          done: upgradeReached(snap, target),
+          done: upgradeCompleted(snap.clusterVersion, target).ok,
           progress: `${head ? `${head.state} ${head.version ?? head.image}` : 'no history'}: ${progressing?.message ?? ''}; ${poolLine(snap, 'master')}`,
           failure: osImageCheckDeadlock(snap),
         };
@@ -200,50 +171,22 @@ export function waitForUpgrade(ctx: WaitContext, target: UpgradeWait): Promise<C
 }
 
 /**
- * The report's bug, recognised while it happens, so a real cluster does not burn the rest of a 150-minute budget on it:
- * the machine-config operator is Degraded on its osImageURL check although the master pool is fully updated (only the
- * check itself can be wrong then), and ClusterVersion has already given up its 40-minute wait on machine-config. No
- * amount of waiting changes that state; a slow but healthy upgrade never shows the osImageURL mismatch.
- */
-export function osImageCheckDeadlock(snapshot: ClusterSnapshot): string | undefined {
-  const cvProgressing = findCondition(snapshot.clusterVersion?.status?.conditions, 'Progressing');
-  if (!/wait has exceeded 40 minutes for these operators: .*machine-config/.test(cvProgressing?.message ?? '')) return undefined;
-  const degraded = findCondition(snapshot.operators.get('machine-config')?.status?.conditions, 'Degraded');
-  if (degraded?.status !== 'True' || !(degraded.message ?? '').includes('osImageURL mismatch for master')) return undefined;
-  const master = pool(snapshot, 'master');
-  if (findCondition(master?.status?.conditions, 'Updated')?.status !== 'True') return undefined;
-  return (
-    'machine-config stays Degraded on its osImageURL check although pool master is fully updated, and ClusterVersion ' +
-    `has given up waiting for it ("${cvProgressing!.message}"); waiting longer cannot help. machine-config says: ${degraded.message}`
-  );
-}
-
-/**
- * origin's WaitForOperatorsToSettle, for the operator this suite is about, plus ClusterVersion done with it:
- * machine-config Available, not Degraded, not Progressing, at the version; ClusterVersion history[0] Completed at the
- * version and not Failing. Both report their recovery one sync after the fact (the operator drops Progressing after it
- * bumps its version; the CVO clears Failing on its next reconcile), so a check made the instant pools settle would race.
+ * origin's WaitForOperatorsToSettle, for the operator this suite is about, plus ClusterVersion done with it. Both
+ * report their recovery one sync after the fact (the operator drops Progressing after it bumps its version; the CVO
+ * clears Failing on its next reconcile), so a check made the instant pools settle would race.
  */
 export function waitForClusterSettled(ctx: WaitContext, version: string): Promise<ClusterSnapshot> {
   return waitFor(
     ctx.watcher,
     {
       what: `machine-config and ClusterVersion to settle at ${version}`,
-      expected: `clusteroperator/machine-config version=${version} Available=True Progressing=False Degraded=False; clusterversion/version history[0] Completed ${version}, Failing not True`,
+      expected: `clusteroperator/machine-config version=${version} Available=True Progressing=False Degraded=False; clusterversion/version history[0] Completed ${version}, Available=True, Progressing=False, Failing not True`,
       budgetMs: budgetMs(ctx, 15),
       caps: ctx.caps,
       judge: (snap) => {
         const co = snap.operators.get('machine-config');
-        const c = co?.status?.conditions;
-        const operatorDone =
-          co?.status?.versions?.find((v) => v.name === 'operator')?.version === version &&
-          findCondition(c, 'Available')?.status === 'True' &&
-          findCondition(c, 'Progressing')?.status === 'False' &&
-          findCondition(c, 'Degraded')?.status === 'False';
-        const cv = snap.clusterVersion;
-        const head = cv?.status?.history?.[0];
-        const versionDone = head?.state === 'Completed' && head.version === version && findCondition(cv?.status?.conditions, 'Failing')?.status !== 'True';
-        return { done: operatorDone && versionDone, progress: `${mcoLine(snap)}; ${cvLine(snap)}` };
+        const operator = co ? operatorSettledAt(co, version) : { ok: false, why: 'clusteroperator/machine-config not found' };
+        return { done: allOf(operator, upgradeCompleted(snap.clusterVersion, { version })).ok, progress: `${mcoLine(snap)}; ${cvLine(snap)}` };
       },
     },
     ctx.progress,

@@ -9,23 +9,22 @@
  */
 import { basename, join } from 'node:path';
 import type { Context, Func } from 'mocha';
-import { Cleanup, leakedObjects } from './cleanup.js';
+import { connectEngine, type Engine } from '../lib/oci/engine.js';
+import { Cleanup, formatLeftActions, leakedObjects } from './cleanup.js';
 import { Cluster } from './cluster.js';
 import { ClusterWatcher, type ClusterSnapshot } from './cluster-watcher.js';
 import { discoverCapabilities, wallBudgetMs, type TargetCapabilities } from './capabilities.js';
-import { currentVersion } from './upgrade.js';
+import { registryAccess, type RegistryAccess } from './credentials.js';
+import { clusterVersionIdle, currentVersion } from './facts/cluster-version.js';
+import { poolNotDegraded } from './facts/pool.js';
 import { gatherArtifacts } from './artifacts.js';
-import { UpgradeMonitor } from './monitor.js';
 import { consoleProgress, waitFor, WaitTimeoutError } from './wait.js';
 import type { WaitContext } from './cluster-waits.js';
 import { labelCase, step, type CaseLabels } from './report.js';
 import { gatherRunFacts, writeRunFacts } from './report/run-facts.js';
-import { attachTimelineChart } from './report/timeline-attachment.js';
 import { ReferenceInfoConfigMap } from './capabilities.js';
 import { maskSecrets } from './secrets.js';
-import { pullSecret, target, type TargetConfig } from './target.js';
-import { findCondition } from './types.js';
-import { viewPool } from './pools.js';
+import { readTargetConfig, type TargetConfig } from './target.js';
 
 export type PhaseName = 'prepare' | 'upgrade' | 'check';
 
@@ -41,13 +40,11 @@ const PREFLIGHT_CLUSTER_MINUTES = 5;
 
 /** Why the cluster is not a fair starting point (or undefined when it is). */
 export function busyReason(snap: ClusterSnapshot): string | undefined {
-  const cv = snap.clusterVersion;
-  if (!cv) return 'clusterversion/version not found; is this an OpenShift cluster?';
-  const progressing = findCondition(cv.status?.conditions, 'Progressing');
-  if (progressing?.status === 'True') return `ClusterVersion is progressing ("${progressing.message ?? ''}"); wait for it to settle`;
+  const idle = clusterVersionIdle(snap.clusterVersion);
+  if (!idle.ok) return snap.clusterVersion ? `${idle.why}; wait for it to settle` : idle.why;
   for (const pool of snap.pools.values()) {
-    const v = viewPool(pool);
-    if (v.degraded) return `pool ${v.name} is degraded ("${v.nodeDegradedMessage ?? v.renderDegradedMessage ?? ''}"); fix it first`;
+    const healthy = poolNotDegraded(pool);
+    if (!healthy.ok) return `${healthy.why}; fix it first`;
   }
   return undefined;
 }
@@ -82,20 +79,36 @@ export class PhaseError extends Error {
 export class ConformanceSession {
   readonly cleanup = new Cleanup();
   private connected?: { cluster: Cluster; caps: TargetCapabilities; watcher: ClusterWatcher };
-  private monitorInstance?: UpgradeMonitor;
+  private registry?: RegistryAccess;
+  private enginePromise?: Promise<Engine>;
+  /** Run when a test fails: each attaches what it holds and returns documents for the failure artefacts. */
+  private readonly failureHooks: (() => Promise<Record<string, unknown>>)[] = [];
   private gatheredFor = new Set<string>();
   private failed = false;
   readonly progress = consoleProgress();
 
   // Nothing is read from the target until the before-all hook: `mocha --dry-run` lists the specs without one.
-  // `targetConfig` is for tests of the session itself; specs get the target of the run.
+  // `targetConfig` is for tests of the session itself; specs get the target of the run from the environment.
   constructor(
     private readonly options: ConformanceOptions,
-    private readonly targetConfig?: TargetConfig,
+    private targetConfig?: TargetConfig,
   ) {}
 
   get target(): TargetConfig {
-    return this.targetConfig ?? target();
+    this.targetConfig ??= readTargetConfig();
+    return this.targetConfig;
+  }
+
+  /** Registry credentials of the run (--pull-secret), read in the before-all hook. */
+  get access(): RegistryAccess {
+    this.registry ??= registryAccess(this.target.pullSecretPath);
+    return this.registry;
+  }
+
+  /** The container engine, connected on first use: a session that builds nothing never needs one. */
+  engine(): Promise<Engine> {
+    this.enginePromise ??= connectEngine();
+    return this.enginePromise;
   }
 
   get cluster(): Cluster {
@@ -113,8 +126,13 @@ export class ConformanceSession {
   get waits(): WaitContext {
     return { watcher: this.watcher, caps: this.caps, progress: this.progress };
   }
-  get monitor(): UpgradeMonitor | undefined {
-    return this.monitorInstance;
+
+  /**
+   * Registers what a test's failure must show of something a flow holds (the upgrade's recording): the hook attaches
+   * what it wants to the Allure result and returns named documents for the failure artefacts.
+   */
+  onFailure(hook: () => Promise<Record<string, unknown>>): void {
+    this.failureHooks.push(hook);
   }
 
   private need() {
@@ -124,7 +142,7 @@ export class ConformanceSession {
 
   /** Connects, discovers the target and returns a reason to skip, or undefined to go on. */
   async prepareSuite(specFile = 'spec'): Promise<string | undefined> {
-    if (!this.targetConfig) pullSecret(); // registers the pull secret's credentials for masking before anything is printed
+    void this.access; // reads the pull secret, registering its credentials for masking before anything is printed
     if (this.options.disruptive && !this.target.allowDisruptive) {
       return 'disruptive spec (upgrades the cluster or changes its pools): pass --allow-disruptive to run it';
     }
@@ -198,12 +216,6 @@ export class ConformanceSession {
     }
   }
 
-  /** Starts recording the upgrade timeline (stopped and judged by the spec, or at the end of the suite). */
-  startMonitor(targetVersion: () => string | undefined): UpgradeMonitor {
-    this.monitorInstance = new UpgradeMonitor(this.watcher, this.caps, targetVersion);
-    return this.monitorInstance;
-  }
-
   /** Wraps a test body: labels, then the body; on failure, artefacts once per test. */
   test(labels: CaseLabels, body: (session: ConformanceSession) => Promise<void>): Func {
     const session = this;
@@ -223,16 +235,9 @@ export class ConformanceSession {
     if (this.gatheredFor.has(title) || !this.connected) return;
     this.gatheredFor.add(title);
     const extra: Record<string, unknown> = {};
-    if (this.monitorInstance) {
-      this.monitorInstance.stop();
-      extra['upgrade-timeline'] = this.monitorInstance.timeline;
-      extra['upgrade-invariants'] = this.monitorInstance.judge();
-    }
+    for (const hook of this.failureHooks) Object.assign(extra, await hook());
     const root = join(this.target.reportsDir, 'artifacts');
     const result = await gatherArtifacts({ cluster: this.cluster, kubeconfig: this.kubeconfig, testTitle: title, extra, logs: !this.caps.isReference, root });
-    if (this.monitorInstance) {
-      await attachTimelineChart({ timeline: this.monitorInstance.timeline, invariants: this.monitorInstance.judge(), timeFactor: this.caps.timeFactor });
-    }
     console.error(`    artefacts of the failure: ${result.dir}${result.errors.length ? ` (${result.errors.length} could not be gathered, see gather-errors.txt)` : ''}`);
   }
 
@@ -245,7 +250,7 @@ export class ConformanceSession {
       // check) still runs there, waiting for the pools to roll back does not. `--target cluster` always waits.
       const report = await this.cleanup.runAll({ keep, skipSettling: this.target.kind === 'reference' });
       if (keep && report.skipped.length) {
-        console.error(`    --keep-on-failure: left in place for inspection; undo by hand:\n${report.skipped.map((s) => `      - ${s}`).join('\n')}`);
+        console.error(`    --keep-on-failure: left in place for inspection; undo by hand:\n${formatLeftActions(report.skipped)}`);
         return;
       }
       const problems: string[] = report.failed.map((f) => `cleanup "${f.description}" failed: ${f.error}`);
@@ -253,7 +258,6 @@ export class ConformanceSession {
       if (leaked.length) problems.push(`left behind with label ocp-e2e.io/run-id=${this.target.runId}: ${leaked.join(', ')}`);
       if (problems.length) throw new Error(maskSecrets(problems.join('\n')));
     } finally {
-      this.monitorInstance?.stop();
       this.progress.end();
       this.connected.watcher.stop();
     }

@@ -1,14 +1,27 @@
 /**
- * The report's steps as reusable blocks: "build the custom image of the current release", "override pools with it",
- * "upgrade and wait". Specs compose them inside their phases; each block is a sequence of Allure steps.
+ * The report's steps as reusable blocks: "find the release's OS image", "build the custom image", "override pools
+ * with it", "upgrade and wait". Specs compose them inside their phases; each block is a sequence of Allure steps.
+ * Whatever changes the cluster registers its undo with the session and hands back a handle (as MCO's test helpers
+ * return the delete of what they apply), so a spec never orders cleanups itself.
  */
-import { waitForClusterSettled, waitForPools, waitForUpgrade } from './cluster-waits.js';
+import { expect } from 'chai';
+import { PoolDegradedError, waitForClusterSettled, waitForPools, waitForUpgrade, type PoolExpectation } from './cluster-waits.js';
+import type { ClusterSnapshot } from './cluster-watcher.js';
 import type { ConformanceSession } from './conformance.js';
+import { currentVersion } from './facts/cluster-version.js';
+import type { DegradedNode } from './facts/diagnoses.js';
+import { imageRepository } from './images/repository.js';
+import type { Registered } from './cleanup.js';
+import { buildCredentials } from './credentials.js';
 import { buildLayeredOsImage, removeLocalLayeredImage, type LayeredImage } from './layered-image.js';
-import { createOsImageOverrides, type OsImageOverride } from './machineconfigs.js';
+import { createOsImageOverride, overridesByPool, type OsImageOverride } from './machineconfigs.js';
+import { judgeUpgrade } from './monitor/judge.js';
+import { UpgradeRecorder, type UpgradeRecording } from './monitor/record.js';
+import { recoverDegradedNodes } from './recovery.js';
 import { releaseOsImage } from './release.js';
 import { attachText, attachYaml, parameter, step } from './report.js';
-import { currentVersion, resolveUpgradeTarget, triggerUpgrade, type TriggeredUpgrade } from './upgrade.js';
+import { attachTimelineChart } from './report/timeline-attachment.js';
+import { resolveUpgradeTarget, triggerUpgrade } from './upgrade.js';
 
 export interface StartingPoint {
   version: string;
@@ -24,7 +37,7 @@ export async function findStartingPoint(session: ConformanceSession): Promise<St
     const version = currentVersion(cv);
     const releaseImage = cv.status?.desired?.image;
     if (!version || !releaseImage) throw new Error('clusterversion/version reports no current release (status.desired.image / history)');
-    const osImage = await releaseOsImage(releaseImage);
+    const osImage = await releaseOsImage(session.access, releaseImage);
     await parameter('current version', version);
     await parameter('current release image', releaseImage);
     await attachText('rhel-coreos-8', osImage);
@@ -32,76 +45,186 @@ export async function findStartingPoint(session: ConformanceSession): Promise<St
   });
 }
 
+/** The base OS image (rhel-coreos-8) of a release, e.g. the one an upgrade went to. */
+export async function findReleaseOsImage(session: ConformanceSession, releaseImage: string): Promise<string> {
+  return step(`find rhel-coreos-8 of ${releaseImage}`, async () => {
+    const osImage = await releaseOsImage(session.access, releaseImage);
+    await attachText('rhel-coreos-8', osImage);
+    return osImage;
+  });
+}
+
 /** Step 2: the layered image (zsh on top of the base OS image), pushed and referenced by digest. */
 export async function buildCustomOsImage(session: ConformanceSession, caseId: string, baseImage: string): Promise<LayeredImage> {
   return step(`build and push the layered OS image FROM ${baseImage}`, async () => {
     const output: string[] = [];
-    const image = await buildLayeredOsImage({ cluster: session.cluster, target: session.target, caps: session.caps, caseId, baseImage, onOutput: (l) => output.push(l) });
-    session.cleanup.add(`remove the local copies of ${image.tag}`, () => removeLocalLayeredImage(image));
+    const engine = await session.engine();
+    const image = await buildLayeredOsImage({
+      engine,
+      repository: imageRepository(session.target, session.caps),
+      credentials: await buildCredentials(session.cluster, session.access),
+      runId: session.target.runId,
+      caseId,
+      baseImage,
+      onOutput: (l) => output.push(l),
+    });
+    session.cleanup.add({
+      description: `remove the local copies of ${image.tag}`,
+      undo: () => removeLocalLayeredImage(engine, image),
+      byHand: [`docker rmi ${image.tag} ${image.pullspec}   # or podman rmi`],
+    });
     await attachText('build output', output.join('\n'));
     await attachYaml('layered image', image);
     return image;
   });
 }
 
-/** Steps 3-5: create the override MachineConfigs and wait until their pools have rolled out with them. */
-export async function overridePools(session: ConformanceSession, overrides: OsImageOverride[]): Promise<void> {
-  const pools = [...new Set(overrides.map((o) => o.role))];
-  const names = overrides.map((o) => o.name);
-  const byPool = mcsByPool(overrides);
-  // Registered before the MachineConfigs exist, so LIFO runs it after their deletion: the pools must settle back,
-  // or the cluster is left mid-rollout for whatever runs next.
-  session.cleanup.add(
-    `wait until pools ${pools.join(', ')} settle without ${names.join(', ')}`,
-    async () => {
-      await waitForPools(session.waits, { pools, sourcesExclude: byPool });
-    },
-    { settles: true },
-  );
-  await step(`create MachineConfigs ${names.join(', ')}`, async () => {
-    const created = await createOsImageOverrides(session.cluster, session.cleanup, overrides, session.target.runId);
-    for (const mc of created) await attachYaml(`${mc.metadata.name}.yaml`, mc);
-  });
-  await step(`wait until pools ${pools.join(', ')} are updated`, async () => {
-    await waitForPools(session.waits, { pools, sourcesInclude: byPool });
-  });
+/** What a pool override left when a node could not reach its config. */
+export interface DegradedRollout {
+  pool: string;
+  /** The degraded nodes: where each was moving, that config's osImageURL, and why it failed. */
+  nodes: DegradedNode[];
+  /** The wait's failure text, as a person reads it. */
+  message: string;
 }
 
-/** The override MachineConfigs of each pool: `{ worker: ['tc-…-worker'], master: ['tc-…-master'] }`. */
-export function mcsByPool(overrides: OsImageOverride[]): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const o of overrides) (out[o.role] ??= []).push(o.name);
-  return out;
+/** Override MachineConfigs on the cluster, with what can be done to them; their undo is registered once. */
+export interface PoolOverride {
+  readonly overrides: OsImageOverride[];
+  readonly pools: string[];
+  /** Waits until the pools have rolled out configs rendered with the overrides. */
+  rolledOut(): Promise<ClusterSnapshot>;
+  /**
+   * The pools must not roll the overrides out: a node must report that it cannot, and the wait must stop on it.
+   * `because` says why it cannot ("cannot be pulled"). Returns the degraded nodes.
+   */
+  expectDegradedNode(because: string): Promise<DegradedRollout>;
+  /**
+   * Deletes the overrides and waits until the pools roll out without them; with `settledAt`, rendered for that release
+   * and with machine-config and ClusterVersion settled at it. The cleanup then has nothing left to do.
+   */
+  remove(options?: { settledAt?: string }): Promise<void>;
+}
+
+/** Steps 3-4: creates the override MachineConfigs (not waiting for them) and registers their one undo. */
+export async function applyOverrides(session: ConformanceSession, overrides: OsImageOverride[]): Promise<PoolOverride> {
+  const pools = [...new Set(overrides.map((o) => o.role))];
+  const names = overrides.map((o) => o.name);
+  const byPool = overridesByPool(overrides);
+  const list = names.join(', ');
+  const without: PoolExpectation = { pools, rendered: Object.fromEntries(pools.map((p) => [p, { without: byPool[p] }])) };
+  // Only what this run created is ever deleted: an MC of the same name left by someone else is not ours to remove.
+  const created: string[] = [];
+  const deleteAll = async () => {
+    for (const name of created) await session.cluster.deleteMachineConfig(name);
+  };
+  // A node that could not reach the override's config stays degraded after its deletion (MCO will not move it):
+  // point it back first, then the pools can settle.
+  const settle = async () => {
+    for (const pool of pools) {
+      const nodes = await recoverDegradedNodes(session.cluster, session.waits, pool, byPool[pool]!);
+      if (nodes.length) console.log(`    recovered degraded nodes: ${nodes.join(', ')}`);
+    }
+    await waitForPools(session.waits, without);
+  };
+  let registered: Registered | undefined;
+  await step(`create MachineConfigs ${list}`, async () => {
+    for (const override of overrides) {
+      const mc = await createOsImageOverride(session.cluster, override, session.target.runId);
+      created.push(override.name);
+      // One undo for all of them, registered the moment the first exists; it reads `created` when it runs.
+      registered ??= session.cleanup.add({
+        get description() {
+          return `delete MachineConfigs ${created.join(', ')}`;
+        },
+        undo: deleteAll,
+        settle: { description: `wait until pools ${pools.join(', ')} settle without them`, run: settle },
+        get byHand() {
+          return [`oc delete machineconfig ${created.join(' ')}`, `oc get mcp ${pools.join(' ')} -w   # until UPDATED=True, UPDATING=False, DEGRADED=False`];
+        },
+      });
+      await attachYaml(`${mc.metadata.name}.yaml`, mc);
+    }
+  });
+  const withThem: PoolExpectation = { pools, rendered: Object.fromEntries(pools.map((p) => [p, { with: byPool[p] }])) };
+  return {
+    overrides,
+    pools,
+    rolledOut: () => step(`wait until pools ${pools.join(', ')} are updated`, () => waitForPools(session.waits, withThem)),
+    expectDegradedNode: (because) =>
+      step(`wait for pools ${pools.join(', ')}: a node must report it cannot move to the override`, async () => {
+        const error = await waitForPools(session.waits, withThem).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        if (error === undefined) {
+          const images = [...new Set(overrides.map((o) => o.osImageURL))].join(', ');
+          expect.fail(`pool ${pools.join(', ')} rolled out ${images}, which ${because}, without reporting a degraded node: the error was hidden`);
+        }
+        if (!(error instanceof PoolDegradedError)) expect.fail(`expected the wait to stop on a degraded pool, got: ${(error as Error).message}`);
+        await attachText('failure text', error.message);
+        return { pool: error.pool, nodes: error.nodes, message: error.message };
+      }),
+    remove: async (options = {}) => {
+      await step(`delete MachineConfigs ${list}`, deleteAll);
+      await step(`wait until pools ${pools.join(', ')} roll out without the overrides`, () =>
+        waitForPools(session.waits, { ...without, releaseVersion: options.settledAt }),
+      );
+      if (options.settledAt) {
+        const version = options.settledAt;
+        // The operator checks the master pool's last rolled-out sources, which named the deleted MachineConfig until
+        // the rollout finished, and the CVO relays that as Failing: give both their next sync to clear it.
+        await step(`wait for machine-config and ClusterVersion to settle at ${version}`, () => waitForClusterSettled(session.waits, version));
+      }
+      registered?.dismiss();
+    },
+  };
+}
+
+/** Steps 3-5: create the override MachineConfigs and wait until their pools have rolled out with them. */
+export async function overridePools(session: ConformanceSession, overrides: OsImageOverride[]): Promise<PoolOverride> {
+  const override = await applyOverrides(session, overrides);
+  await override.rolledOut();
+  return override;
 }
 
 export interface CompletedUpgrade {
   from: string;
   version: string;
   image: string;
-  trigger: TriggeredUpgrade;
+  /** What the upgrade's monitor recorded from the trigger to the settled cluster (judge it with checks.ts). */
+  recording: UpgradeRecording;
 }
 
-/** Step 6 and the wait: trigger, record the timeline, wait for ClusterVersion and then for every pool. */
+/** Step 6 and the waits: record the upgrade, trigger it, wait for ClusterVersion, every pool, and the operator. */
 export async function upgradeCluster(session: ConformanceSession, from: string): Promise<CompletedUpgrade> {
   const cv = await session.cluster.getClusterVersion();
   const target = resolveUpgradeTarget(cv, session.target.toImage);
-  let version = target.version;
-  if (target.image === cv.status?.desired?.image || (version !== undefined && version === from)) {
+  if (target.image === cv.status?.desired?.image || (target.version !== undefined && target.version === from)) {
     throw new Error(`the cluster already runs ${target.image} (${from}): give --to-image a newer release`);
   }
   await parameter('upgrade to', `${target.image} (${target.source})`);
-  session.startMonitor(() => version ?? session.watcher.snapshot().clusterVersion?.status?.desired?.version);
-  const trigger = await step(`upgrade to ${target.image}`, async () => {
-    const t = await triggerUpgrade(session.cluster, session.kubeconfig, target.image);
-    console.log(`    upgrade to ${target.image} requested with ${t.method}`);
-    await attachText(`upgrade trigger (${t.method})`, `${t.detail}\n\n${t.output}`);
-    return t;
+  const recorder = new UpgradeRecorder(session.watcher, session.caps, { image: target.image, version: target.version });
+  session.onFailure(async () => {
+    const recording = recorder.stop();
+    const invariants = judgeUpgrade(recording);
+    await attachTimelineChart({ timeline: recording.timeline, invariants, timeFactor: recording.timeFactor, targetVersion: target.version });
+    return { 'upgrade-timeline': recording.timeline, 'upgrade-invariants': invariants };
   });
-  const reached = await step('wait for ClusterVersion to complete the upgrade', () => waitForUpgrade(session.waits, { image: target.image, version }));
-  version ??= reached.clusterVersion?.status?.desired?.version;
-  if (!version) throw new Error('ClusterVersion completed the upgrade but reports no version in status.desired');
-  const pools = [...reached.pools.keys()];
-  await step(`wait until pools ${pools.join(', ')} run configs of ${version}`, () => waitForPools(session.waits, { pools, releaseVersion: version }));
-  await step(`wait for machine-config and ClusterVersion to settle at ${version}`, () => waitForClusterSettled(session.waits, version!));
-  return { from, version, image: target.image, trigger };
+  try {
+    await step(`upgrade to ${target.image}`, async () => {
+      const t = await triggerUpgrade(session.cluster, session.kubeconfig, target.image);
+      console.log(`    upgrade to ${target.image} requested with ${t.method}`);
+      await attachText(`upgrade trigger (${t.method})`, `${t.detail}\n\n${t.output}`);
+    });
+    const reached = await step('wait for ClusterVersion to complete the upgrade', () => waitForUpgrade(session.waits, target));
+    const version = target.version ?? reached.clusterVersion?.status?.desired?.version;
+    if (!version) throw new Error('ClusterVersion completed the upgrade but reports no version in status.desired');
+    const pools = [...reached.pools.keys()];
+    await step(`wait until pools ${pools.join(', ')} run configs of ${version}`, () => waitForPools(session.waits, { pools, releaseVersion: version }));
+    await step(`wait for machine-config and ClusterVersion to settle at ${version}`, () => waitForClusterSettled(session.waits, version));
+    return { from, version, image: target.image, recording: recorder.stop() };
+  } finally {
+    recorder.stop();
+  }
 }

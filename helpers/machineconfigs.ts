@@ -1,8 +1,7 @@
 /**
  * The MachineConfigs the report creates (one per pool, setting `spec.osImageURL`), made with the run label so the
- * leak check finds them, and registered for cleanup the moment they exist.
+ * leak check finds them. helpers/flows.ts hands them out with their undo.
  */
-import type { Cleanup } from './cleanup.js';
 import type { Cluster } from './cluster.js';
 import { RoleLabel, RunIdLabel, type MachineConfig } from './types.js';
 
@@ -26,31 +25,25 @@ export function osImageOverrideMachineConfig(override: OsImageOverride, runId: s
 }
 
 /**
- * Creates the override MCs and registers their deletion (LIFO, idempotent). Returns what the server stored.
- * An MC of the same name left by an earlier run is an error: silently adopting it would test someone else's image.
+ * Creates one override MachineConfig and returns what the server stored. An MC of the same name left by an earlier run
+ * is an error: silently adopting it would test someone else's image.
  */
-export async function createOsImageOverrides(
-  cluster: Cluster,
-  cleanup: Cleanup,
-  overrides: OsImageOverride[],
-  runId: string,
-): Promise<MachineConfig[]> {
-  const created: MachineConfig[] = [];
-  for (const override of overrides) {
-    const mc = osImageOverrideMachineConfig(override, runId);
-    try {
-      created.push(await cluster.createMachineConfig(mc));
-    } catch (error) {
-      if (/AlreadyExists|HTTP 409/.test((error as Error).message)) {
-        throw new Error(
-          `MachineConfig ${override.name} already exists (left by an earlier run?): delete it with \`oc delete mc ${override.name}\` and wait for pool ${override.role} to settle`,
-        );
-      }
-      throw error;
+export async function createOsImageOverride(cluster: Cluster, override: OsImageOverride, runId: string): Promise<MachineConfig> {
+  try {
+    return await cluster.createMachineConfig(osImageOverrideMachineConfig(override, runId));
+  } catch (error) {
+    if (/AlreadyExists|HTTP 409/.test((error as Error).message)) {
+      throw new Error(
+        `MachineConfig ${override.name} already exists (left by an earlier run?): delete it with \`oc delete mc ${override.name}\` and wait for pool ${override.role} to settle`,
+      );
     }
-    cleanup.add(`delete MachineConfig ${override.name}`, async () => {
-      await cluster.deleteMachineConfig(override.name);
-    });
+    throw error;
   }
-  return created;
+}
+
+/** The override MachineConfigs of each pool: `{ worker: ['tc-…-worker'], master: ['tc-…-master'] }`. */
+export function overridesByPool(overrides: OsImageOverride[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const o of overrides) (out[o.role] ??= []).push(o.name);
+  return out;
 }

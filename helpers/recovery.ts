@@ -4,19 +4,15 @@
  * else. The documented manual fix is to point the node back at the config it still runs (desiredConfig =
  * currentConfig); the daemon then validates it, reports Done and uncordons the node.
  */
-import type { ClusterSnapshot } from './cluster-watcher.js';
 import type { Cluster } from './cluster.js';
 import { budgetMs, type WaitContext } from './cluster-waits.js';
-import { nodesOfPool, viewNode } from './pools.js';
+import { viewNode } from './facts/node.js';
+import { nodesOfPool, poolRenderedAs } from './facts/pool.js';
 import { NodeAnnotations } from './types.js';
 import { waitFor } from './wait.js';
 
 /** Waits until the pool no longer renders the MachineConfigs, then re-points its degraded nodes; returns their names. */
 export async function recoverDegradedNodes(cluster: Cluster, ctx: WaitContext, pool: string, removedSources: string[]): Promise<string[]> {
-  const rendered = (snap: ClusterSnapshot) => {
-    const sources = new Set((snap.pools.get(pool)?.spec?.configuration?.source ?? []).map((s) => s.name));
-    return removedSources.every((n) => !sources.has(n));
-  };
   await waitFor(
     ctx.watcher,
     {
@@ -24,7 +20,11 @@ export async function recoverDegradedNodes(cluster: Cluster, ctx: WaitContext, p
       expected: `mcp/${pool} spec.configuration.source without ${removedSources.join(', ')}`,
       budgetMs: budgetMs(ctx, 10),
       caps: ctx.caps,
-      judge: (snap) => ({ done: rendered(snap), progress: `${pool} targets ${snap.pools.get(pool)?.spec?.configuration?.name ?? '-'}` }),
+      judge: (snap) => {
+        const p = snap.pools.get(pool);
+        const rendered = p ? poolRenderedAs(p, { without: removedSources }, snap.machineConfigs) : { ok: false, why: `${pool}: no such pool` };
+        return { done: rendered.ok, progress: rendered.why };
+      },
     },
     ctx.progress,
   );
@@ -32,7 +32,7 @@ export async function recoverDegradedNodes(cluster: Cluster, ctx: WaitContext, p
   const p = snap.pools.get(pool);
   if (!p) return [];
   const target = p.spec?.configuration?.name;
-  const stuck = nodesOfPool(p, [...snap.pools.values()], [...snap.nodes.values()])
+  const stuck = nodesOfPool(p, snap.pools.values(), snap.nodes.values())
     .map(viewNode)
     .filter((n) => n.activity === 'degraded' && n.current && n.desired !== target);
   for (const n of stuck) {

@@ -1,10 +1,9 @@
 /**
  * The target of a run, as the `ocp-e2e run` command hands it to the mocha process. This is the only module that reads
- * the environment: specs and the other helpers get the target from here, so a spec never knows whether it runs
- * against the embedded reference cluster or a real one.
+ * the environment, and only when the session asks (readTargetConfig): specs and the other helpers get the target from
+ * the session, so a spec never knows whether it runs against the embedded reference cluster or a real one.
  */
 import { randomBytes } from 'node:crypto';
-import { loadPullSecret, type PullSecret } from './secrets.js';
 
 export type TargetKind = 'reference' | 'cluster';
 
@@ -40,10 +39,13 @@ function flag(value: string | undefined): boolean {
   return value !== undefined && /^(1|true|yes)$/i.test(value.trim());
 }
 
-/** A run id usable in image tags and label values: lowercase, digits, dashes, at most 20 characters. */
-export function newRunId(): string {
-  const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(4, 12); // MMDDhhmm
-  return `r${stamp}-${randomBytes(2).toString('hex')}`;
+/**
+ * A run id usable in image tags and label values (lowercase, digits, dashes) that sorts by time and does not collide:
+ * `r20261201t022500-1a2b3c`.
+ */
+export function newRunId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '').toLowerCase();
+  return `r${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
 export function readTargetConfig(env: NodeJS.ProcessEnv = process.env): TargetConfig {
@@ -70,24 +72,6 @@ export function readTargetConfig(env: NodeJS.ProcessEnv = process.env): TargetCo
     runId,
     reportsDir: env[TargetEnv.reportsDir]?.trim() || 'reports',
   };
-}
-
-let cachedTarget: TargetConfig | undefined;
-let cachedPullSecret: PullSecret | undefined | null;
-
-/** The target of this process (read once). */
-export function target(): TargetConfig {
-  cachedTarget ??= readTargetConfig();
-  return cachedTarget;
-}
-
-/** The pull secret of this run, loaded (and its credentials registered for masking) on first use. */
-export function pullSecret(): PullSecret | undefined {
-  if (cachedPullSecret === undefined) {
-    const path = target().pullSecretPath;
-    cachedPullSecret = path ? loadPullSecret(path) : null;
-  }
-  return cachedPullSecret ?? undefined;
 }
 
 /** Environment variables that hand a target to a child mocha process (the inverse of readTargetConfig). */

@@ -5,6 +5,7 @@
  */
 import { hasCli, oc } from './cli.js';
 import type { Cluster } from './cluster.js';
+import { currentVersion } from './facts/cluster-version.js';
 import type { ClusterVersion, Release } from './types.js';
 
 export interface UpgradeTarget {
@@ -27,11 +28,6 @@ export function resolveUpgradeTarget(cv: ClusterVersion, explicitImage?: string)
     );
   }
   return { image: first.image, version: first.version, source: 'availableUpdates[0]' };
-}
-
-/** The version the cluster runs: the newest Completed history entry, like the VERSION column of `oc get clusterversion`. */
-export function currentVersion(cv: ClusterVersion): string | undefined {
-  return cv.status?.history?.find((h) => h.state === 'Completed')?.version ?? cv.status?.desired?.version;
 }
 
 export function upgradePatch(image: string): Record<string, unknown> {

@@ -56,9 +56,12 @@ export class WaitFailedError extends Error {
   readonly expected: string;
   readonly actual: string;
   readonly showDiff = false;
+  /** Why the state cannot come, in the judge's words. */
+  readonly failure: string;
   constructor(spec: WaitSpec, failure: string, observed: string) {
     super(maskSecrets(`${spec.what} cannot happen: ${failure}\n  expected: ${spec.expected}\n  last observed: ${observed}`));
     this.name = 'WaitFailedError';
+    this.failure = maskSecrets(failure);
     this.expected = spec.expected;
     this.actual = maskSecrets(observed);
   }

@@ -4,8 +4,7 @@
  */
 import { checkPoolRunsImage, checkUpgradeCompleted, checkUpgradeInvariants } from '../helpers/checks.js';
 import { conformanceSession } from '../helpers/conformance.js';
-import { buildCustomOsImage, findStartingPoint, overridePools, upgradeCluster, type CompletedUpgrade } from '../helpers/flows.js';
-import type { LayeredImage } from '../helpers/layered-image.js';
+import { buildCustomOsImage, findStartingPoint, overridePools, upgradeCluster } from '../helpers/flows.js';
 
 const CASE = '54183';
 const MASTER_MC = `tc-${CASE}-new-os-image-upgrade-master`;
@@ -19,25 +18,21 @@ describe('[sig-mco] MCO layering: upgrade with a custom osImage', function () {
     session.test(
       { epic: 'MCO layering', feature: 'osImageURL override', story: 'upgrade keeps the custom OS image', caseId: CASE, severity: 'critical', tags: ['Serial', 'Disruptive'] },
       async (s) => {
-        let image!: LayeredImage;
-        let upgraded!: CompletedUpgrade;
-        const from = await s.phase('prepare', 'override both pools with a layered OS image', async () => {
+        const { from, image } = await s.phase('prepare', 'override both pools with a layered OS image', async () => {
           const start = await findStartingPoint(s);
-          image = await buildCustomOsImage(s, CASE, start.osImage);
+          const image = await buildCustomOsImage(s, CASE, start.osImage);
           await overridePools(s, [
             { name: WORKER_MC, role: 'worker', osImageURL: image.pullspec },
             { name: MASTER_MC, role: 'master', osImageURL: image.pullspec },
           ]);
-          return start.version;
+          return { from: start.version, image };
         });
 
-        await s.phase('upgrade', 'upgrade the cluster to the next release', async () => {
-          upgraded = await upgradeCluster(s, from);
-        });
+        const upgraded = await s.phase('upgrade', 'upgrade the cluster to the next release', () => upgradeCluster(s, from));
 
         await s.phase('check', 'the upgrade completed and the overridden nodes kept the custom image', async () => {
           await checkUpgradeCompleted(s, upgraded.version);
-          await checkUpgradeInvariants(s);
+          await checkUpgradeInvariants(upgraded);
           for (const pool of ['master', 'worker']) {
             await checkPoolRunsImage(s, { pool, image: image.pullspec, why: `custom image of ${pool === 'master' ? MASTER_MC : WORKER_MC}`, package: 'zsh', releaseVersion: upgraded.version });
           }

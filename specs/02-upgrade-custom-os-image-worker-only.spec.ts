@@ -4,9 +4,7 @@
  */
 import { checkPoolRunsImage, checkUpgradeCompleted, checkUpgradeInvariants } from '../helpers/checks.js';
 import { conformanceSession } from '../helpers/conformance.js';
-import { buildCustomOsImage, findStartingPoint, overridePools, upgradeCluster, type CompletedUpgrade } from '../helpers/flows.js';
-import type { LayeredImage } from '../helpers/layered-image.js';
-import { releaseOsImage } from '../helpers/release.js';
+import { buildCustomOsImage, findReleaseOsImage, findStartingPoint, overridePools, upgradeCluster } from '../helpers/flows.js';
 
 const CASE = 'E2E-002';
 const WORKER_MC = 'tc-e2e-002-worker-only-os-image-worker';
@@ -19,23 +17,19 @@ describe('[sig-mco] MCO layering: upgrade with a custom osImage in the worker po
     session.test(
       { epic: 'MCO layering', feature: 'osImageURL override', story: 'only overridden pools keep the custom OS image', caseId: CASE, tags: ['Serial', 'Disruptive'] },
       async (s) => {
-        let image!: LayeredImage;
-        let upgraded!: CompletedUpgrade;
-        const from = await s.phase('prepare', 'override the worker pool with a layered OS image', async () => {
+        const { from, image } = await s.phase('prepare', 'override the worker pool with a layered OS image', async () => {
           const start = await findStartingPoint(s);
-          image = await buildCustomOsImage(s, CASE, start.osImage);
+          const image = await buildCustomOsImage(s, CASE, start.osImage);
           await overridePools(s, [{ name: WORKER_MC, role: 'worker', osImageURL: image.pullspec }]);
-          return start.version;
+          return { from: start.version, image };
         });
 
-        await s.phase('upgrade', 'upgrade the cluster to the next release', async () => {
-          upgraded = await upgradeCluster(s, from);
-        });
+        const upgraded = await s.phase('upgrade', 'upgrade the cluster to the next release', () => upgradeCluster(s, from));
 
         await s.phase('check', 'workers kept the custom image, masters run the new release OS image', async () => {
           await checkUpgradeCompleted(s, upgraded.version);
-          await checkUpgradeInvariants(s);
-          const newOsImage = await releaseOsImage(upgraded.image);
+          await checkUpgradeInvariants(upgraded);
+          const newOsImage = await findReleaseOsImage(s, upgraded.image);
           await checkPoolRunsImage(s, { pool: 'worker', image: image.pullspec, why: `custom image of ${WORKER_MC}`, package: 'zsh', releaseVersion: upgraded.version });
           await checkPoolRunsImage(s, { pool: 'master', image: newOsImage, why: `rhel-coreos-8 of ${upgraded.version}; master was not overridden`, releaseVersion: upgraded.version });
         });

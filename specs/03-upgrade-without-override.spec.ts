@@ -4,8 +4,7 @@
  */
 import { checkPoolRunsImage, checkUpgradeCompleted, checkUpgradeInvariants } from '../helpers/checks.js';
 import { conformanceSession } from '../helpers/conformance.js';
-import { findStartingPoint, upgradeCluster, type CompletedUpgrade } from '../helpers/flows.js';
-import { releaseOsImage } from '../helpers/release.js';
+import { findReleaseOsImage, findStartingPoint, upgradeCluster } from '../helpers/flows.js';
 
 const CASE = 'E2E-003';
 
@@ -17,17 +16,14 @@ describe('[sig-mco] MCO upgrade baseline without an osImage override', function 
     session.test(
       { epic: 'MCO layering', feature: 'cluster upgrade', story: 'every node moves to the new release OS image', caseId: CASE, tags: ['Serial', 'Disruptive'] },
       async (s) => {
-        let upgraded!: CompletedUpgrade;
         const from = await s.phase('prepare', 'note the current release', async () => (await findStartingPoint(s)).version);
 
-        await s.phase('upgrade', 'upgrade the cluster to the next release', async () => {
-          upgraded = await upgradeCluster(s, from);
-        });
+        const upgraded = await s.phase('upgrade', 'upgrade the cluster to the next release', () => upgradeCluster(s, from));
 
         await s.phase('check', 'every node runs the new release OS image', async () => {
           await checkUpgradeCompleted(s, upgraded.version);
-          await checkUpgradeInvariants(s);
-          const newOsImage = await releaseOsImage(upgraded.image);
+          await checkUpgradeInvariants(upgraded);
+          const newOsImage = await findReleaseOsImage(s, upgraded.image);
           for (const pool of ['master', 'worker']) {
             await checkPoolRunsImage(s, { pool, image: newOsImage, why: `rhel-coreos-8 of ${upgraded.version}`, releaseVersion: upgraded.version });
           }

@@ -5,8 +5,7 @@
 import { expect } from 'chai';
 import { checkPoolRunsImage } from '../helpers/checks.js';
 import { conformanceSession } from '../helpers/conformance.js';
-import { buildCustomOsImage, findStartingPoint, overridePools, type StartingPoint } from '../helpers/flows.js';
-import type { LayeredImage } from '../helpers/layered-image.js';
+import { buildCustomOsImage, findStartingPoint, overridePools } from '../helpers/flows.js';
 import { step } from '../helpers/report.js';
 
 const CASE = 'E2E-004';
@@ -21,15 +20,14 @@ describe('[sig-mco] MCO layering: osImageURL override ordering', function () {
     session.test(
       { epic: 'MCO layering', feature: 'osImageURL override', story: 'overrides merge in name order', caseId: CASE, severity: 'normal', tags: ['Serial', 'Disruptive'] },
       async (s) => {
-        let start!: StartingPoint;
-        let image!: LayeredImage;
-        await s.phase('prepare', `apply ${EARLY_MC} with a layered OS image`, async () => {
-          start = await findStartingPoint(s);
-          image = await buildCustomOsImage(s, CASE, start.osImage);
+        const start = await s.phase('prepare', `apply ${EARLY_MC} with a layered OS image`, async () => {
+          const start = await findStartingPoint(s);
+          const image = await buildCustomOsImage(s, CASE, start.osImage);
           await step('the override name sorts before the worker templates', async () => {
             expect([EARLY_MC, '00-worker', '01-worker-kubelet'].sort()[0], 'the MachineConfig name must sort first').to.equal(EARLY_MC);
           });
           await overridePools(s, [{ name: EARLY_MC, role: 'worker', osImageURL: image.pullspec }]);
+          return start;
         });
 
         await s.phase('check', 'the worker pool still runs the release OS image', async () => {

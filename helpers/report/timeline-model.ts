@@ -5,7 +5,7 @@
  * Pure: the chart (timeline-chart.ts) draws what this returns.
  */
 
-/** One recorded change, as the monitor keeps it (helpers/monitor.ts TimelineEntry). */
+/** One recorded change, as the monitor keeps it (helpers/monitor/record.ts TimelineEntry). */
 export interface RecordedChange {
   /** Wall time (ISO) the change was seen. */
   at: string;

@@ -8,14 +8,15 @@ import { Cluster } from '../../helpers/cluster.js';
 import { KINDS } from '../../lib/kube/kinds.js';
 import { ClusterWatcher } from '../../helpers/cluster-watcher.js';
 import { discoverCapabilities } from '../../helpers/capabilities.js';
-import { waitForPools, waitForUpgrade } from '../../helpers/cluster-waits.js';
+import { PoolDegradedError, waitForPools, waitForUpgrade } from '../../helpers/cluster-waits.js';
 import { Cleanup, leakedObjects } from '../../helpers/cleanup.js';
-import { createOsImageOverrides } from '../../helpers/machineconfigs.js';
-import { UpgradeMonitor } from '../../helpers/monitor.js';
+import { createOsImageOverride } from '../../helpers/machineconfigs.js';
+import { judgeUpgrade } from '../../helpers/monitor/judge.js';
+import { UpgradeRecorder } from '../../helpers/monitor/record.js';
 import { readBootedImage, readInstalledPackage } from '../../helpers/node-os.js';
 import { gatherArtifacts } from '../../helpers/artifacts.js';
 import { maskSecrets, registerSecret } from '../../helpers/secrets.js';
-import { buildCredentials } from '../../helpers/layered-image.js';
+import { buildCredentials, registryAccess } from '../../helpers/credentials.js';
 import { triggerUpgrade } from '../../helpers/upgrade.js';
 import { waitFor, WaitFailedError, WaitTimeoutError } from '../../helpers/wait.js';
 import { MockCluster, cond, FROM, TO, RELEASE_TO } from './fixture.js';
@@ -78,15 +79,17 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
     await watcher.start();
     const cleanup = new Cleanup();
     const order: string[] = [];
-    cleanup.add('settle', async () => void order.push('settle'));
-    await createOsImageOverrides(mock.cluster, cleanup, [{ name: 'tc-1-worker', role: 'worker', osImageURL: IMAGE }], 'run-1');
+    cleanup.add({ description: 'first', undo: async () => void order.push('first') });
+    const override = { name: 'tc-1-worker', role: 'worker', osImageURL: IMAGE };
+    await createOsImageOverride(mock.cluster, override, 'run-1');
+    cleanup.add({ description: 'delete MachineConfig tc-1-worker', undo: async () => void (await mock.cluster.deleteMachineConfig('tc-1-worker')) });
     expect(await leakedObjects(mock.cluster, 'run-1')).to.deep.equal(['MachineConfig/tc-1-worker']);
-    await createOsImageOverrides(mock.cluster, cleanup, [{ name: 'tc-1-worker', role: 'worker', osImageURL: IMAGE }], 'run-1').then(
+    await createOsImageOverride(mock.cluster, override, 'run-1').then(
       () => expect.fail('a second create must fail'),
       (e: Error) => expect(e.message).to.match(/already exists.*oc delete mc tc-1-worker/),
     );
 
-    const waiting = waitForPools({ watcher, caps: fast, progress: quiet }, { pools: ['worker'], sourcesInclude: { worker: ['tc-1-worker'] } });
+    const waiting = waitForPools({ watcher, caps: fast, progress: quiet }, { pools: ['worker'], rendered: { worker: { with: ['tc-1-worker'] } } });
     // Play the render controller and the rollout: new rendered config, pool updating, then updated.
     await mock.patch(KINDS.MachineConfigPool, 'worker', { spec: { configuration: { name: 'rendered-worker-b', source: [{ name: '00-worker' }, { name: 'tc-1-worker' }] } } });
     await mock.patchStatus(KINDS.MachineConfigPool, 'worker', mock.poolStatus('rendered-worker-b', 2, 'updating'));
@@ -97,8 +100,8 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
 
     const report = await cleanup.runAll();
     expect(report.failed).to.deep.equal([]);
-    expect(report.ran).to.deep.equal(['delete MachineConfig tc-1-worker', 'settle']);
-    expect(order).to.deep.equal(['settle']);
+    expect(report.ran).to.deep.equal(['delete MachineConfig tc-1-worker', 'first']);
+    expect(order).to.deep.equal(['first']);
     expect(await leakedObjects(mock.cluster, 'run-1')).to.deep.equal([]);
     expect((await cleanup.runAll()).ran, 'cleanup runs each action once').to.deep.equal([]);
   });
@@ -107,7 +110,7 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
     watcher = new ClusterWatcher(mock.cluster);
     await watcher.start();
     Object.defineProperty(watcher, 'lastError', { value: 'watch MachineConfigPool: connection reset' });
-    const err = await waitForPools({ watcher, caps: { timeFactor: 60_000 }, progress: quiet, minBudgetMs: 300, compressedClockSlackMs: 0 }, { pools: ['worker'], sourcesInclude: { worker: ['tc-never'] } })
+    const err = await waitForPools({ watcher, caps: { timeFactor: 60_000 }, progress: quiet, minBudgetMs: 300, compressedClockSlackMs: 0 }, { pools: ['worker'], rendered: { worker: { with: ['tc-never'] } } })
       .then(() => undefined, (e: Error) => e);
     expect(err).to.be.instanceOf(WaitTimeoutError);
     const message = (err as Error).message;
@@ -129,19 +132,22 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
     await mock.patch(KINDS.MachineConfigPool, 'worker', { spec: { configuration: { name: 'rendered-worker-bad', source: [{ name: 'tc-bad' }] } } });
     await mock.patchStatus(KINDS.MachineConfigPool, 'worker', mock.poolStatus('rendered-worker-bad', 2, 'degraded', `Node worker-1 is reporting: "${reason}"`));
     const started = Date.now();
-    const err = await waitForPools({ watcher, caps: { timeFactor: 1 }, progress: quiet }, { pools: ['worker'], sourcesInclude: { worker: ['tc-bad'] }, degradedGraceClusterMinutes: 0.02 }).then(
+    const err = await waitForPools({ watcher, caps: { timeFactor: 1 }, progress: quiet }, { pools: ['worker'], rendered: { worker: { with: ['tc-bad'] } }, degradedGraceClusterMinutes: 0.02 }).then(
       () => undefined,
       (e: Error) => e,
     );
     expect(Date.now() - started, 'a degraded pool must not wait for the budget').to.be.lessThan(5000);
-    expect(err).to.be.instanceOf(WaitFailedError);
+    expect(err).to.be.instanceOf(WaitFailedError).and.instanceOf(PoolDegradedError);
+    // As data, for specs: which node of which pool, moving where, to which image, and why.
+    expect((err as PoolDegradedError).nodes).to.deep.equal([{ name: 'worker-1', pool: 'worker', desiredConfig: 'rendered-worker-bad', osImageURL: IMAGE, reason }]);
+    // As prose, for people: the same, in one line per node.
     expect((err as Error).message).to.include(`node worker-1 failed to move to rendered-worker-bad with osImageURL ${IMAGE}: ${reason}`);
   });
 
   it('records the upgrade timeline and judges the invariants', async () => {
     watcher = new ClusterWatcher(mock.cluster);
     await watcher.start();
-    const monitor = new UpgradeMonitor(watcher, fast, () => TO);
+    const recorder = new UpgradeRecorder(watcher, fast, { image: RELEASE_TO, version: TO });
     const degradedMsg = `Unable to apply ${TO}: error during syncRequiredMachineConfigPools: [timed out waiting for the condition, pool master has not progressed to latest configuration: osImageURL mismatch for master in rendered-master-b expected: x got: y, retrying]`;
     await mock.patchStatus(KINDS.ClusterOperator, 'machine-config', { conditions: [cond('Available', 'True'), cond('Progressing', 'True', `Working towards ${TO}`), cond('Degraded', 'True', degradedMsg, 'RequiredPoolsFailed')] });
     await mock.patchStatus(KINDS.MachineConfigPool, 'master', mock.poolStatus('rendered-master-b', 3, 'updating'));
@@ -153,11 +159,11 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
       conditions: [cond('Available', 'True'), cond('Progressing', 'False'), cond('Failing', 'False')],
     });
     await new Promise((r) => setTimeout(r, 200));
-    monitor.stop();
-    const kinds = monitor.timeline.map((e) => `${e.kind}/${e.name}`);
+    const recording = recorder.stop();
+    const kinds = recording.timeline.map((e) => `${e.kind}/${e.name}`);
     expect(kinds).to.include.members(['ClusterOperator/machine-config', 'MachineConfigPool/master', 'ClusterVersion/version']);
-    expect(monitor.timeline[0]!.clusterTime).to.match(/^\+\d+m\d\ds$/);
-    const results = monitor.judge();
+    expect(recording.timeline[0]!.clusterTime).to.match(/^\+\d+m\d\ds$/);
+    const results = judgeUpgrade(recording);
     expect(results.map((r) => r.passed)).to.deep.equal([false, false, false]);
     expect(results[0]!.detail).to.include('osImageURL mismatch for master in rendered-master-b');
     expect(results[1]!.detail).to.include('(still Degraded)');
@@ -223,10 +229,8 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
       namespace: 'openshift-config',
       body: { metadata: { name: 'pull-secret' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': Buffer.from(dockerconfig).toString('base64') } },
     });
-    // No --pull-secret in this process's target (read once from the environment).
-    process.env.KUBECONFIG ??= mock.kubeconfigPath;
-    delete process.env.OCP_E2E_PULL_SECRET;
-    const credentials = await buildCredentials(mock.cluster);
+    // No --pull-secret given.
+    const credentials = await buildCredentials(mock.cluster, registryAccess(undefined));
     expect(credentials.hosts()).to.deep.equal(['quay.io']);
     expect(credentials.authFor('quay.io')?.password).to.equal(password);
     expect(maskSecrets(`pulling with ${password}`)).to.equal('pulling with ***');

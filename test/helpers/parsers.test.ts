@@ -5,7 +5,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readTargetConfig, targetEnvironment } from '../../helpers/target.js';
-import { resolveUpgradeTarget, upgradePatch, currentVersion } from '../../helpers/upgrade.js';
+import { resolveUpgradeTarget, upgradePatch } from '../../helpers/upgrade.js';
+import { currentVersion } from '../../helpers/facts/cluster-version.js';
 import { formatClusterDuration, poolRolloutClusterMinutes, wallBudgetMs } from '../../helpers/capabilities.js';
 import { ClusterApiError, clusterApiError } from '../../helpers/api-errors.js';
 import { classifyApiError } from '../../lib/kube/errors.js';
@@ -170,27 +171,41 @@ describe('run command: summary line', () => {
 });
 
 describe('helpers: cleanup', () => {
-  it('runs last-in-first-out, once, keeps going after a failure, and skips only settling actions on a throwaway target', async () => {
+  it('runs last-in-first-out, once, keeps going after a failure, and skips only the settles on a throwaway target', async () => {
     const { Cleanup } = await import('../../helpers/cleanup.js');
     const order: string[] = [];
     const cleanup = new Cleanup();
-    cleanup.add('settle pools', async () => void order.push('settle'), { settles: true });
-    cleanup.add('delete a', async () => void order.push('a'));
-    cleanup.add('delete b', async () => {
-      order.push('b');
-      throw new Error('b is stuck');
+    cleanup.add({ description: 'delete a', undo: async () => void order.push('a'), settle: { description: 'wait for a to settle', run: async () => void order.push('settle a') } });
+    cleanup.add({
+      description: 'delete b',
+      undo: async () => {
+        order.push('b');
+        throw new Error('b is stuck');
+      },
     });
     const report = await cleanup.runAll({ skipSettling: true });
     expect(order).to.deep.equal(['b', 'a']);
-    expect(report).to.deep.equal({ ran: ['delete a'], failed: [{ description: 'delete b', error: 'b is stuck' }], skipped: ['settle pools'] });
+    expect(report).to.deep.equal({ ran: ['delete a'], failed: [{ description: 'delete b', error: 'b is stuck' }], skipped: [{ description: 'wait for a to settle', byHand: [] }] });
     expect((await cleanup.runAll()).ran).to.deep.equal([]);
   });
 
-  it('leaves everything in place with keep, listing what to undo newest first', async () => {
+  it('runs the settle after its undo, and not at all for an undo its owner did itself', async () => {
     const { Cleanup } = await import('../../helpers/cleanup.js');
+    const order: string[] = [];
     const cleanup = new Cleanup();
-    cleanup.add('first', async () => expect.fail('must not run'));
-    cleanup.add('second', async () => expect.fail('must not run'));
-    expect((await cleanup.runAll({ keep: true })).skipped).to.deep.equal(['second', 'first']);
+    cleanup.add({ description: 'delete a', undo: async () => void order.push('a'), settle: { description: 'wait', run: async () => void order.push('settle a') } });
+    cleanup.add({ description: 'delete b', undo: async () => void order.push('b') }).dismiss();
+    expect((await cleanup.runAll()).ran).to.deep.equal(['delete a, then wait']);
+    expect(order).to.deep.equal(['a', 'settle a']);
+  });
+
+  it('leaves everything in place with keep, listing what to undo newest first, with the commands', async () => {
+    const { Cleanup, formatLeftActions } = await import('../../helpers/cleanup.js');
+    const cleanup = new Cleanup();
+    cleanup.add({ description: 'first', undo: async () => expect.fail('must not run') });
+    cleanup.add({ description: 'second', undo: async () => expect.fail('must not run'), settle: { description: 'wait', run: async () => expect.fail('must not run') }, byHand: ['oc delete mc second'] });
+    const { skipped } = await cleanup.runAll({ keep: true });
+    expect(skipped).to.deep.equal([{ description: 'second, then wait', byHand: ['oc delete mc second'] }, { description: 'first', byHand: [] }]);
+    expect(formatLeftActions(skipped)).to.equal('      - second, then wait\n          oc delete mc second\n      - first');
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { ClusterSnapshot } from '../../helpers/cluster-watcher.js';
-import { osImageCheckDeadlock } from '../../helpers/cluster-waits.js';
+import { osImageCheckDeadlock } from '../../helpers/facts/diagnoses.js';
 
 const MISMATCH =
   'Unable to apply 4.12.0-0.nightly-2022-09-12-152748: error during syncRequiredMachineConfigPools: [timed out waiting for the condition, ' +
@@ -12,7 +12,23 @@ function snapshot(opts: { cvMessage: string; degradedMessage: string; masterUpda
   return {
     clusterVersion: { metadata: { name: 'version' }, status: { conditions: [cond('Progressing', 'True', opts.cvMessage)] } },
     operators: new Map([['machine-config', { metadata: { name: 'machine-config' }, status: { conditions: [cond('Degraded', 'True', opts.degradedMessage)] } }]]),
-    pools: new Map([['master', { metadata: { name: 'master' }, status: { conditions: [cond('Updated', opts.masterUpdated)] } }]]),
+    // Master has rolled out rendered-master-abc to its 3 machines (Updated=True), or is still at it (Updated=False).
+    pools: new Map([
+      [
+        'master',
+        {
+          metadata: { name: 'master', generation: 2 },
+          spec: { configuration: { name: 'rendered-master-abc' } },
+          status: {
+            observedGeneration: 2,
+            configuration: { name: opts.masterUpdated === 'True' ? 'rendered-master-abc' : 'rendered-master-old' },
+            machineCount: 3,
+            updatedMachineCount: opts.masterUpdated === 'True' ? 3 : 1,
+            conditions: [cond('Updated', opts.masterUpdated), cond('Updating', opts.masterUpdated === 'True' ? 'False' : 'True'), cond('Degraded', 'False')],
+          },
+        },
+      ],
+    ]),
     nodes: new Map(),
     machineConfigs: new Map(),
   } as unknown as ClusterSnapshot;

@@ -5,7 +5,8 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadRegistryCredentials } from '../../lib/oci/credentials.js';
-import { newRunId, runImageTag, testImageLabels } from '../../helpers/images/naming.js';
+import { runImageTag, testImageLabels } from '../../helpers/images/naming.js';
+import { newRunId } from '../../helpers/target.js';
 import { releaseImageFor, ReleaseImageTagNotFoundError } from '../../helpers/images/release-info.js';
 import { MARKER_PASSWORD, markerPullSecret, PUSH_USER } from './fixtures.js';
 

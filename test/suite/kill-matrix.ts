@@ -59,6 +59,6 @@ export const KILL_MATRIX: KillRow[] = [
     spec: '06 unpullable custom osImage (E2E-006)',
     grep: 'E2E-006',
     fault: 'mcd-ignores-pull-errors',
-    expect: [/\[phase check\]/, /pool worker rolled out \S+, which cannot be pulled, without reporting a degraded node: the pull error was hidden/],
+    expect: [/\[phase check\]/, /pool worker rolled out \S+, which cannot be pulled, without reporting a degraded node: the error was hidden/],
   },
 ];

@@ -42,7 +42,9 @@ describe('ocp-e2e run on the embedded reference cluster', function () {
     expect(r.output).to.match(/\[phase upgrade\]/);
     expect(r.output).to.include('osImageURL mismatch for master in rendered-master-');
     // --keep-on-failure: nothing is undone, and the output lists what was left and how to undo it.
-    expect(r.output).to.match(/--keep-on-failure: left in place for inspection; undo by hand:\n\s+- delete MachineConfig tc-54183-new-os-image-upgrade-master\n\s+- delete MachineConfig tc-54183-new-os-image-upgrade-worker/);
+    expect(r.output).to.match(
+      /--keep-on-failure: left in place for inspection; undo by hand:\n\s+- delete MachineConfigs tc-54183-new-os-image-upgrade-worker, tc-54183-new-os-image-upgrade-master, then wait until pools worker, master settle without them\n\s+oc delete machineconfig tc-54183-new-os-image-upgrade-worker tc-54183-new-os-image-upgrade-master\n/,
+    );
 
     const files = filesUnder(r.reportsDir);
     expect(files.some((f) => f.includes(`${join('artifacts', '')}`) && f.endsWith('clusteroperators.yaml')), 'failure artefacts were gathered').to.equal(true);

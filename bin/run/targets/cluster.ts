@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { discoverCapabilities } from '../../../helpers/capabilities.js';
 import { Cluster } from '../../../helpers/cluster.js';
-import { currentVersion } from '../../../helpers/upgrade.js';
+import { currentVersion } from '../../../helpers/facts/cluster-version.js';
 import { runMocha } from '../mocha.js';
 import type { RunOptions } from '../options.js';
 import type { Counts } from '../results/counts.js';
