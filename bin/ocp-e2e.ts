@@ -7,6 +7,7 @@ import { register as registerRun } from './commands/run.js';
 import { register as registerCluster } from './commands/cluster.js';
 import { register as registerApiServer } from './commands/apiserver.js';
 import { register as registerReport } from './commands/report.js';
+import { register as registerMergeReports } from './commands/merge-reports.js';
 
 const program = new Command('ocp-e2e')
   .description('End-to-end conformance suite for OpenShift upgrades with a custom layered OS image')
@@ -17,6 +18,7 @@ registerRun(program);
 registerCluster(program);
 registerApiServer(program);
 registerReport(program);
+registerMergeReports(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -60,6 +60,18 @@ export interface ReferenceClusterOptions {
   log?: (line: string) => void;
   /** API server faults (errors, resets, cut watches) from the start; setApiFaults changes them later. */
   apiFaults?: FaultConfig;
+  /**
+   * A registry with the releases (startReferenceRegistry) that several clusters of one process share; the cluster
+   * neither takes a work folder (workDir is ignored) nor stops it. Default: the cluster starts its own.
+   */
+  registry?: ReferenceRegistry;
+}
+
+/** The local registry holding both releases, on its storage folder; stop() stops it and frees the folder. */
+export interface ReferenceRegistry {
+  registry: LocalRegistry;
+  releases: { current: ReleaseInfo; next: ReleaseInfo };
+  stop(): Promise<void>;
 }
 
 export interface ReferenceCluster {
@@ -111,8 +123,14 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
   const clock = new ClusterClock({ factor: timeFactor });
   const cleanups = new Cleanups(say);
   try {
-    const { workDir, kubeconfigPath } = await prepareFiles(options, cleanups, say);
-    const { registry, releases } = await startRegistryWithReleases(workDir, cleanups, say);
+    const kubeconfigPath = await kubeconfigFile(options, cleanups);
+    let shared = options.registry;
+    if (!shared) {
+      const own = await startReferenceRegistry({ workDir: options.workDir, log: say });
+      cleanups.push(() => own.stop());
+      shared = own;
+    }
+    const { registry, releases } = shared;
     const api = await startApi(clock, options.apiFaults, kubeconfigPath, cleanups, say);
 
     const images = registryImageReader(new RegistryClient());
@@ -158,18 +176,32 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
   }
 }
 
-/** The registry storage (shared between runs, or private while another cluster holds it) and the kubeconfig's path. */
-async function prepareFiles(options: ReferenceClusterOptions, cleanups: Cleanups, say: Say): Promise<{ workDir: string; kubeconfigPath: string }> {
-  const work = await acquireWorkDir(path.resolve(options.workDir ?? path.join(REPO_ROOT, '.cache', 'reference')));
-  cleanups.push(() => work.release());
-  if (work.private) say(`registry storage ${work.path} (the shared one is in use by another cluster)`);
-  let kubeconfigPath = options.kubeconfigPath;
-  if (!kubeconfigPath) {
-    const dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-reference-'));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    kubeconfigPath = path.join(dir, 'kubeconfig');
+/**
+ * The registry with both releases on its storage folder (shared between runs, or private while another process's
+ * cluster holds it). Several clusters of one process may share it: pass it as `registry` to each.
+ */
+export async function startReferenceRegistry(options: { workDir?: string; log?: Say } = {}): Promise<ReferenceRegistry> {
+  const say = options.log ?? (() => undefined);
+  const cleanups = new Cleanups(say);
+  try {
+    const work = await acquireWorkDir(path.resolve(options.workDir ?? path.join(REPO_ROOT, '.cache', 'reference')));
+    cleanups.push(() => work.release());
+    if (work.private) say(`registry storage ${work.path} (the shared one is in use by another cluster)`);
+    const { registry, releases } = await startRegistryWithReleases(work.path, cleanups, say);
+    let stopped: Promise<void> | undefined;
+    return { registry, releases, stop: () => (stopped ??= cleanups.run()) };
+  } catch (error) {
+    await cleanups.run();
+    throw error;
   }
-  return { workDir: work.path, kubeconfigPath };
+}
+
+/** The kubeconfig's path: the given one, or one in a temporary folder removed on stop. */
+async function kubeconfigFile(options: ReferenceClusterOptions, cleanups: Cleanups): Promise<string> {
+  if (options.kubeconfigPath) return options.kubeconfigPath;
+  const dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-reference-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return path.join(dir, 'kubeconfig');
 }
 
 /** The local registry on `workDir`, holding both releases as real images (built once, then cached). */

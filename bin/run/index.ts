@@ -7,18 +7,28 @@
  * `--target reference` only adds a step before: start the embedded reference cluster here, in this process.
  *
  *   options.ts      the command line and the checks made before any cluster time
- *   specs.ts        which spec files run
- *   targets/        how each target runs them (reference: one cluster per spec file)
+ *   specs.ts        which spec files run;  rerun.ts  which failed in an earlier run (--rerun-failed)
+ *   schedule/       --shard (which part of the files this job runs) and the pool of --jobs
+ *   targets/        how each target runs them (reference: one cluster per spec file, --jobs at a time)
+ *   output.ts       the output of files running at the same time, printed file by file
  *   mocha.ts        one mocha child and its counts
  *   supervisor.ts   signals: what must be stopped, in which order
- *   results/        the reports folder, JUnit repair after an interruption, the counts and summary line
+ *   known-issues/   --known-issues: the file, and failures it matches reported as known issues
+ *   results/        the reports folder and its run.json, JUnit repair after an interruption, the counts and summary
+ *                   line, the merge of shards' reports
  */
-import { resolve } from 'node:path';
+import { basename, relative, resolve } from 'node:path';
 import { maskSecrets } from '../../helpers/secrets.js';
 import { newRunId } from '../../helpers/target.js';
 import { validateOptions, type RunOptions } from './options.js';
-import { formatCounts } from './results/counts.js';
+import { formatCounts, NO_TESTS } from './results/counts.js';
+import { suiteVersion, writeManifest } from './results/manifest.js';
 import { describeReports, prepareReportsDir } from './results/reports-dir.js';
+import { ROOT } from './paths.js';
+import { filesOfShard, formatShard } from './schedule/shard.js';
+import { applyKnownIssues, describeOutcome } from './known-issues/apply.js';
+import { loadKnownIssues } from './known-issues/file.js';
+import { failuresOf } from './rerun.js';
 import { selectSpecFiles } from './specs.js';
 import { Supervisor } from './supervisor.js';
 import { runOnCluster } from './targets/cluster.js';
@@ -33,8 +43,21 @@ export async function runSuite(options: RunOptions): Promise<number> {
   const supervisor = new Supervisor();
   try {
     validateOptions(options);
-    const files = await selectSpecFiles(options.specs, options.grep);
+    const knownIssues = options.knownIssues ? await loadKnownIssues(resolve(options.knownIssues)) : undefined;
     const reportsDir = resolve(options.reportsDir ?? 'reports');
+    if (options.rerunFailed !== undefined) {
+      const rerun = await failuresOf(options.rerunFailed === true ? reportsDir : options.rerunFailed, options.target);
+      if (rerun.titles.length === 0) {
+        console.log(`--rerun-failed: nothing failed in ${options.rerunFailed === true ? reportsDir : options.rerunFailed}; nothing to re-run`);
+        console.log(formatCounts(NO_TESTS));
+        return 0;
+      }
+      console.log(`--rerun-failed: ${rerun.titles.length} failed test(s) in ${rerun.files.length} spec file(s):\n${rerun.titles.map((t) => `  ${t}`).join('\n')}`);
+      options = { ...options, specs: rerun.files, grep: rerun.grep };
+    }
+    const selected = await selectSpecFiles(options.specs, options.grep);
+    const files = options.shard ? filesOfShard(selected, options.shard) : selected;
+    if (options.shard) console.log(`shard ${formatShard(options.shard)}: ${files.length} of ${selected.length} spec files${files.length ? `: ${files.map((f) => basename(f)).join(', ')}` : ''}`);
     await prepareReportsDir(reportsDir);
     const config: RunConfig = {
       reportsDir,
@@ -46,8 +69,27 @@ export async function runSuite(options: RunOptions): Promise<number> {
       runId: newRunId(),
     };
     supervisor.install();
+    const startedAt = new Date().toISOString();
     const run = options.target === 'cluster' ? runOnCluster : runOnReference;
-    const counts = await run(files, options, config, supervisor);
+    let counts = files.length ? await run(files, options, config, supervisor) : NO_TESTS;
+    if (knownIssues) {
+      const outcome = await applyKnownIssues(reportsDir, knownIssues, new Date());
+      for (const line of describeOutcome(outcome)) console.log(line);
+      counts = { ...counts, failed: Math.max(0, counts.failed - outcome.known.length), skipped: counts.skipped + outcome.known.length };
+    }
+    await writeManifest(reportsDir, {
+      suiteVersion: await suiteVersion(),
+      target: options.target,
+      profile: options.target === 'reference' ? options.profile ?? '4.12-ga' : undefined,
+      grep: options.grep,
+      shard: options.shard ? formatShard(options.shard) : undefined,
+      files: files.map((f) => relative(ROOT, f)),
+      counts,
+      runId: config.runId,
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      interruptedBy: supervisor.interruptedBy,
+    });
     console.log(`\n${describeReports(reportsDir)}`);
     console.log(formatCounts(counts));
     return supervisor.interruptedExitCode ?? (counts.failed > 0 ? 1 : 0);

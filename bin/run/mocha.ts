@@ -1,7 +1,8 @@
-/** One mocha child on some spec files against one target: its output shown as it comes, its counts returned. */
+/** One mocha child on some spec files against one target: its output passed to a lane as it comes, its counts returned. */
 import { basename } from 'node:path';
 import { execa } from 'execa';
 import { targetEnvironment, type TargetConfig } from '../../helpers/target.js';
+import type { Lane } from './output.js';
 import { MOCHA_BIN, ROOT } from './paths.js';
 import { ONE_FAILURE, parseSummary, type Counts } from './results/counts.js';
 import { recordInterruption } from './results/junit-repair.js';
@@ -17,23 +18,26 @@ export interface MochaRun {
   timeoutMs: number;
 }
 
-export async function runMocha(run: MochaRun, supervisor: Supervisor): Promise<Counts> {
+export async function runMocha(run: MochaRun, supervisor: Supervisor, lane: Lane): Promise<Counts> {
   const args = ['--config', runMochaConfig(run.target.reportsDir), '--timeout', String(run.timeoutMs)];
   if (run.grep) args.push('--grep', run.grep);
   args.push(...run.files);
   const junit = junitPath(run.target.reportsDir, run.junitName);
-  const result = await supervisor.child(execa(MOCHA_BIN, args, {
+  const child = execa(MOCHA_BIN, args, {
     cwd: ROOT,
     reject: false,
+    buffer: false,
     env: { ...targetEnvironment(run.target), OCP_E2E_JUNIT_FILE: junit },
-    stdout: ['pipe', 'inherit'],
-    stderr: 'inherit',
-  }));
+  });
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => { stdout += text; lane.out(text); });
+  child.stderr.setEncoding('utf8').on('data', (text: string) => lane.err(text));
+  const result = await supervisor.child(child);
   const interrupted = supervisor.interruptedBy;
   if (interrupted) await recordInterruption(junit, run.junitName, interrupted);
-  const counts = parseSummary(String(result.stdout ?? ''));
+  const counts = parseSummary(stdout);
   if (!counts) {
-    if (!interrupted) console.error(`ocp-e2e: mocha exited ${result.exitCode ?? result.signal} before reporting results for ${run.files.map((f) => basename(f)).join(', ')}`);
+    if (!interrupted) lane.err(`ocp-e2e: mocha exited ${result.exitCode ?? result.signal} before reporting results for ${run.files.map((f) => basename(f)).join(', ')}\n`);
     return ONE_FAILURE;
   }
   // A non-zero exit with no failed test (a hook or the reporter failed) still fails the run.

@@ -2,7 +2,8 @@
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { loadPullSecret } from '../../helpers/secrets.js';
-import { collect, positiveNumber } from '../args.js';
+import { collect, positiveInteger, positiveNumber } from '../args.js';
+import { parseShard, type Shard } from './schedule/shard.js';
 import { UsageError } from './usage-error.js';
 
 export interface RunOptions {
@@ -21,6 +22,14 @@ export interface RunOptions {
   reportsDir?: string;
   /** Spec files to consider (default: every specs/*.spec.ts). */
   specs?: string[];
+  /** Reference only: spec files run at the same time, each on its own reference cluster (default from the cores). */
+  jobs?: number;
+  /** This job's part of the spec files, `i/n` (CI fan-out). */
+  shard?: Shard;
+  /** YAML file of known issues: matching failures are reported as known, not as failures. */
+  knownIssues?: string;
+  /** Re-run only what failed in the run of this reports folder (true: the --reports-dir). */
+  rerunFailed?: string | true;
 }
 
 export function defineRunOptions(command: Command): Command {
@@ -36,7 +45,11 @@ export function defineRunOptions(command: Command): Command {
     .option('--allow-disruptive', 'run specs that upgrade the cluster or change its pools (real clusters; implied on the reference)')
     .option('--keep-on-failure', 'leave what a failed spec created in place for inspection')
     .option('--time-factor <n>', 'reference only: cluster seconds per wall second (default: the reference\'s)', positiveNumber)
-    .option('--reports-dir <dir>', 'where Allure results, JUnit XML and failure artefacts go (emptied first)', 'reports');
+    .option('--reports-dir <dir>', 'where Allure results, JUnit XML and failure artefacts go (emptied first)', 'reports')
+    .option('--jobs <n>', 'reference only: spec files run at the same time, each on its own reference cluster (default: one per core)', positiveInteger)
+    .option('--known-issues <file>', 'YAML list of {case, message, bug, expires}: a failure an unexpired entry matches is reported as a known issue with its bug link, not as a failure')
+    .option('--rerun-failed [reports-dir]', 'run only the tests that failed in the run whose reports are in this folder (default: --reports-dir)')
+    .option('--shard <i/n>', 'run only the i-th of n deterministic parts of the spec files (CI fan-out; merge the reports with `ocp-e2e merge-reports`)', parseShard);
 }
 
 /** Refuses combinations that make no sense and values that cannot work, before anything starts. */
@@ -45,8 +58,16 @@ export function validateOptions(options: RunOptions): void {
     for (const [flag, value] of [['--profile', options.profile], ['--fault', options.fault], ['--time-factor', options.timeFactor]] as const) {
       if (value !== undefined) throw new UsageError(`${flag} applies to --target reference only`);
     }
+    if (options.jobs !== undefined && options.jobs > 1) {
+      throw new UsageError('--jobs applies to --target reference only: the specs change the whole cluster ([Serial]), so on one cluster they run one after another; use --shard to spread them over clusters');
+    }
   } else if (options.kubeconfig) {
     throw new UsageError('--kubeconfig applies to --target cluster only (the reference cluster makes its own)');
+  }
+  if (options.rerunFailed !== undefined) {
+    for (const [flag, value] of [['--grep', options.grep], ['--shard', options.shard]] as const) {
+      if (value !== undefined) throw new UsageError(`--rerun-failed chooses the tests itself: leave out ${flag}`);
+    }
   }
   if (options.grep !== undefined) {
     try {

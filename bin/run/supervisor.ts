@@ -4,6 +4,7 @@
  * second one exits at once. One instance per run; nothing is kept at module level.
  */
 import type { ResultPromise } from 'execa';
+import { descendantsOf } from './process-tree.js';
 
 interface Stoppable {
   stop(): Promise<void>;
@@ -57,12 +58,28 @@ export class Supervisor {
     }
   }
 
+  /**
+   * SIGKILL to every child and what it started (mocha's launcher runs the specs in a process of its own), then a
+   * short wait so that they are reaped here rather than left as zombies for init.
+   */
+  private async killChildren(): Promise<void> {
+    const children = [...this.children];
+    for (const child of children) {
+      const tree = child.pid ? descendantsOf(child.pid) : [];
+      for (const pid of tree.reverse()) {
+        try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+      }
+      child.kill('SIGKILL');
+    }
+    await Promise.race([Promise.allSettled(children), new Promise((resolve) => setTimeout(resolve, 300))]);
+  }
+
   private onSignal(signal: NodeJS.Signals): void {
     const code = exitCodeFor(signal);
     if (this.interrupted) {
       console.error(`\nocp-e2e: second ${signal}: exiting now, without waiting for the cleanup`);
-      for (const c of this.children) c.kill('SIGKILL');
-      process.exit(code);
+      void this.killChildren().then(() => process.exit(code));
+      return;
     }
     this.interrupted = signal;
     console.error(`\nocp-e2e: ${signal}: stopping (cleanup first; send it again to exit at once)`);

@@ -6,6 +6,7 @@ import { discoverCapabilities } from '../../../helpers/capabilities.js';
 import { Cluster } from '../../../helpers/cluster.js';
 import { currentVersion } from '../../../helpers/facts/cluster-version.js';
 import { runMocha } from '../mocha.js';
+import { consoleLane } from '../output.js';
 import type { RunOptions } from '../options.js';
 import type { Counts } from '../results/counts.js';
 import type { Supervisor } from '../supervisor.js';
@@ -31,9 +32,10 @@ export async function runOnCluster(files: string[], options: RunOptions, config:
     files,
     target: { ...config, kind: 'cluster', kubeconfigPath },
     grep: options.grep,
-    junitName: 'cluster',
+    // Shards of one fan-out write their JUnit under distinct names, so their reports merge.
+    junitName: options.shard ? `cluster-shard-${options.shard.index}-of-${options.shard.count}` : 'cluster',
     timeoutMs: specTimeoutMs(caps.timeFactor),
-  }, supervisor);
+  }, supervisor, consoleLane);
 }
 
 /** The cluster, its version and node count; a cluster that does not answer is a usage problem (exit 2). */

@@ -1,11 +1,17 @@
 /**
  * `--target reference`: each spec file gets a fresh embedded reference cluster, because a cluster can be upgraded
- * to the next release only once; the cluster is started here, in this process, and stopped with its file.
+ * to the next release only once. Clusters are started here, in this process, and stopped with their file; they share
+ * one registry holding the releases. With --jobs N, N files run at the same time, each on its own cluster, and
+ * their output is printed file by file (output.ts).
  */
+import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
+import type { ReferenceRegistry } from '../../../reference/index.js';
 import { runMocha } from '../mocha.js';
 import type { RunOptions } from '../options.js';
+import { OrderedOutput, type Lane } from '../output.js';
 import { addCounts, formatCounts, NO_TESTS, type Counts } from '../results/counts.js';
+import { runPool } from '../schedule/pool.js';
 import type { Supervisor } from '../supervisor.js';
 import { UsageError } from '../usage-error.js';
 import { requireEngine, specTimeoutMs, type RunConfig } from './common.js';
@@ -18,45 +24,74 @@ interface ReferenceCluster {
   stop(): Promise<void>;
 }
 
+/** One spec file per core: a file keeps about one core busy (its mocha child, its cluster's controllers). */
+export function defaultJobs(): number {
+  return Math.max(1, availableParallelism());
+}
+
 export async function runOnReference(files: string[], options: RunOptions, config: RunConfig, supervisor: Supervisor): Promise<Counts> {
   await requireEngine();
   const profile = options.profile ?? '4.12-ga';
+  const jobs = Math.min(options.jobs ?? defaultJobs(), files.length);
   console.log(`target: embedded reference cluster, profile ${profile}${options.fault?.length ? `, faults ${options.fault.join(', ')}` : ''}`);
-  console.log('disruptive specs run: the reference cluster is made for this run and thrown away (one per spec file)');
+  console.log(`disruptive specs run: a reference cluster is made for each spec file and thrown away (${jobs} at a time)`);
   if (options.keepOnFailure) {
     console.log('--keep-on-failure: a failed spec leaves its objects, but its reference cluster still stops with its file; to inspect by hand, use `ocp-e2e cluster up` and --target cluster');
   }
-  let total = NO_TESTS;
-  for (const file of files) {
-    if (supervisor.interruptedBy) break;
-    total = addCounts(total, await runFile(file, profile, options, config, supervisor));
-  }
-  return total;
+  const registry = await startRegistry();
+  return supervisor.withCluster(registry, async () => {
+    const output = new OrderedOutput();
+    const counts = await runPool(files, jobs, async (file, index) => {
+      const lane = output.lane(index);
+      try {
+        return await runFile(file, { profile, options, config, registry }, supervisor, lane);
+      } finally {
+        lane.close();
+      }
+    }, () => supervisor.interruptedBy !== undefined);
+    return counts.reduce(addCounts, NO_TESTS);
+  });
 }
 
-async function runFile(file: string, profile: string, options: RunOptions, config: RunConfig, supervisor: Supervisor): Promise<Counts> {
+interface FileRun {
+  profile: string;
+  options: RunOptions;
+  config: RunConfig;
+  registry: ReferenceRegistry;
+}
+
+async function runFile(file: string, run: FileRun, supervisor: Supervisor, lane: Lane): Promise<Counts> {
   const started = Date.now();
   const seconds = () => ((Date.now() - started) / 1000).toFixed(1);
-  const reference = await startReference(profile, options);
+  const reference = await startReference(run);
   return supervisor.withCluster(reference, async () => {
-    console.log(`\n${basename(file)}: reference cluster ${reference.apiUrl} ready in ${seconds()}s (time factor ${reference.timeFactor})`);
+    lane.out(`\n${basename(file)}: reference cluster ${reference.apiUrl} ready in ${seconds()}s (time factor ${reference.timeFactor})\n`);
     const counts = await runMocha({
       files: [file],
-      target: { ...config, kind: 'reference', kubeconfigPath: reference.kubeconfigPath, allowDisruptive: true },
-      grep: options.grep,
+      target: { ...run.config, kind: 'reference', kubeconfigPath: reference.kubeconfigPath, allowDisruptive: true },
+      grep: run.options.grep,
       junitName: basename(file, '.spec.ts'),
       timeoutMs: specTimeoutMs(reference.timeFactor),
-    }, supervisor);
-    console.log(`${basename(file)}: ${formatCounts(counts)} in ${seconds()}s wall`);
+    }, supervisor, lane);
+    lane.out(`${basename(file)}: ${formatCounts(counts)} in ${seconds()}s wall\n`);
     return counts;
   });
 }
 
-async function startReference(profile: string, options: RunOptions): Promise<ReferenceCluster> {
+async function startRegistry(): Promise<ReferenceRegistry> {
   try {
     // Loaded here, not at the top: `run --target cluster` never needs the reference's code.
+    const { startReferenceRegistry } = await import('../../../reference/index.js');
+    return await startReferenceRegistry();
+  } catch (error) {
+    throw new UsageError(`cannot start the reference cluster: ${(error as Error).message}`);
+  }
+}
+
+async function startReference({ profile, options, registry }: FileRun): Promise<ReferenceCluster> {
+  try {
     const { startReferenceCluster } = await import('../../../reference/index.js');
-    return await startReferenceCluster({ profile, timeFactor: options.timeFactor, faults: options.fault ?? [] });
+    return await startReferenceCluster({ profile, timeFactor: options.timeFactor, faults: options.fault ?? [], registry });
   } catch (error) {
     throw new UsageError(`cannot start the reference cluster: ${(error as Error).message}`);
   }

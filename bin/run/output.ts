@@ -1,0 +1,60 @@
+/**
+ * Readable output of spec files that run at the same time: each file writes to its own lane; the earliest file
+ * still running streams live, the others are held back and printed whole, in file order, once every file before
+ * them has finished. With one job this is plain streaming.
+ */
+export interface Lane {
+  out(text: string): void;
+  err(text: string): void;
+  /** The file is done: its held-back output may now be printed. */
+  close(): void;
+}
+
+interface Held {
+  chunks: Array<{ stream: 'out' | 'err'; text: string }>;
+  closed: boolean;
+}
+
+export class OrderedOutput {
+  private readonly lanes: Held[] = [];
+  private live = 0;
+
+  constructor(private readonly stdout: NodeJS.WritableStream = process.stdout, private readonly stderr: NodeJS.WritableStream = process.stderr) {}
+
+  /** The lane of the index-th file (lanes are printed in index order). */
+  lane(index: number): Lane {
+    const held = (this.lanes[index] ??= { chunks: [], closed: false });
+    const write = (stream: 'out' | 'err', text: string) => {
+      if (index === this.live) this.print(stream, text);
+      else held.chunks.push({ stream, text });
+    };
+    return {
+      out: (text) => write('out', text),
+      err: (text) => write('err', text),
+      close: () => {
+        held.closed = true;
+        this.advance();
+      },
+    };
+  }
+
+  private advance(): void {
+    while (this.lanes[this.live]?.closed) {
+      this.live++;
+      const next = this.lanes[this.live];
+      if (!next) return;
+      for (const c of next.chunks.splice(0)) this.print(c.stream, c.text);
+    }
+  }
+
+  private print(stream: 'out' | 'err', text: string): void {
+    (stream === 'out' ? this.stdout : this.stderr).write(text);
+  }
+}
+
+/** A lane that writes straight to the console (a single mocha child, as on --target cluster). */
+export const consoleLane: Lane = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+  close: () => undefined,
+};
