@@ -5,6 +5,15 @@
  */
 import { FAILURE_KINDS } from './failure-kinds.cjs';
 
+/** Failures that `ocp-e2e run --known-issues` matched: skipped, with a message that starts with the bug. */
+const KNOWN_ISSUES_CATEGORY = {
+  id: 'known-issue',
+  name: 'Known issues',
+  matchers: { statuses: ['skipped'], message: '^Known issue ' },
+  groupByMessage: true,
+  expand: true,
+};
+
 export interface AllureConfigInput {
   name: string;
   output: string;
@@ -20,14 +29,14 @@ export function allureConfig(input: AllureConfigInput): Record<string, unknown> 
       awesome: { options: { singleFile: true, reportName: input.name, reportLanguage: 'en', groupBy: ['parentSuite', 'suite', 'subSuite'] } },
     },
     categories: {
-      rules: FAILURE_KINDS.map((k) => ({
+      rules: [KNOWN_ISSUES_CATEGORY, ...FAILURE_KINDS.map((k) => ({
         id: k.id,
         name: k.name,
         matchers: { statuses: ['failed', 'broken'], message: k.pattern.source },
         groupBy: [{ label: 'phase' }, { label: 'failure' }],
         groupByMessage: false,
         expand: true,
-      })),
+      }))],
     },
   };
 }

@@ -1,6 +1,7 @@
 /**
  * After a run with --known-issues: each failure that an unexpired entry matches (its case, and its message) becomes a
- * known issue in the reports (Allure: skipped, flagged known, in the "Known issues" category, with the bug as a link;
+ * known issue in the reports (Allure: skipped, flagged known, with the bug as a link, so `ocp-e2e report` files it
+ * under the "Known issues" category (helpers/report/allure-config.ts);
  * JUnit: skipped with the bug in the message). Entries are checked against the run too, so the list stays true: an
  * entry whose case ran and passed, and an expired entry, are reported. Without the file nothing here runs.
  */
@@ -18,13 +19,6 @@ export interface KnownIssuesOutcome {
   /** Entries past their date; they masked nothing. */
   expired: Array<{ entry: number; bug: string; expires: string; failures: string[] }>;
 }
-
-/** Allure 2 categories (read by `ocp-e2e report`): known issues apart from product and test defects. */
-const CATEGORIES = [
-  { name: 'Known issues', matchedStatuses: ['skipped'], messageRegex: '^Known issue [\\s\\S]*' },
-  { name: 'Product defects', matchedStatuses: ['failed'] },
-  { name: 'Test defects', matchedStatuses: ['broken'] },
-];
 
 const caseMatches = (issue: KnownIssue, r: AllureResult): boolean => r.testCaseId === issue.case || issue.caseRegExp.test(mochaFullTitle(r));
 
@@ -63,7 +57,6 @@ export async function applyKnownIssues(reportsDir: string, issues: KnownIssue[],
   }
 
   await markJunit(join(reportsDir, 'junit'), junitMessages);
-  await writeFile(join(resultsDir, 'categories.json'), JSON.stringify(CATEGORIES, null, 2));
   await writeFile(join(reportsDir, 'known-issues.json'), `${JSON.stringify(outcome, null, 2)}\n`);
   return outcome;
 }

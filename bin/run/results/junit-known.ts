@@ -16,8 +16,9 @@ export function unescapeXml(text: string): string {
   });
 }
 
+/** Text as an attribute value: markup characters and line breaks as character references. */
 export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.codePointAt(0)};`);
+  return text.replace(/[&<>"'\n\r\t]/g, (c) => `&#${c.codePointAt(0)};`);
 }
 
 /** The full titles (`classname name`) of the test cases that failed in a JUnit file. */
@@ -35,17 +36,33 @@ export function markKnownIssues(xml: string, messages: Map<string, string>): { x
     const message = messages.get(title);
     if (message === undefined || !/<(failure|error)\b/.test(body ?? '')) return whole;
     marked++;
-    return `<testcase${attrs}><skipped message="${escapeXml(message)}"/><system-out>${escapeXml(message)}</system-out></testcase>`;
+    // The failure goes; what the test printed (system-out) stays.
+    const rest = body!.replace(/<(failure|error)\b[^>]*?(?:\/>|>[\s\S]*?<\/\1>)/g, '').trim();
+    return `<testcase${attrs}>\n      <skipped message="${escapeXml(message)}"/>${rest ? `\n      ${rest}` : ''}\n    </testcase>`;
   });
-  if (marked === 0) return { xml, marked };
-  // mocha counts failed tests in `errors` (and leaves `failures` 0); move the marked ones to `skipped`.
-  const recounted = out.replace(/<testsuite\b[^>]*>/, (tag) => {
-    const num = (name: string) => Number(new RegExp(`\\b${name}="(\\d+)"`).exec(tag)?.[1] ?? 0);
-    const set = (t: string, name: string, value: number) => (new RegExp(`\\b${name}="\\d+"`).test(t) ? t.replace(new RegExp(`\\b${name}="\\d+"`), `${name}="${value}"`) : t);
-    const fromErrors = Math.min(marked, num('errors'));
-    let t = set(tag, 'errors', num('errors') - fromErrors);
-    t = set(t, 'failures', Math.max(0, num('failures') - (marked - fromErrors)));
-    return set(t, 'skipped', num('skipped') + marked);
+  return { xml: marked ? recount(out) : xml, marked };
+}
+
+/** Sets the counts of every testsuite (and of the testsuites root) to the elements it holds. */
+function recount(xml: string): string {
+  const total = { failures: 0, errors: 0, skipped: 0 };
+  const withSuites = xml.replace(/(<testsuite\b[^>]*>)([\s\S]*?<\/testsuite>)/g, (_, open: string, inner: string) => {
+    const cases = [...inner.matchAll(TESTCASE)].map((m) => m[2] ?? '');
+    const counts = {
+      failures: cases.filter((b) => /<failure\b/.test(b)).length,
+      errors: cases.filter((b) => /<error\b/.test(b)).length,
+      skipped: cases.filter((b) => /<skipped\b/.test(b)).length,
+    };
+    total.failures += counts.failures;
+    total.errors += counts.errors;
+    total.skipped += counts.skipped;
+    return setCounts(open, counts) + inner;
   });
-  return { xml: recounted, marked };
+  return withSuites.replace(/<testsuites\b[^>]*>/, (open) => setCounts(open, total));
+}
+
+function setCounts(tag: string, counts: Record<string, number>): string {
+  let out = tag;
+  for (const [name, value] of Object.entries(counts)) out = out.replace(new RegExp(`\\b${name}="\\d+"`), `${name}="${value}"`);
+  return out;
 }
