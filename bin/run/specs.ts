@@ -1,8 +1,8 @@
 /** Which spec files a run runs: the given ones or every specs/*.spec.ts, narrowed to those --grep selects. */
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { execa } from 'execa';
-import { MOCHA_BIN, MOCHA_CONFIG, ROOT, SPECS_DIR } from './paths.js';
+import { SPECS_DIR } from './paths.js';
+import { listTests } from './spec-listing.js';
 import { UsageError } from './usage-error.js';
 
 export async function selectSpecFiles(given: string[] | undefined, grep: string | undefined): Promise<string[]> {
@@ -18,19 +18,9 @@ async function specFiles(given: string[] | undefined): Promise<string[]> {
   return names.map((n) => join(SPECS_DIR, n));
 }
 
-/** The spec files with at least one test whose full title matches --grep (mocha --dry-run; no target needed). */
+/** The spec files with at least one test whose full title matches --grep, as mocha's --grep matches it. */
 async function filesMatching(files: string[], grep: string): Promise<string[]> {
-  const r = await execa(MOCHA_BIN, ['--config', MOCHA_CONFIG, '--dry-run', '--reporter', 'json', '--grep', grep, ...files], {
-    cwd: ROOT,
-    reject: false,
-    env: { KUBECONFIG: '' },
-  });
-  let report: { tests?: { file?: string }[] };
-  try {
-    report = JSON.parse(String(r.stdout)) as { tests?: { file?: string }[] };
-  } catch {
-    throw new UsageError(`cannot list the specs (mocha --dry-run exited ${r.exitCode}): ${String(r.stderr).split('\n').slice(0, 5).join('\n')}`);
-  }
-  const wanted = new Set((report.tests ?? []).map((t) => t.file).filter(Boolean) as string[]);
+  const pattern = new RegExp(grep);
+  const wanted = new Set((await listTests(files)).filter((t) => pattern.test(t.fullTitle)).map((t) => t.file));
   return files.filter((f) => wanted.has(f));
 }

@@ -59,8 +59,8 @@ export class Supervisor {
   }
 
   /**
-   * SIGKILL to every child and what it started (mocha's launcher runs the specs in a process of its own), then a
-   * short wait so that they are reaped here rather than left as zombies for init.
+   * SIGKILL to every child and whatever it started, then a short wait so that they are reaped here rather than left
+   * as zombies for init.
    */
   private async killChildren(): Promise<void> {
     const children = [...this.children];
@@ -83,8 +83,7 @@ export class Supervisor {
     }
     this.interrupted = signal;
     console.error(`\nocp-e2e: ${signal}: stopping (cleanup first; send it again to exit at once)`);
-    // SIGINT, whatever we got: mocha's launcher passes SIGINT on to the process running the specs, while a SIGTERM
-    // would end the launcher alone and leave the specs running as an orphan.
+    // SIGINT, whatever we got: the specs' session answers it by deleting what it created, then exits.
     const children = [...this.children];
     for (const c of children) c.kill('SIGINT');
     // mocha first (its specs clean up through the cluster's API), then the reference clusters, then exit.

@@ -1,0 +1,64 @@
+/**
+ * The tests of the spec files (file and full title), as mocha lists them with --dry-run. Listing loads every spec
+ * and the whole helpers/ tree (seconds of CPU), so the listing is kept in .cache/spec-listing.json under a key made
+ * of the path, size and modification time of every source file a title could come from (specs/, helpers/, lib/,
+ * the lockfile): any edit there lists again.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { execa } from 'execa';
+import { MOCHA_CLI, MOCHA_CONFIG, ROOT, TSX_LOADER } from './paths.js';
+import { UsageError } from './usage-error.js';
+
+export interface ListedTest {
+  /** Absolute path of the spec file. */
+  file: string;
+  /** What --grep matches: the describe titles and the test's, joined by spaces. */
+  fullTitle: string;
+}
+
+const CACHE = join(ROOT, '.cache', 'spec-listing.json');
+const SOURCES = ['specs', 'helpers', 'lib'];
+
+export async function listTests(files: string[]): Promise<ListedTest[]> {
+  const key = await sourcesKey(files);
+  const cached = await readFile(CACHE, 'utf8').then((t) => JSON.parse(t) as { key: string; tests: Array<{ file: string; fullTitle: string }> }, () => undefined);
+  if (cached?.key === key) return cached.tests.map((t) => ({ file: join(ROOT, t.file), fullTitle: t.fullTitle }));
+  const tests = await dryRun(files);
+  await mkdir(dirname(CACHE), { recursive: true });
+  await writeFile(CACHE, JSON.stringify({ key, tests: tests.map((t) => ({ file: relative(ROOT, t.file), fullTitle: t.fullTitle })) }));
+  return tests;
+}
+
+async function sourcesKey(files: string[]): Promise<string> {
+  const hash = createHash('sha256');
+  const entries = [...files, join(ROOT, 'package-lock.json'), ...(await Promise.all(SOURCES.map((d) => filesUnder(join(ROOT, d))))).flat()];
+  for (const path of [...new Set(entries)].sort()) {
+    const s = await stat(path).catch(() => undefined);
+    hash.update(`${relative(ROOT, path)}\0${s?.size ?? -1}\0${s?.mtimeMs ?? -1}\n`);
+  }
+  return hash.digest('hex');
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  const nested = await Promise.all(entries.map((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : Promise.resolve([join(dir, e.name)]))));
+  return nested.flat();
+}
+
+/** mocha --dry-run over the files: loads them without running anything; no target is needed. */
+async function dryRun(files: string[]): Promise<ListedTest[]> {
+  const r = await execa(process.execPath, ['--import', TSX_LOADER, MOCHA_CLI, '--config', MOCHA_CONFIG, '--dry-run', '--reporter', 'json', ...files], {
+    cwd: ROOT,
+    reject: false,
+    env: { KUBECONFIG: '' },
+  });
+  let report: { tests?: { file?: string; fullTitle?: string }[] };
+  try {
+    report = JSON.parse(String(r.stdout)) as typeof report;
+  } catch {
+    throw new UsageError(`cannot list the specs (mocha --dry-run exited ${r.exitCode}): ${String(r.stderr).split('\n').slice(0, 5).join('\n')}`);
+  }
+  return (report.tests ?? []).filter((t) => t.file && t.fullTitle !== undefined).map((t) => ({ file: t.file!, fullTitle: t.fullTitle! }));
+}
