@@ -1,61 +1,121 @@
 /**
- * Wall time of the conformance suite on the embedded reference cluster, measured through the command a user runs:
- *   node --import tsx bench/suite/run.ts [--runs N] [--record]
- * Measures `ocp-e2e run` (whole suite, goal <= 120 s) and `ocp-e2e run --grep 54183` (spec 1, goal <= 30 s), each N
- * times (default 1), and prints the numbers; --record appends them to the "## suite" section of bench/RESULTS.md.
+ * Wall time, CPU and peak memory of the conformance suite on the embedded reference cluster, measured through the
+ * command a user runs:
+ *   node --import tsx bench/suite/run.ts [--runs N] [--jobs 1,2,3] [--record]
+ * Measures `ocp-e2e run` (whole suite; goal <= 25 s) at each --jobs given (default: the default jobs only) and
+ * `ocp-e2e run --grep 54183` (spec 1; goal <= 10 s), each N times (default 1), and prints the numbers; --record
+ * appends them to the "## suite" section of bench/RESULTS.md. CPU is user+system of the whole process tree (GNU time
+ * counts every waited-for descendant); peak memory is the largest sum of RSS over the tree, sampled every 100 ms.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { lastLine, ocpE2e, ROOT } from '../../test/suite/cli.js';
+import { execa } from 'execa';
+import { descendantsOf } from '../../bin/run/process-tree.js';
+import { lastLine, ROOT, tempReportsDir } from '../../test/suite/cli.js';
 
-interface Measure {
+interface Sample {
+  wallMs: number;
+  cpuSeconds?: number;
+  peakRssMb: number;
+  exitCode: number;
+  summary: string;
+  /** Per spec file, from the run's own output: reference start and the file's wall time. */
+  startsMs: number[];
+  filesMs: number[];
+  load: number;
+}
+
+interface Case {
   name: string;
   args: string[];
   goalMs: number;
-  wallMs: number[];
-  summary: string;
-  exitCode: number;
-  /** Per spec file: "ready in" of the reference and the mocha duration, from the run's own output. */
-  referenceStartsMs: number[];
+  samples: Sample[];
 }
 
-const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 1;
+const arg = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+const runs = Number(arg('--runs')) || 1;
+const jobsList = arg('--jobs')?.split(',').map(Number) ?? [undefined];
 const record = process.argv.includes('--record');
+const GNU_TIME = '/usr/bin/time';
 
-const cases: Omit<Measure, 'wallMs' | 'summary' | 'exitCode' | 'referenceStartsMs'>[] = [
-  { name: 'whole suite (6 specs, one reference cluster per spec file)', args: ['run'], goalMs: 120_000 },
-  { name: 'spec 1 (--grep 54183)', args: ['run', '--grep', '54183'], goalMs: 30_000 },
+function rssMbOf(pids: number[]): number {
+  let kb = 0;
+  for (const pid of pids) {
+    try {
+      kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    } catch { /* gone */ }
+  }
+  return kb / 1024;
+}
+
+async function measure(args: string[]): Promise<Sample> {
+  const load = loadavg()[0]!;
+  const cli = [process.execPath, '--import', 'tsx', join(ROOT, 'bin', 'ocp-e2e.ts'), ...args, '--reports-dir', tempReportsDir()];
+  const timed = existsSync(GNU_TIME);
+  const started = Date.now();
+  const child = execa(timed ? GNU_TIME : cli[0]!, timed ? ['-f', 'ocp-e2e-bench-cpu %U %S', ...cli] : cli.slice(1), { cwd: ROOT, reject: false, all: true, timeout: 600_000 });
+  let peakRssMb = 0;
+  const sampler = setInterval(() => {
+    if (child.pid) peakRssMb = Math.max(peakRssMb, rssMbOf([child.pid, ...descendantsOf(child.pid)]));
+  }, 100);
+  const r = await child;
+  clearInterval(sampler);
+  const wallMs = Date.now() - started;
+  const output = String(r.all ?? '');
+  const cpu = /ocp-e2e-bench-cpu ([\d.]+) ([\d.]+)/.exec(output);
+  const runOutput = output.replace(/^ocp-e2e-bench-cpu .*$/m, '');
+  return {
+    wallMs,
+    cpuSeconds: cpu ? Number(cpu[1]) + Number(cpu[2]) : undefined,
+    peakRssMb,
+    exitCode: r.exitCode ?? -1,
+    summary: lastLine(runOutput),
+    startsMs: [...runOutput.matchAll(/ready in (\d+(?:\.\d+)?)s/g)].map((x) => Math.round(Number(x[1]) * 1000)),
+    filesMs: [...runOutput.matchAll(/skipped in (\d+(?:\.\d+)?)s wall/g)].map((x) => Math.round(Number(x[1]) * 1000)),
+    load,
+  };
+}
+
+const cases: Case[] = [
+  ...jobsList.map((jobs) => ({
+    name: `whole suite (6 spec files${jobs ? `, --jobs ${jobs}` : ', default jobs'})`,
+    args: ['run', ...(jobs ? ['--jobs', String(jobs)] : [])],
+    goalMs: 25_000,
+    samples: [],
+  })),
+  { name: 'spec 1 (--grep 54183)', args: ['run', '--grep', '54183'], goalMs: 10_000, samples: [] },
 ];
 
-const results: Measure[] = [];
 for (const c of cases) {
-  const m: Measure = { ...c, wallMs: [], summary: '', exitCode: 0, referenceStartsMs: [] };
   for (let i = 0; i < runs; i++) {
-    const r = await ocpE2e(c.args, { timeoutMs: 600_000 });
-    m.wallMs.push(r.wallMs);
-    m.summary = lastLine(r.output);
-    m.exitCode = r.exitCode;
-    m.referenceStartsMs.push(...[...r.output.matchAll(/ready in (\d+(?:\.\d+)?)s/g)].map((x) => Math.round(Number(x[1]) * 1000)));
-    console.log(`${c.name}: run ${i + 1}/${runs}: ${(r.wallMs / 1000).toFixed(1)} s, exit ${r.exitCode}, "${m.summary}"`);
+    const s = await measure(c.args);
+    c.samples.push(s);
+    console.log(`${c.name}: run ${i + 1}/${runs}: ${(s.wallMs / 1000).toFixed(1)} s wall, ${s.cpuSeconds?.toFixed(1) ?? '?'} s CPU, peak ${s.peakRssMb.toFixed(0)} MB, load ${s.load.toFixed(1)}, exit ${s.exitCode}, "${s.summary}"`);
   }
-  results.push(m);
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-const lines = results.map((m) => {
-  const med = median(m.wallMs);
-  const starts = m.referenceStartsMs.length ? `; reference start median ${(median(m.referenceStartsMs) / 1000).toFixed(1)} s over ${m.referenceStartsMs.length} starts` : '';
-  return `| ${m.name} | \`ocp-e2e ${m.args.join(' ')}\` | ${(med / 1000).toFixed(1)} s (${m.wallMs.map((w) => (w / 1000).toFixed(1)).join(', ')}) | ${(m.goalMs / 1000).toFixed(0)} s ${med <= m.goalMs ? 'met' : 'MISSED'} | ${m.summary} (exit ${m.exitCode})${starts} |`;
+const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const lines = cases.map((c) => {
+  const wall = median(c.samples.map((s) => s.wallMs));
+  const cpu = c.samples.every((s) => s.cpuSeconds !== undefined) ? `${median(c.samples.map((s) => s.cpuSeconds!)).toFixed(1)} s` : 'n/a';
+  const peak = `${median(c.samples.map((s) => s.peakRssMb)).toFixed(0)} MB`;
+  const starts = c.samples.flatMap((s) => s.startsMs);
+  const files = c.samples.flatMap((s) => s.filesMs);
+  const detail = `reference start median ${sec(median(starts))}, spec file median ${sec(median(files))}`;
+  const loads = c.samples.map((s) => s.load.toFixed(1)).join(', ');
+  return `| ${c.name} | \`ocp-e2e ${c.args.join(' ')}\` | ${sec(wall)} (${c.samples.map((s) => sec(s.wallMs)).join(', ')}) | ${cpu} | ${peak} | ${sec(c.goalMs)} ${wall <= c.goalMs ? 'met' : 'MISSED'} | ${c.samples.at(-1)!.summary} (exit ${c.samples.at(-1)!.exitCode}); ${detail} | ${loads} |`;
 });
 const block = [
   '',
   `### ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}, ${runs} run(s) each`,
   '',
-  'Command: `node --import tsx bench/suite/run.ts' + (runs > 1 ? ` --runs ${runs}` : '') + ' --record` (wall time of the whole CLI process, reference start and image builds included).',
+  'Command: `node --import tsx bench/suite/run.ts' + (runs > 1 ? ` --runs ${runs}` : '') + (arg('--jobs') ? ` --jobs ${arg('--jobs')}` : '') + ' --record` (the whole CLI process: reference starts, image builds and spec files included).',
   '',
-  '| what | command | wall time, median (all runs) | goal | result |',
-  '|---|---|---|---|---|',
+  '| what | command | wall, median (all runs) | CPU user+sys, median | peak RSS of the tree, median | goal | result | 1-min load average at start |',
+  '|---|---|---|---|---|---|---|---|',
   ...lines,
   '',
 ].join('\n');
