@@ -304,6 +304,7 @@ export function clusterUserMachineConfigs(rng: Rng, count: number, accepts: (mc:
     const mc = userMachineConfig(d, role, cc, attempt, 0);
     delete mc.spec.osImageURL;
     delete mc.spec.baseOSExtensionsContainerImage;
+    if (mc.spec.config === null) delete mc.spec.config; // the CRD wants an object there
     if (mc.spec.extensions) mc.spec.extensions = mc.spec.extensions.filter((e) => e !== 'kernel-devel');
     mc.metadata.name = `50-e2e-extra-${out.length}-${role}`;
     if (accepts(mc)) out.push(mc);
