@@ -12,7 +12,7 @@ export interface BootedImage {
   /** `sha256:<hex>` of the booted image when known. */
   digest?: string;
   /** Where the facts came from: the reference annotation or `oc debug`. */
-  source: 'annotation' | 'oc debug';
+  source: 'oc debug' | 'debug pod';
 }
 
 interface RpmOstreeDeployment {

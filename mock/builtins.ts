@@ -1,7 +1,8 @@
 /**
  * The built-in kinds this server serves, with the columns `kubectl get` shows for them on a real cluster.
  * Only what clients of this project need: Namespace, Node, ConfigMap, Secret, ServiceAccount, Event (core and
- * events.k8s.io) and the CustomResourceDefinition kind itself.
+ * events.k8s.io), Pod, the apps/v1 workloads (Deployment, ReplicaSet, DaemonSet) and the CustomResourceDefinition
+ * kind itself. Columns of priority 1 are the ones `kubectl get -o wide` adds.
  */
 import { ALL_VERBS, type KubeObject, type PrinterColumn, type ResourceType } from './resources.js';
 
@@ -55,6 +56,54 @@ function podReady(pod: KubeObject): string {
   return `${statuses.filter((c) => c.ready).length}/${total}`;
 }
 
+interface ContainerState {
+  waiting?: { reason?: string };
+  running?: object;
+  terminated?: { reason?: string; exitCode?: number; signal?: number };
+}
+
+/** The STATUS column as kubectl's pod printer computes it: the last container's waiting or terminated reason wins. */
+function podStatus(pod: KubeObject): string {
+  let reason: string = pod.status?.reason ?? pod.status?.phase ?? 'Pending';
+  let running = false;
+  const statuses = (pod.status?.containerStatuses ?? []) as Array<{ ready?: boolean; state?: ContainerState }>;
+  for (const s of [...statuses].reverse()) {
+    const state = s.state ?? {};
+    if (state.waiting?.reason) reason = state.waiting.reason;
+    else if (state.terminated?.reason) reason = state.terminated.reason;
+    else if (state.terminated) reason = state.terminated.signal ? `Signal:${state.terminated.signal}` : `ExitCode:${state.terminated.exitCode ?? 0}`;
+    else if (state.running && s.ready) running = true;
+  }
+  if (reason === 'Completed' && running) reason = 'Running';
+  if (pod.metadata.deletionTimestamp) reason = pod.status?.reason === 'NodeLost' ? 'Unknown' : 'Terminating';
+  return reason;
+}
+
+function nodeAddress(node: KubeObject, type: string): string {
+  return ((node.status?.addresses ?? []) as Array<{ type: string; address: string }>).find((a) => a.type === type)?.address ?? '<none>';
+}
+
+/** metav1.FormatLabelSelector: `k=v,k2 in (a,b)`, `<none>` when empty. */
+function formatSelector(selector: { matchLabels?: Record<string, string>; matchExpressions?: Array<{ key: string; operator: string; values?: string[] }> } | undefined): string {
+  const parts = Object.entries(selector?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
+  for (const e of selector?.matchExpressions ?? []) {
+    const op = e.operator.toLowerCase();
+    if (op === 'exists') parts.push(e.key);
+    else if (op === 'doesnotexist') parts.push(`!${e.key}`);
+    else parts.push(`${e.key} ${op === 'notin' ? 'notin' : 'in'} (${(e.values ?? []).join(',')})`);
+  }
+  return parts.length ? parts.join(',') : '<none>';
+}
+
+/** CONTAINERS, IMAGES and SELECTOR: the wide columns every workload kind prints. */
+const workloadWideColumns: PrinterColumn[] = [
+  { name: 'Containers', type: 'string', priority: 1, value: (o) => (o.spec?.template?.spec?.containers ?? []).map((c: { name: string }) => c.name).join(',') },
+  { name: 'Images', type: 'string', priority: 1, value: (o) => (o.spec?.template?.spec?.containers ?? []).map((c: { image: string }) => c.image).join(',') },
+  { name: 'Selector', type: 'string', priority: 1, value: (o) => formatSelector(o.spec?.selector) },
+];
+
+const count = (value: (o: KubeObject) => unknown) => (o: KubeObject) => Number(value(o) ?? 0);
+
 const eventColumns: PrinterColumn[] = [
   { name: 'Last Seen', type: 'date', value: lastSeen },
   { name: 'Type', type: 'string', jsonPath: '.type' },
@@ -82,6 +131,11 @@ export function builtinResourceTypes(): ResourceType[] {
         { name: 'Roles', type: 'string', value: nodeRoles },
         age,
         { name: 'Version', type: 'string', jsonPath: '.status.nodeInfo.kubeletVersion' },
+        { name: 'Internal-IP', type: 'string', priority: 1, value: (n) => nodeAddress(n, 'InternalIP') },
+        { name: 'External-IP', type: 'string', priority: 1, value: (n) => nodeAddress(n, 'ExternalIP') },
+        { name: 'OS-Image', type: 'string', priority: 1, value: (n) => n.status?.nodeInfo?.osImage ?? '<unknown>' },
+        { name: 'Kernel-Version', type: 'string', priority: 1, value: (n) => n.status?.nodeInfo?.kernelVersion ?? '<unknown>' },
+        { name: 'Container-Runtime', type: 'string', priority: 1, value: (n) => n.status?.nodeInfo?.containerRuntimeVersion ?? '<unknown>' },
       ],
     }),
     builtin({
@@ -108,13 +162,53 @@ export function builtinResourceTypes(): ResourceType[] {
       storageKey: '/events', storageVersion: 'v1', columns: eventColumns, nameColumnLast: true,
     }),
     builtin({
-      // Served so that `kubectl describe node` (which lists the node's pods) works; nothing runs them.
+      // The server stores pods; whoever plays the kubelet of a node (the reference's stand-in) runs them.
       group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, shortNames: ['po'], categories: ['all'], statusSubresource: true,
       columns: [
         { name: 'Ready', type: 'string', value: podReady },
-        { name: 'Status', type: 'string', value: (p) => p.metadata.deletionTimestamp ? 'Terminating' : p.status?.reason ?? p.status?.phase ?? 'Pending' },
+        { name: 'Status', type: 'string', value: podStatus },
         { name: 'Restarts', type: 'integer', value: (p) => (p.status?.containerStatuses ?? []).reduce((n: number, c: { restartCount?: number }) => n + (c.restartCount ?? 0), 0) },
         age,
+        { name: 'IP', type: 'string', priority: 1, value: (p) => p.status?.podIP ?? '<none>' },
+        { name: 'Node', type: 'string', priority: 1, value: (p) => p.spec?.nodeName || '<none>' },
+        { name: 'Nominated Node', type: 'string', priority: 1, value: (p) => p.status?.nominatedNodeName || '<none>' },
+        { name: 'Readiness Gates', type: 'string', priority: 1, value: (p) => (p.spec?.readinessGates ?? []).length ? `${(p.status?.conditions ?? []).filter((c: { type: string; status: string }) => (p.spec.readinessGates as Array<{ conditionType: string }>).some((g) => g.conditionType === c.type) && c.status === 'True').length}/${p.spec.readinessGates.length}` : '<none>' },
+      ],
+    }),
+    builtin({
+      group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', namespaced: true, shortNames: ['deploy'], categories: ['all'],
+      statusSubresource: true, tracksGeneration: true,
+      columns: [
+        { name: 'Ready', type: 'string', value: (d) => `${d.status?.readyReplicas ?? 0}/${d.spec?.replicas ?? 1}` },
+        { name: 'Up-to-date', type: 'integer', value: count((d) => d.status?.updatedReplicas) },
+        { name: 'Available', type: 'integer', value: count((d) => d.status?.availableReplicas) },
+        age,
+        ...workloadWideColumns,
+      ],
+    }),
+    builtin({
+      group: 'apps', version: 'v1', kind: 'ReplicaSet', plural: 'replicasets', namespaced: true, shortNames: ['rs'], categories: ['all'],
+      statusSubresource: true, tracksGeneration: true,
+      columns: [
+        { name: 'Desired', type: 'integer', value: count((r) => r.spec?.replicas ?? 1) },
+        { name: 'Current', type: 'integer', value: count((r) => r.status?.replicas) },
+        { name: 'Ready', type: 'integer', value: count((r) => r.status?.readyReplicas) },
+        age,
+        ...workloadWideColumns,
+      ],
+    }),
+    builtin({
+      group: 'apps', version: 'v1', kind: 'DaemonSet', plural: 'daemonsets', namespaced: true, shortNames: ['ds'], categories: ['all'],
+      statusSubresource: true, tracksGeneration: true,
+      columns: [
+        { name: 'Desired', type: 'integer', value: count((d) => d.status?.desiredNumberScheduled) },
+        { name: 'Current', type: 'integer', value: count((d) => d.status?.currentNumberScheduled) },
+        { name: 'Ready', type: 'integer', value: count((d) => d.status?.numberReady) },
+        { name: 'Up-to-date', type: 'integer', value: count((d) => d.status?.updatedNumberScheduled) },
+        { name: 'Available', type: 'integer', value: count((d) => d.status?.numberAvailable) },
+        { name: 'Node Selector', type: 'string', value: (d) => Object.entries(d.spec?.template?.spec?.nodeSelector ?? {}).map(([k, v]) => `${k}=${v}`).join(',') || '<none>' },
+        age,
+        ...workloadWideColumns,
       ],
     }),
     builtin({

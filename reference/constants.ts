@@ -37,8 +37,6 @@ export const ANN = {
   desiredDrain: 'machineconfiguration.openshift.io/desiredDrain',
   lastAppliedDrain: 'machineconfiguration.openshift.io/lastAppliedDrain',
   controlPlaneTopology: 'machineconfiguration.openshift.io/controlPlaneTopology',
-  rpmOstreeStatus: 'reference.ocp-e2e.io/rpm-ostree-status',
-  rpmQa: 'reference.ocp-e2e.io/rpm-qa',
 } as const;
 
 export const LABEL = {

@@ -23,6 +23,9 @@ import { ClusterVersionOperator, type CvoOptions } from './cvo/cvo.js';
 import { registryImageReader } from './images.js';
 import { KubeClient } from '../lib/kube/client.js';
 import { InformerFactory } from '../lib/kube/informer.js';
+import { NodeHosts, type HostOs } from './kubelet/hosts.js';
+import { Kubelets } from './kubelet/kubelet.js';
+import { startKubeletServer } from './kubelet/log-server.js';
 import { DaemonSet } from './mcd/daemon.js';
 import { NodeController } from './mco/node-controller.js';
 import { Operator } from './mco/operator.js';
@@ -33,6 +36,8 @@ import { getProfile, type ProfileName } from './profiles.js';
 import { ensureReleases, type ReleaseInfo } from './releases/index.js';
 import { seedCluster } from './seed.js';
 import { acquireWorkDir } from './workdir.js';
+import { ComponentLogs } from './workloads/component-logs.js';
+import { WorkloadController } from './workloads/controller.js';
 
 export { FAULTS, type FaultName } from './faults.js';
 export { PROFILES, type ProfileName } from './profiles.js';
@@ -88,6 +93,8 @@ export interface ReferenceCluster {
   faults: string[];
   /** Cluster time now. */
   now(): Date;
+  /** What a simulated machine booted (for the reference's own tests; the suite asks the node with a debug pod). */
+  hostOs(node: string): HostOs;
   /** Replace the API server's fault injection (see `apiFaults`). */
   setApiFaults(faults: FaultConfig): void;
   /** Ends every open watch of the API server, as its restart would (new faults apply only to new requests). */
@@ -136,21 +143,32 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
     const images = registryImageReader(new RegistryClient());
     const current = releaseImages(releases.current);
     const next = releaseImages(releases.next);
-    const bootedContent = await images.readOsImage(profile.newFormatImageByDefault ? current.rhelCoreos8 : current.machineOsContent);
+    const installedImage = profile.newFormatImageByDefault ? current.rhelCoreos8 : current.machineOsContent;
+    const bootedContent = await images.readOsImage(installedImage);
 
     const abort = new AbortController();
     // every sleeping daemon and poll listens to this one signal: a thousand nodes mean a thousand listeners
     setMaxListeners(0, abort.signal);
-    const log = (component: string, line: string): void => say(`[${clock.timestamp()}] ${component}: ${line}`);
+    // controller log lines go to the log of the pod that runs the component, as well as to the caller's log
+    const componentLogs = new ComponentLogs(() => clock.nowMs());
+    const log = (component: string, line: string): void => {
+      componentLogs.write(component, line);
+      say(`[${clock.timestamp()}] ${component}: ${line}`);
+    };
     const client = KubeClient.fromFile(kubeconfigPath, { signal: abort.signal, log: (l) => log('client', l) });
     const imageRepo = `${registry.address}/ocp-e2e/layered-os`;
+    const hosts = new NodeHosts({ pullspec: installedImage, content: bootedContent, timestampMs: clock.nowMs() });
     await seedCluster({ client, clock, profile, current, next, bootedContent, registry: registry.address, imageRepo, timeFactor, seed, workers, faults: faults.names });
     say(`cluster seeded: 3 masters, ${workers} workers at ${current.version}`);
 
     const informers = new InformerFactory(client, { log: (l) => log('informer', l) });
     const ctx: ControllerContext = { client, informers, clock, profile, deviations: faults.deviations, seed, images, log, signal: abort.signal };
     const graph = [current, { ...next, previous: releases.next.previous?.length ? releases.next.previous : [current.version] }];
-    await startControllers(ctx, graph, abort, cleanups);
+    const kubelets = new Kubelets(ctx, { hosts, files: new RegistryClient(), components: componentLogs });
+    const kubeletServer = await startKubeletServer(kubelets, () => clock.nowMs());
+    cleanups.push(() => kubeletServer.close());
+    await publishKubeletEndpoint(client, kubeletServer.port);
+    await startControllers(ctx, graph, abort, cleanups, [new DaemonSet(ctx, hosts), new WorkloadController(ctx, [current, next]), kubelets]);
     if (options.apiFaults) api.setFaults(options.apiFaults);
     say('controllers running');
 
@@ -166,6 +184,7 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
       seed,
       faults: faults.names,
       now: () => clock.now(),
+      hostOs: (node: string) => hosts.get(node),
       setApiFaults: (f: FaultConfig) => api.setFaults(f),
       dropApiWatches: () => api.dropWatches(),
       stop: () => (stopped ??= cleanups.run()),
@@ -230,14 +249,17 @@ async function startApi(clock: ClusterClock, faults: FaultConfig | undefined, ku
   return api;
 }
 
-/** The MCO's controllers, the daemons and the CVO, started once their caches are synced; stopped by `cleanups`. */
-async function startControllers(ctx: ControllerContext, graph: CvoOptions['graph'], abort: AbortController, cleanups: Cleanups): Promise<void> {
+/**
+ * The MCO's controllers, the CVO and `machines` (the daemons, the workload controllers and the kubelets, which share
+ * the simulated machines), started once their caches are synced; stopped by `cleanups`.
+ */
+async function startControllers(ctx: ControllerContext, graph: CvoOptions['graph'], abort: AbortController, cleanups: Cleanups, machines: Controller[]): Promise<void> {
   const controllers: Controller[] = [
     new TemplateController(ctx),
     new RenderController(ctx),
     new NodeController(ctx),
     new Operator(ctx),
-    new DaemonSet(ctx),
+    ...machines,
     new ClusterVersionOperator(ctx, { graph }),
   ];
   for (const c of controllers) c.setup();
@@ -248,6 +270,14 @@ async function startControllers(ctx: ControllerContext, graph: CvoOptions['graph
   });
   await ctx.informers.startAll();
   for (const c of controllers) c.start();
+}
+
+/** Every node's kubelet is reached at the stand-in's port: what `pods/log` on the API server proxies to. */
+async function publishKubeletEndpoint(client: KubeClient, port: number): Promise<void> {
+  const nodes = (await client.list('Node')).items;
+  for (let i = 0; i < nodes.length; i += 20) {
+    await Promise.all(nodes.slice(i, i + 20).map((n) => client.patchStatus('Node', n.metadata.name!, { daemonEndpoints: { kubeletEndpoint: { Port: port } } })));
+  }
 }
 
 function releaseImages(info: ReleaseInfo): ReleaseImages {

@@ -24,7 +24,7 @@ import type { OsImageContent, ReleaseImages } from './context.js';
 import { osImageUrlConfigMapData, type ClusterVersionObject } from './cvo/cvo.js';
 import { completedConditions, completeHistoryHead, startHistoryEntry } from './cvo/status.js';
 import type { KubeClient, KubeObject } from '../lib/kube/client.js';
-import { osImageName, rpmOstreeStatusJson, rpmQaJson } from './mcd/os-status.js';
+import { osImageName } from './mcd/os-status.js';
 import { calculateStatus } from './mco/node-status.js';
 import { goPrintVersions, machineConfigPoolStatus, MCO_RELATED_OBJECTS, syncUpgradeableStatus } from './mco/operator-status.js';
 import { masterPool, workerPool } from './mco/pools.js';
@@ -128,8 +128,6 @@ function node(name: string, role: 'master' | 'worker', index: number, rng: Rng, 
         [ANN.desiredDrain]: `uncordon-${rendered}`,
         [ANN.lastAppliedDrain]: `uncordon-${rendered}`,
         [ANN.controlPlaneTopology]: 'HighlyAvailable',
-        [ANN.rpmOstreeStatus]: rpmOstreeStatusJson({ ...booted, timestampMs: clusterStart.getTime() }),
-        [ANN.rpmQa]: rpmQaJson(booted.content),
         'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
       },
     },

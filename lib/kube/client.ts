@@ -115,8 +115,11 @@ export class KubeClient {
         return this.core.readNamespacedSecret({ name, namespace: namespace! });
       case 'Event':
         return this.core.readNamespacedEvent({ name, namespace: namespace! });
+      case 'Pod':
+        return this.core.readNamespacedPod({ name, namespace: namespace! });
       default: {
         const r = KINDS[kind];
+        if (r.namespaced) return this.custom.getNamespacedCustomObject({ group: r.group, version: r.version, plural: r.plural, namespace: namespace!, name });
         return this.custom.getClusterCustomObject({ group: r.group, version: r.version, plural: r.plural, name });
       }
     }
@@ -138,8 +141,12 @@ export class KubeClient {
           return namespace ? this.core.listNamespacedSecret({ namespace, labelSelector }) : this.core.listSecretForAllNamespaces({ labelSelector });
         case 'Event':
           return namespace ? this.core.listNamespacedEvent({ namespace, labelSelector }) : this.core.listEventForAllNamespaces({ labelSelector });
+        case 'Pod':
+          return namespace ? this.core.listNamespacedPod({ namespace, labelSelector }) : this.core.listPodForAllNamespaces({ labelSelector });
         default: {
           const r = KINDS[kind];
+          if (r.namespaced && namespace) return this.custom.listNamespacedCustomObject({ group: r.group, version: r.version, plural: r.plural, namespace, labelSelector });
+          // a namespaced custom-object kind across all namespaces has the cluster-scoped URL shape
           return this.custom.listClusterCustomObject({ group: r.group, version: r.version, plural: r.plural, labelSelector });
         }
       }
@@ -163,7 +170,10 @@ export class KubeClient {
           return (await this.core.createNamespacedSecret({ namespace, body: object as never })) as never;
         case 'Event':
           return (await this.core.createNamespacedEvent({ namespace, body: object as never })) as never;
+        case 'Pod':
+          return (await this.core.createNamespacedPod({ namespace, body: object as never })) as never;
         default:
+          if (r.namespaced) return (await this.custom.createNamespacedCustomObject({ group: r.group, version: r.version, plural: r.plural, namespace, body: object })) as never;
           return (await this.custom.createClusterCustomObject({ group: r.group, version: r.version, plural: r.plural, body: object })) as never;
       }
     });
@@ -184,7 +194,10 @@ export class KubeClient {
           return (await this.core.patchNamespacedSecret({ name, namespace: namespace!, body: patch }, MERGE_PATCH)) as never;
         case 'Event':
           return (await this.core.patchNamespacedEvent({ name, namespace: namespace!, body: patch }, MERGE_PATCH)) as never;
+        case 'Pod':
+          return (await this.core.patchNamespacedPod({ name, namespace: namespace!, body: patch }, MERGE_PATCH)) as never;
         default:
+          if (r.namespaced) return (await this.custom.patchNamespacedCustomObject({ group: r.group, version: r.version, plural: r.plural, namespace: namespace!, name, body: patch }, MERGE_PATCH)) as never;
           return (await this.custom.patchClusterCustomObject({ group: r.group, version: r.version, plural: r.plural, name, body: patch }, MERGE_PATCH)) as never;
       }
     });
@@ -194,11 +207,13 @@ export class KubeClient {
    * JSON merge patch of the status subresource; `status` is the patch of `.status` (the request wraps it, as the
    * subresource takes a patch of the whole object). Arrays (conditions) are replaced whole, so send them whole.
    */
-  async patchStatus<T extends KubeObject>(kind: Kind, name: string, status: object): Promise<T> {
+  async patchStatus<T extends KubeObject>(kind: Kind, name: string, status: object, namespace?: string): Promise<T> {
     const r = KINDS[kind];
     const patch = { status };
-    return this.call(`merge-patch ${kind} ${name} status`, async () => {
+    return this.call(`merge-patch ${kind} ${objectName(name, namespace)} status`, async () => {
       if (kind === 'Node') return (await this.core.patchNodeStatus({ name, body: patch }, MERGE_PATCH)) as never;
+      if (kind === 'Pod') return (await this.core.patchNamespacedPodStatus({ name, namespace: namespace!, body: patch }, MERGE_PATCH)) as never;
+      if (r.namespaced) return (await this.custom.patchNamespacedCustomObjectStatus({ group: r.group, version: r.version, plural: r.plural, namespace: namespace!, name, body: patch }, MERGE_PATCH)) as never;
       if (r.group === '') throw new Error(`status patch of ${kind} is not supported`);
       return (await this.custom.patchClusterCustomObjectStatus({ group: r.group, version: r.version, plural: r.plural, name, body: patch }, MERGE_PATCH)) as never;
     });
@@ -256,7 +271,10 @@ export class KubeClient {
             return this.core.deleteNamespacedSecret({ name, namespace: namespace! });
           case 'Event':
             return this.core.deleteNamespacedEvent({ name, namespace: namespace! });
+          case 'Pod':
+            return this.core.deleteNamespacedPod({ name, namespace: namespace!, gracePeriodSeconds: 0 });
           default:
+            if (r.namespaced) return this.custom.deleteNamespacedCustomObject({ group: r.group, version: r.version, plural: r.plural, namespace: namespace!, name });
             return this.custom.deleteClusterCustomObject({ group: r.group, version: r.version, plural: r.plural, name });
         }
       });

@@ -12,6 +12,8 @@ export interface KindRef {
 
 const core = <K extends string>(kind: K, plural: string, namespaced: boolean) =>
   ({ kind, group: '', version: 'v1', plural, namespaced }) as const;
+const apps = <K extends string>(kind: K, plural: string) =>
+  ({ kind, group: 'apps', version: 'v1', plural, namespaced: true }) as const;
 const clusterScoped = <K extends string>(kind: K, group: string, plural: string) =>
   ({ kind, group, version: 'v1', plural, namespaced: false }) as const;
 
@@ -21,6 +23,10 @@ export const KINDS = {
   ConfigMap: core('ConfigMap', 'configmaps', true),
   Secret: core('Secret', 'secrets', true),
   Event: core('Event', 'events', true),
+  Pod: core('Pod', 'pods', true),
+  Deployment: apps('Deployment', 'deployments'),
+  ReplicaSet: apps('ReplicaSet', 'replicasets'),
+  DaemonSet: apps('DaemonSet', 'daemonsets'),
   MachineConfig: clusterScoped('MachineConfig', 'machineconfiguration.openshift.io', 'machineconfigs'),
   MachineConfigPool: clusterScoped('MachineConfigPool', 'machineconfiguration.openshift.io', 'machineconfigpools'),
   ControllerConfig: clusterScoped('ControllerConfig', 'machineconfiguration.openshift.io', 'controllerconfigs'),

@@ -2,7 +2,8 @@
  * Machine-config daemons on simulated nodes. For a node whose desiredConfig differs from its currentConfig:
  * Working → drain → pull the rendered config's OS image from the registry → reboot → Done, each step lasting a seeded
  * share of 10-20 cluster minutes. A pull that fails leaves the node Degraded with the pull error, retried every
- * 10 cluster minutes. What the node booted is published as the rpm-ostree-status / rpm-qa annotations.
+ * 10 cluster minutes. What the node booted is kept with the simulated machine (kubelet/hosts.ts), where a debug pod's
+ * `rpm-ostree status` and `rpm -q` read it; each daemon logs what it applies into its pod's log (`mcd/<node>`).
  */
 import type { V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import { ANN, MINUTE } from '../constants.js';
@@ -10,9 +11,10 @@ import { AbortedError } from '../clock.js';
 import type { Controller, ControllerContext, OsImageContent } from '../context.js';
 import type { KubeObject } from '../../lib/kube/client.js';
 import type { Informer } from '../../lib/kube/informer.js';
+import type { NodeHosts } from '../kubelet/hosts.js';
 import type { MachineConfig } from '../mco/types.js';
 import { rngFor } from '../rng.js';
-import { osImageName, planUpdate, pullFailureReason, rpmOstreeStatusJson, rpmQaJson, type BootedImage } from './os-status.js';
+import { osImageName, planUpdate, pullFailureReason, type BootedImage } from './os-status.js';
 
 type Node = V1Node & KubeObject;
 
@@ -23,8 +25,6 @@ interface NodeDaemon {
   running: boolean;
   /** The config this daemon last finished; the cache may still show the node before that write. */
   completed?: string;
-  booted?: BootedImage;
-  previous?: BootedImage;
   attempts: number;
 }
 
@@ -35,7 +35,10 @@ export class DaemonSet implements Controller {
   /** Pulled image contents: by digest forever, by tag briefly (a tag can move). */
   private readonly pulled = new Map<string, { at: number; content: Promise<OsImageContent> }>();
 
-  constructor(private readonly ctx: ControllerContext) {}
+  constructor(
+    private readonly ctx: ControllerContext,
+    private readonly hosts: NodeHosts,
+  ) {}
 
   setup(): void {
     this.nodes = this.ctx.informers.for<Node>('Node');
@@ -53,31 +56,6 @@ export class DaemonSet implements Controller {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  /** What the node booted, as its annotation says (after a restart of the reference, or for seeded nodes). */
-  private bootedFromAnnotation(node: Node): BootedImage | undefined {
-    const raw = node.metadata?.annotations?.[ANN.rpmOstreeStatus];
-    if (!raw) return undefined;
-    try {
-      const status = JSON.parse(raw) as { deployments?: Array<Record<string, unknown>> };
-      const booted = status.deployments?.find((d) => d.booted);
-      if (!booted) return undefined;
-      const pullspec = String(booted['container-image-reference'] ?? '').replace(/^ostree-unverified-registry:/, '');
-      let packages: string[] = [];
-      try {
-        packages = JSON.parse(node.metadata?.annotations?.[ANN.rpmQa] ?? '[]') as string[];
-      } catch {
-        // keep none
-      }
-      return {
-        pullspec,
-        content: { digest: String(booted['container-image-reference-digest'] ?? ''), osRelease: { VERSION: String(booted.version ?? ''), PRETTY_NAME: node.status?.nodeInfo?.osImage ?? '' }, packages },
-        timestampMs: Number(booted.timestamp ?? 0) * 1000,
-      };
-    } catch {
-      return undefined;
-    }
-  }
-
   private consider(node: Node): void {
     const name = node.metadata!.name!;
     const annotations = node.metadata?.annotations ?? {};
@@ -85,7 +63,7 @@ export class DaemonSet implements Controller {
     const current = annotations[ANN.currentConfig] ?? '';
     let daemon = this.daemons.get(name);
     if (!daemon) {
-      daemon = { running: false, booted: this.bootedFromAnnotation(node), attempts: 0 };
+      daemon = { running: false, attempts: 0 };
       this.daemons.set(name, daemon);
     }
     if (daemon.running || !desired || (desired === current && annotations[ANN.state] === 'Done')) return;
@@ -97,7 +75,7 @@ export class DaemonSet implements Controller {
       .catch((error) => {
         if (error instanceof AbortedError || this.ctx.signal.aborted) return;
         // an API failure the client could not ride out: try again in a cluster minute, as the daemon's requeue does
-        this.ctx.log('mcd', `node ${name}: update to ${desired} failed: ${(error as Error).message}`);
+        this.ctx.log(`mcd/${name}`, `Unable to apply update to ${desired}: ${(error as Error).message}`);
         retryAfterWallMs = this.ctx.clock.pollWallMs(MINUTE);
       })
       .finally(() => {
@@ -130,12 +108,17 @@ export class DaemonSet implements Controller {
     const { client, clock, signal, deviations } = this.ctx;
     daemon.attempts++;
     const plan = planUpdate(rngFor(this.ctx.seed, name, desired, String(daemon.attempts)));
+    const log = (line: string): void => this.ctx.log(`mcd/${name}`, line);
+    const from = this.nodes.get(name)?.metadata?.annotations?.[ANN.currentConfig] ?? '';
+    log(`Starting update from ${from} to ${desired}`);
+    log('Update prepared; requesting cordon and drain via annotation to controller');
     await client.patch('Node', name, {
       metadata: { annotations: { [ANN.state]: 'Working', [ANN.reason]: '', [ANN.desiredDrain]: `drain-${desired}` } },
       spec: { unschedulable: true },
     });
     await clock.sleep(plan.drainMs, signal);
     await client.patch('Node', name, { metadata: { annotations: { [ANN.lastAppliedDrain]: `drain-${desired}` } } });
+    log('drain complete');
 
     const config = await client.get<MachineConfig & KubeObject>('MachineConfig', desired);
     if (!config) {
@@ -143,16 +126,20 @@ export class DaemonSet implements Controller {
       return;
     }
     const wanted = config.spec?.osImageURL ?? '';
-    let booted = daemon.booted;
-    if (wanted && wanted !== daemon.booted?.pullspec && !deviations.daemonSkipsRebase) {
+    const before = this.hosts.get(name).booted;
+    let booted = before;
+    if (wanted && wanted !== before.pullspec && !deviations.daemonSkipsRebase) {
+      log(`Initiating switch to OS image ${wanted}`);
       for (;;) {
         await clock.sleep(plan.pullMs, signal);
         try {
           const content = await this.pull(wanted);
           booted = { pullspec: wanted, content, timestampMs: clock.nowMs() };
+          log(`Running rpm-ostree [rebase --experimental ostree-unverified-registry:${wanted}]: staged ${content.digest}`);
           break;
         } catch (error) {
           if (deviations.daemonIgnoresPullErrors) break;
+          log(`Marking Degraded due to: ${pullFailureReason(wanted, (error as Error).message)}`);
           await this.degrade(name, pullFailureReason(wanted, (error as Error).message));
           // keep retrying while the node is still asked for this config, as the real daemon's requeue does
           await clock.sleep(RETRY_MS, signal);
@@ -164,9 +151,10 @@ export class DaemonSet implements Controller {
       }
     }
 
+    log(`Rebooting node (config ${desired})`);
     await this.setReady(name, false);
     await clock.sleep(plan.rebootMs, signal);
-    const previous = booted !== daemon.booted ? daemon.booted : daemon.previous;
+    this.hosts.boot(name, booted);
     await this.setReady(name, true, booted);
     await clock.sleep(plan.settleMs, signal);
     const annotations: Record<string, string> = {
@@ -176,13 +164,8 @@ export class DaemonSet implements Controller {
       [ANN.desiredDrain]: `uncordon-${desired}`,
       [ANN.lastAppliedDrain]: `uncordon-${desired}`,
     };
-    if (booted) {
-      annotations[ANN.rpmOstreeStatus] = rpmOstreeStatusJson(booted, previous);
-      annotations[ANN.rpmQa] = rpmQaJson(booted.content);
-    }
     await client.patch('Node', name, { metadata: { annotations }, spec: { unschedulable: null } });
-    daemon.previous = previous;
-    daemon.booted = booted;
+    log(`Update completed for config ${desired} and node has been successfully uncordoned`);
     daemon.attempts = 0;
     daemon.completed = desired;
   }

@@ -1,6 +1,7 @@
 /**
- * The stand-ins a simulated node publishes for what a real host would be asked with `rpm-ostree status --json` and
- * `rpm -qa` (see reference/README.md), plus the plan of one update's steps in cluster time.
+ * What a simulated host answers to `rpm-ostree status --json` (its booted and rollback deployments, as a debug pod
+ * prints them; see kubelet/host-shell.ts), the OS name its kubelet reports, and the plan of one update's steps in
+ * cluster time.
  */
 import { createHash } from 'node:crypto';
 import type { OsImageContent } from '../context.js';
@@ -41,10 +42,6 @@ export function rpmOstreeStatusJson(booted: BootedImage, previous?: BootedImage)
   const deployments = [deploymentOf(booted, true)];
   if (previous && previous.pullspec !== booted.pullspec) deployments.push(deploymentOf(previous, false));
   return JSON.stringify({ deployments, transaction: null, 'cached-update': null, 'update-driver': null });
-}
-
-export function rpmQaJson(content: OsImageContent): string {
-  return JSON.stringify([...content.packages].sort());
 }
 
 /** status.nodeInfo.osImage is PRETTY_NAME of the booted /etc/os-release, as the kubelet reports it. */

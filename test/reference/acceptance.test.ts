@@ -8,6 +8,7 @@ import { ANN } from '../../reference/constants.js';
 import { CURRENT_VERSION, NEXT_VERSION } from '../../reference/index.js';
 import {
   bootedImage,
+  bootedPackages,
   cond,
   customImage,
   describeCluster,
@@ -43,7 +44,7 @@ async function overrideBothPools(h: Harness, image: string): Promise<Record<stri
   }
   const after: Record<string, string> = {};
   for (const pool of ['master', 'worker']) {
-    const p = await waitFor(`pool ${pool} to roll out the override`, () => poolSettledOnNew(h.k, pool, before[pool]), WAIT_MS, () => describeCluster(h.k));
+    const p = await waitFor(`pool ${pool} to roll out the override`, () => poolSettledOnNew(h.k, pool, before[pool]), WAIT_MS, () => describeCluster(h.k, h.cluster));
     after[pool] = p.status.configuration.name;
   }
   return after;
@@ -60,7 +61,7 @@ describe('reference cluster acceptance (issue 4)', function () {
 
       // first message of the report: at steady state, before any upgrade
       const steady = `Failed to resync ${CURRENT_VERSION} because: error during syncRequiredMachineConfigPools: [timed out waiting for the condition, pool master has not progressed to latest configuration: osImageURL mismatch for master in ${renderedBefore.master} expected: ${current.machineOsContent} got: ${custom}, retrying]`;
-      await waitFor('the steady-state Degraded message', async () => cond(await h.k.get<Obj>('ClusterOperator', 'machine-config'), 'Degraded').message === steady, WAIT_MS, () => describeCluster(h.k));
+      await waitFor('the steady-state Degraded message', async () => cond(await h.k.get<Obj>('ClusterOperator', 'machine-config'), 'Degraded').message === steady, WAIT_MS, () => describeCluster(h.k, h.cluster));
 
       await requestUpgrade(h.k, next.image);
       const cvMessage = `Unable to apply ${NEXT_VERSION}: wait has exceeded 40 minutes for these operators: machine-config`;
@@ -68,9 +69,9 @@ describe('reference cluster acceptance (issue 4)', function () {
         const cv = await h.k.get<Obj>('ClusterVersion', 'version');
         const co = await h.k.get<Obj>('ClusterOperator', 'machine-config');
         return cond(cv, 'Progressing').message === cvMessage && /osImageURL mismatch/.test(cond(co, 'Degraded').message ?? '') && /Unable to apply/.test(cond(co, 'Degraded').message ?? '');
-      }, WAIT_MS, () => describeCluster(h.k));
+      }, WAIT_MS, () => describeCluster(h.k, h.cluster));
 
-      const master = await waitFor('master pool on the new rendered config', () => poolSettledOnNew(h.k, 'master', renderedBefore.master), WAIT_MS, () => describeCluster(h.k));
+      const master = await waitFor('master pool on the new rendered config', () => poolSettledOnNew(h.k, 'master', renderedBefore.master), WAIT_MS, () => describeCluster(h.k, h.cluster));
       const co = await h.k.get<Obj>('ClusterOperator', 'machine-config');
       const cv = await h.k.get<Obj>('ClusterVersion', 'version');
       expect(cond(co, 'Degraded')).to.deep.include({
@@ -96,7 +97,7 @@ describe('reference cluster acceptance (issue 4)', function () {
       await waitFor('history Completed at the new version', async () => {
         const head = (await h.k.get<Obj>('ClusterVersion', 'version'))?.status?.history?.[0];
         return head?.state === 'Completed' && head.version === NEXT_VERSION;
-      }, WAIT_MS, () => describeCluster(h.k));
+      }, WAIT_MS, () => describeCluster(h.k, h.cluster));
       const cv = await h.k.get<Obj>('ClusterVersion', 'version');
       expect(cv!.status.history[0]).to.include({ state: 'Completed', version: NEXT_VERSION });
       expect(cond(cv, 'Available').message).to.equal(`Done applying ${NEXT_VERSION}`);
@@ -104,14 +105,14 @@ describe('reference cluster acceptance (issue 4)', function () {
       expect(co!.status.versions).to.deep.equal([{ name: 'operator', version: NEXT_VERSION }]);
       expect(cond(co, 'Degraded').status).to.equal('False');
       for (const pool of ['master', 'worker']) {
-        const p = await waitFor(`${pool} on a rendered config of the new release`, () => poolSettledOnNew(h.k, pool, renderedBefore[pool]), WAIT_MS, () => describeCluster(h.k));
+        const p = await waitFor(`${pool} on a rendered config of the new release`, () => poolSettledOnNew(h.k, pool, renderedBefore[pool]), WAIT_MS, () => describeCluster(h.k, h.cluster));
         const rendered = await h.k.get<Obj>('MachineConfig', p.status.configuration.name);
         expect(rendered!.spec.osImageURL).to.equal(custom);
         expect(rendered!.metadata.annotations).to.include({ [ANN.osImageUrlOverridden]: 'true', [ANN.releaseImageVersion]: NEXT_VERSION });
         for (const node of await nodesOfRole(h.k, pool)) {
           expect(node.metadata.annotations?.[ANN.currentConfig]).to.equal(p.status.configuration.name);
-          expect(bootedImage(node)).to.equal(custom);
-          expect(JSON.parse(node.metadata.annotations![ANN.rpmQa]!)).to.satisfy((pkgs: string[]) => pkgs.some((p) => p.startsWith('zsh-')));
+          expect(bootedImage(h.cluster, node)).to.equal(custom);
+          expect(bootedPackages(h.cluster, node)).to.satisfy((pkgs: string[]) => pkgs.some((p) => p.startsWith('zsh-')));
         }
       }
     });
@@ -121,15 +122,15 @@ describe('reference cluster acceptance (issue 4)', function () {
     await withHarness(FIXED, async (h) => {
       const { current, next } = h.cluster.releases;
       const before = (await h.k.get<Obj>('MachineConfigPool', 'worker'))!.status.configuration.name;
-      for (const node of await nodesOfRole(h.k, 'worker')) expect(bootedImage(node)).to.equal(current.rhelCoreos8);
+      for (const node of await nodesOfRole(h.k, 'worker')) expect(bootedImage(h.cluster, node)).to.equal(current.rhelCoreos8);
       await requestUpgrade(h.k, next.image);
-      await waitFor('the worker pool on the new release', () => poolSettledOnNew(h.k, 'worker', before), WAIT_MS, () => describeCluster(h.k));
+      await waitFor('the worker pool on the new release', () => poolSettledOnNew(h.k, 'worker', before), WAIT_MS, () => describeCluster(h.k, h.cluster));
       await waitFor('master pool and upgrade done', async () => {
         const head = (await h.k.get<Obj>('ClusterVersion', 'version'))?.status?.history?.[0];
         return head?.state === 'Completed' && head.version === NEXT_VERSION;
-      }, WAIT_MS, () => describeCluster(h.k));
+      }, WAIT_MS, () => describeCluster(h.k, h.cluster));
       for (const node of [...(await nodesOfRole(h.k, 'master')), ...(await nodesOfRole(h.k, 'worker'))]) {
-        expect(bootedImage(node), node.metadata.name).to.equal(next.rhelCoreos8);
+        expect(bootedImage(h.cluster, node), node.metadata.name).to.equal(next.rhelCoreos8);
         expect(node.status.nodeInfo.osImage).to.match(/202209121527/);
       }
     });
@@ -143,12 +144,12 @@ describe('reference cluster acceptance (issue 4)', function () {
       const pool = await waitFor('the render controller to take the early MC in', async () => {
         const p = await h.k.get<Obj>('MachineConfigPool', 'worker');
         return p?.spec?.configuration?.source?.some((s: { name: string }) => s.name === '00-aaa-early-override') ? p : undefined;
-      }, WAIT_MS, () => describeCluster(h.k));
+      }, WAIT_MS, () => describeCluster(h.k, h.cluster));
       expect(pool.spec.configuration.name).to.equal(before.spec.configuration.name);
       await new Promise((r) => setTimeout(r, 3000)); // 30 cluster minutes: a rollout would have started
       for (const node of await nodesOfRole(h.k, 'worker')) {
         expect(node.metadata.annotations?.[ANN.desiredConfig]).to.equal(before.spec.configuration.name);
-        expect(bootedImage(node)).to.equal(h.cluster.releases.current.rhelCoreos8);
+        expect(bootedImage(h.cluster, node)).to.equal(h.cluster.releases.current.rhelCoreos8);
       }
     });
   });
@@ -160,7 +161,7 @@ describe('reference cluster acceptance (issue 4)', function () {
       const pool = await waitFor('NodeDegraded on the worker pool', async () => {
         const p = await h.k.get<Obj>('MachineConfigPool', 'worker');
         return cond(p, 'NodeDegraded').status === 'True' ? p : undefined;
-      }, WAIT_MS, () => describeCluster(h.k));
+      }, WAIT_MS, () => describeCluster(h.k, h.cluster));
       expect(cond(pool, 'NodeDegraded').reason).to.equal('1 nodes are reporting degraded status on sync');
       expect(cond(pool, 'Degraded').status).to.equal('True');
       expect(pool.status.degradedMachineCount).to.equal(1);
@@ -182,17 +183,17 @@ describe('reference cluster acceptance (issue 4)', function () {
       const pool = await waitFor('the paused pool to report its new target', async () => {
         const p = await h.k.get<Obj>('MachineConfigPool', 'worker');
         return p?.spec?.configuration?.name !== before && cond(p, 'Updated').status === 'False' ? p : undefined;
-      }, WAIT_MS, () => describeCluster(h.k));
+      }, WAIT_MS, () => describeCluster(h.k, h.cluster));
       // Updating was already False with reason "": the condition setter keeps the old (empty) message, so the
       // "Pool is paused; will not update to …" text does not show, as on a real 4.12 cluster (spec §4 quirk).
       expect(cond(pool, 'Updating')).to.deep.include({ status: 'False', message: '' });
       await new Promise((r) => setTimeout(r, 4000)); // 40 cluster minutes
       for (const node of await nodesOfRole(h.k, 'worker')) {
         expect(node.metadata.annotations?.[ANN.desiredConfig]).to.equal(before);
-        expect(bootedImage(node)).to.equal(h.cluster.releases.current.rhelCoreos8);
+        expect(bootedImage(h.cluster, node)).to.equal(h.cluster.releases.current.rhelCoreos8);
       }
       await h.k.patch('MachineConfigPool', 'worker', { spec: { paused: false } });
-      await waitFor('the unpaused pool to roll', () => poolSettledOnNew(h.k, 'worker', before), WAIT_MS, () => describeCluster(h.k));
+      await waitFor('the unpaused pool to roll', () => poolSettledOnNew(h.k, 'worker', before), WAIT_MS, () => describeCluster(h.k, h.cluster));
     });
   });
 
@@ -201,12 +202,12 @@ describe('reference cluster acceptance (issue 4)', function () {
       const custom = await customImage(h.cluster);
       const original = (await h.k.get<Obj>('MachineConfigPool', 'worker'))!.status.configuration.name;
       await h.k.create('MachineConfig', overrideMachineConfig('tc-rollback-worker', 'worker', custom));
-      const overridden = await waitFor('the override to roll out', () => poolSettledOnNew(h.k, 'worker', original), WAIT_MS, () => describeCluster(h.k));
-      for (const node of await nodesOfRole(h.k, 'worker')) expect(bootedImage(node)).to.equal(custom);
+      const overridden = await waitFor('the override to roll out', () => poolSettledOnNew(h.k, 'worker', original), WAIT_MS, () => describeCluster(h.k, h.cluster));
+      for (const node of await nodesOfRole(h.k, 'worker')) expect(bootedImage(h.cluster, node)).to.equal(custom);
       await h.k.delete('MachineConfig', 'tc-rollback-worker');
-      const back = await waitFor('the rollback to roll out', () => poolSettledOnNew(h.k, 'worker', overridden.status.configuration.name), WAIT_MS, () => describeCluster(h.k));
+      const back = await waitFor('the rollback to roll out', () => poolSettledOnNew(h.k, 'worker', overridden.status.configuration.name), WAIT_MS, () => describeCluster(h.k, h.cluster));
       expect(back.status.configuration.name).to.equal(original); // same spec, same rendered name
-      for (const node of await nodesOfRole(h.k, 'worker')) expect(bootedImage(node)).to.equal(h.cluster.releases.current.rhelCoreos8);
+      for (const node of await nodesOfRole(h.k, 'worker')) expect(bootedImage(h.cluster, node)).to.equal(h.cluster.releases.current.rhelCoreos8);
     });
   });
 });
@@ -222,14 +223,14 @@ describe('reference cluster under API faults', function () {
       h.cluster.setApiFaults({ rate429: 0.05, rate500: 0.05, resetRate: 0.02, watchCutSeconds: 1, latencyMs: 2, latencyJitterMs: 5 });
       const before = (await h.k.get<Obj>('MachineConfigPool', 'master'))!.status.configuration.name;
       await h.k.create('MachineConfig', overrideMachineConfig('tc-54183-new-os-image-upgrade-master', 'master', custom));
-      await waitFor('master to roll out the override', () => poolSettledOnNew(h.k, 'master', before), 60_000, () => describeCluster(h.k));
+      await waitFor('master to roll out the override', () => poolSettledOnNew(h.k, 'master', before), 60_000, () => describeCluster(h.k, h.cluster));
       await requestUpgrade(h.k, h.cluster.releases.next.image);
       await waitFor('history Completed at the new version', async () => {
         const head = (await h.k.get<Obj>('ClusterVersion', 'version'))?.status?.history?.[0];
         return head?.state === 'Completed' && head.version === NEXT_VERSION;
-      }, 60_000, () => describeCluster(h.k));
+      }, 60_000, () => describeCluster(h.k, h.cluster));
       h.cluster.setApiFaults({});
-      for (const node of await nodesOfRole(h.k, 'master')) expect(bootedImage(node)).to.equal(custom);
+      for (const node of await nodesOfRole(h.k, 'master')) expect(bootedImage(h.cluster, node)).to.equal(custom);
     } finally {
       await h.cluster.stop();
     }
@@ -247,7 +248,7 @@ describe('reference CVO payload errors', function () {
       const cv = await waitFor('ReleaseAccepted=False', async () => {
         const o = await h.k.get<Obj>('ClusterVersion', 'version');
         return cond(o, 'ReleaseAccepted').status === 'False' ? o : undefined;
-      }, 20_000, () => describeCluster(h.k));
+      }, 20_000, () => describeCluster(h.k, h.cluster));
       expect(cond(cv, 'ReleaseAccepted')).to.deep.include({
         reason: 'RetrievePayload',
         message: `Retrieving payload failed version="" image="${missing}" failure=unable to read release image ${missing}: manifest unknown: manifest unknown`,
@@ -256,7 +257,7 @@ describe('reference CVO payload errors', function () {
       expect(cv.status.desired.version).to.equal(CURRENT_VERSION);
       // without --force an image outside the update graph is refused, as a real CVO refuses an unsigned one
       await h.k.patch('ClusterVersion', 'version', { spec: { desiredUpdate: { version: '', image: `${h.cluster.registry}/ocp/release@sha256:${'2'.repeat(64)}`, force: false } } });
-      await waitFor('the unforced refusal', async () => /The update cannot be verified: unable to verify sha256:2{64} against keyrings: verifier-public-key-redhat$/.test(cond(await h.k.get<Obj>('ClusterVersion', 'version'), 'ReleaseAccepted').message ?? ''), 20_000, () => describeCluster(h.k));
+      await waitFor('the unforced refusal', async () => /The update cannot be verified: unable to verify sha256:2{64} against keyrings: verifier-public-key-redhat$/.test(cond(await h.k.get<Obj>('ClusterVersion', 'version'), 'ReleaseAccepted').message ?? ''), 20_000, () => describeCluster(h.k, h.cluster));
     } finally {
       await h.cluster.stop();
     }
@@ -273,13 +274,13 @@ describe('reference render errors', function () {
       const pool = await waitFor('RenderDegraded on worker', async () => {
         const p = await h.k.get<Obj>('MachineConfigPool', 'worker');
         return cond(p, 'RenderDegraded').status === 'True' ? p : undefined;
-      }, 20_000, () => describeCluster(h.k));
+      }, 20_000, () => describeCluster(h.k, h.cluster));
       expect(cond(pool, 'RenderDegraded')).to.deep.include({ reason: '', message: 'Failed to render configuration for pool worker: kernelType=rt is invalid' });
       expect(cond(pool, 'Degraded').status).to.equal('True');
       const co = await waitFor('the operator to report the degraded pool', async () => {
         const o = await h.k.get<Obj>('ClusterOperator', 'machine-config');
         return /error pool worker is not ready, retrying\. Status: \(pool degraded: true total: 2, ready 2, updated: 2, unavailable: 0\)/.test(o?.status?.extension?.lastSyncError ?? '') ? o : undefined;
-      }, 20_000, () => describeCluster(h.k));
+      }, 20_000, () => describeCluster(h.k, h.cluster));
       expect(cond(co, 'Upgradeable')).to.deep.include({ status: 'False', reason: 'DegradedPool' });
       expect(co.status.extension.worker).to.equal('pool is degraded because rendering fails with "": "Failed to render configuration for pool worker: kernelType=rt is invalid"');
     } finally {

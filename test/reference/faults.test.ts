@@ -40,8 +40,8 @@ describe('reference faults', function () {
     await withFault('keep-old-os-on-upgrade', async (h) => {
       const before = await workerConfig(h);
       await requestUpgrade(h.k, h.cluster.releases.next.image);
-      await waitFor('the worker pool on a new rendered config', () => poolSettledOnNew(h.k, 'worker', before), WAIT_MS, () => describeCluster(h.k));
-      for (const node of await nodesOfRole(h.k, 'worker')) expect(bootedImage(node)).to.equal(h.cluster.releases.current.rhelCoreos8);
+      await waitFor('the worker pool on a new rendered config', () => poolSettledOnNew(h.k, 'worker', before), WAIT_MS, () => describeCluster(h.k, h.cluster));
+      for (const node of await nodesOfRole(h.k, 'worker')) expect(bootedImage(h.cluster, node)).to.equal(h.cluster.releases.current.rhelCoreos8);
     });
   });
 
@@ -50,8 +50,8 @@ describe('reference faults', function () {
       const custom = await customImage(h.cluster);
       const before = await workerConfig(h);
       await h.k.create('MachineConfig', overrideMachineConfig('00-aaa-early-override', 'worker', custom));
-      await waitFor('the early override to roll out', () => poolSettledOnNew(h.k, 'worker', before), WAIT_MS, () => describeCluster(h.k));
-      for (const node of await nodesOfRole(h.k, 'worker')) expect(bootedImage(node)).to.equal(custom);
+      await waitFor('the early override to roll out', () => poolSettledOnNew(h.k, 'worker', before), WAIT_MS, () => describeCluster(h.k, h.cluster));
+      for (const node of await nodesOfRole(h.k, 'worker')) expect(bootedImage(h.cluster, node)).to.equal(custom);
     });
   });
 
@@ -60,16 +60,16 @@ describe('reference faults', function () {
       const custom = await customImage(h.cluster);
       const before = await workerConfig(h);
       await h.k.create('MachineConfig', overrideMachineConfig('tc-sticky-worker', 'worker', custom));
-      const overridden = await waitFor('the override to roll out', () => poolSettledOnNew(h.k, 'worker', before), WAIT_MS, () => describeCluster(h.k));
+      const overridden = await waitFor('the override to roll out', () => poolSettledOnNew(h.k, 'worker', before), WAIT_MS, () => describeCluster(h.k, h.cluster));
       await h.k.delete('MachineConfig', 'tc-sticky-worker');
       const after = await waitFor('the render controller to drop the deleted config from the sources', async () => {
         const p = await h.k.get<Obj>('MachineConfigPool', 'worker');
         return p?.spec?.configuration?.source?.every((s: { name: string }) => s.name !== 'tc-sticky-worker') ? p : undefined;
-      }, WAIT_MS, () => describeCluster(h.k));
+      }, WAIT_MS, () => describeCluster(h.k, h.cluster));
       const rendered = await h.k.get<Obj>('MachineConfig', after.spec.configuration.name);
       expect(rendered!.spec.osImageURL).to.equal(custom);
       await new Promise((r) => setTimeout(r, 3000));
-      for (const node of await nodesOfRole(h.k, 'worker')) expect(bootedImage(node)).to.equal(custom);
+      for (const node of await nodesOfRole(h.k, 'worker')) expect(bootedImage(h.cluster, node)).to.equal(custom);
       expect(overridden.status.configuration.name).to.be.a('string');
     });
   });
@@ -79,11 +79,11 @@ describe('reference faults', function () {
       const before = await workerConfig(h);
       const missing = `${h.cluster.registry}/ocp-e2e/does-not-exist@sha256:${'1'.repeat(64)}`;
       await h.k.create('MachineConfig', overrideMachineConfig('tc-unpullable-worker', 'worker', missing));
-      const pool = await waitFor('the worker pool to claim the rollout done', () => poolSettledOnNew(h.k, 'worker', before), WAIT_MS, () => describeCluster(h.k));
+      const pool = await waitFor('the worker pool to claim the rollout done', () => poolSettledOnNew(h.k, 'worker', before), WAIT_MS, () => describeCluster(h.k, h.cluster));
       expect(cond(pool, 'Degraded').status).to.equal('False');
       for (const node of await nodesOfRole(h.k, 'worker')) {
         expect(node.metadata.annotations?.[ANN.state]).to.equal('Done');
-        expect(bootedImage(node)).to.equal(h.cluster.releases.current.rhelCoreos8);
+        expect(bootedImage(h.cluster, node)).to.equal(h.cluster.releases.current.rhelCoreos8);
       }
     });
   });
@@ -93,10 +93,10 @@ describe('reference faults', function () {
       const before = await workerConfig(h);
       const custom = await customImage(h.cluster);
       await h.k.create('MachineConfig', overrideMachineConfig('tc-skipped-rebase-worker', 'worker', custom));
-      await waitFor('the worker pool to roll out the override', () => poolSettledOnNew(h.k, 'worker', before), WAIT_MS, () => describeCluster(h.k));
+      await waitFor('the worker pool to roll out the override', () => poolSettledOnNew(h.k, 'worker', before), WAIT_MS, () => describeCluster(h.k, h.cluster));
       for (const node of await nodesOfRole(h.k, 'worker')) {
         expect(node.metadata.annotations?.[ANN.currentConfig]).to.not.equal(before);
-        expect(bootedImage(node)).to.equal(h.cluster.releases.current.rhelCoreos8);
+        expect(bootedImage(h.cluster, node)).to.equal(h.cluster.releases.current.rhelCoreos8);
       }
     });
   });
@@ -108,7 +108,7 @@ describe('reference faults', function () {
       await waitFor('history Completed at the new version', async () => {
         const head = (await h.k.get<Obj>('ClusterVersion', 'version'))?.status?.history?.[0];
         return head?.state === 'Completed' && head.version === NEXT_VERSION;
-      }, WAIT_MS, () => describeCluster(h.k));
+      }, WAIT_MS, () => describeCluster(h.k, h.cluster));
       const master = await h.k.get<Obj>('MachineConfigPool', 'master');
       expect(master!.status.configuration.name, 'master must not have finished when the CVO completed').to.equal(masterBefore);
       expect(cond(master, 'Updated').status).to.equal('False');

@@ -57,7 +57,7 @@ export const cond = (o: Obj | undefined, type: string): { status?: string; reaso
   (o?.status?.conditions ?? []).find((c: { type: string }) => c.type === type) ?? {};
 
 /** One line per object of what the tests look at: enough to see why a wait did not end. */
-export async function describeCluster(k: KubeClient): Promise<string> {
+export async function describeCluster(k: KubeClient, cluster?: ReferenceCluster): Promise<string> {
   const co = await k.get<Obj>('ClusterOperator', 'machine-config');
   const cv = await k.get<Obj>('ClusterVersion', 'version');
   const pools = await k.list<Obj>('MachineConfigPool');
@@ -68,17 +68,20 @@ export async function describeCluster(k: KubeClient): Promise<string> {
     ...pools.items.map((p) => `mcp/${p.metadata.name}: config=${p.status?.configuration?.name} target=${p.spec?.configuration?.name} Updated=${cond(p, 'Updated').status} Updating=${cond(p, 'Updating').status} Degraded=${cond(p, 'Degraded').status} ${p.status?.updatedMachineCount}/${p.status?.machineCount}`),
     ...nodes.items.map((n) => {
       const a = n.metadata.annotations ?? {};
-      return `node/${n.metadata.name}: state=${a[ANN.state]} current=${a[ANN.currentConfig]} desired=${a[ANN.desiredConfig]} reason="${a[ANN.reason] ?? ''}" booted=${bootedImage(n)}`;
+      return `node/${n.metadata.name}: state=${a[ANN.state]} current=${a[ANN.currentConfig]} desired=${a[ANN.desiredConfig]} reason="${a[ANN.reason] ?? ''}" booted=${cluster ? bootedImage(cluster, n) : '?'}`;
     }),
   ];
   return lines.join('\n');
 }
 
-export function bootedImage(node: Obj): string | undefined {
-  const raw = node.metadata.annotations?.[ANN.rpmOstreeStatus];
-  if (!raw) return undefined;
-  const booted = (JSON.parse(raw) as { deployments: Array<Record<string, unknown>> }).deployments.find((d) => d.booted);
-  return String(booted?.['container-image-reference'] ?? '').replace(/^ostree-unverified-registry:/, '');
+/** The image a node's machine booted, read from the simulated machine (the suite asks through a debug pod). */
+export function bootedImage(cluster: ReferenceCluster, node: Obj): string {
+  return cluster.hostOs(node.metadata.name!).booted.pullspec;
+}
+
+/** The packages installed in what the node booted. */
+export function bootedPackages(cluster: ReferenceCluster, node: Obj): string[] {
+  return cluster.hostOs(node.metadata.name!).booted.content.packages;
 }
 
 export function overrideMachineConfig(name: string, role: string, osImageURL: string): Obj {
