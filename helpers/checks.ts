@@ -17,7 +17,7 @@ import type { ConformanceSession } from './conformance.js';
 import { nodesOfPool } from './facts/pool.js';
 import type { CompletedUpgrade } from './flows.js';
 import { judgeUpgrade } from './monitor/judge.js';
-import { readBootedImage, readInstalledPackage } from './node-os.js';
+import { readNodeOs } from './node-os.js';
 import { attachYaml, step } from './report.js';
 import { attachTimelineChart } from './report/timeline-attachment.js';
 
@@ -86,12 +86,10 @@ export async function checkPoolRunsImage(session: ConformanceSession, expectatio
     const name = node.metadata?.name ?? '?';
     await step(`node ${name} is on ${renderedName} and booted ${expectation.image}${expectation.package ? ` with ${expectation.package}` : ''}`, async () => {
       expectNodeOnConfig(node, renderedName);
-      const booted = await readBootedImage(node, session.kubeconfig);
-      expectNodeBootedFrom(name, booted, expectation.image, expectation.why);
-      if (expectation.package) {
-        const nvr = await readInstalledPackage(node, session.kubeconfig, expectation.package);
-        expectPackageInstalled(name, expectation.package, nvr, booted.image);
-      }
+      // one debug pod on the node answers both questions
+      const os = await readNodeOs(cluster, session.kubeconfig, node, expectation.package ? [expectation.package] : []);
+      expectNodeBootedFrom(name, os.booted, expectation.image, expectation.why);
+      if (expectation.package) expectPackageInstalled(name, expectation.package, os.packages[expectation.package], os.booted.image);
     });
   }
 }

@@ -1,18 +1,27 @@
 /**
- * What a node booted and what is installed in it. On a real cluster that is `rpm-ostree status --json` and `rpm -q`
- * run on the host through `oc debug node/N -- chroot /host ...`; the reference cluster's simulated daemon publishes the
- * same JSON in node annotations. Both feed the same parsers, so the assertions cannot tell the targets apart.
+ * What a node booted and what is installed in it, asked on the node itself, the same way on every target: one debug
+ * pod per node and check running `chroot /host sh -c 'rpm-ostree status --json; echo <mark>; rpm -q PKG...'` —
+ * through `oc debug node/N` when `oc` is installed, otherwise the same privileged pod created through the API
+ * (debug-pod.ts) and its log read. Both feed the same parsers.
  */
 import { hasCli, oc } from './cli.js';
-import { NodeAnnotations, type Node } from './types.js';
+import type { Cluster } from './cluster.js';
+import { runOnNode } from './debug-pod.js';
+import type { Node } from './types.js';
 
 export interface BootedImage {
   /** The image the booted deployment came from, without the ostree transport prefix. */
   image: string;
   /** `sha256:<hex>` of the booted image when known. */
   digest?: string;
-  /** Where the facts came from: the reference annotation or `oc debug`. */
+  /** How the node was asked: `oc debug node/…`, or a debug pod created through the API. */
   source: 'oc debug' | 'debug pod';
+}
+
+export interface NodeOs {
+  booted: BootedImage;
+  /** Per asked package: its NVR, or undefined when it is not installed in the booted image. */
+  packages: Record<string, string | undefined>;
 }
 
 interface RpmOstreeDeployment {
@@ -51,47 +60,50 @@ export function parseRpmOstreeStatus(json: string, source: BootedImage['source']
 /** Whether package `name` is in an `rpm -q`/`rpm -qa` style listing of name-version-release[.arch] lines. */
 export function packageInList(listing: string[], name: string): string | undefined {
   // NVR: the name may itself contain dashes; version and release never do.
-  return listing.map((l) => l.trim()).find((nvr) => {
-    const m = /^(.+)-([^-]+)-([^-]+)$/.exec(nvr);
-    return m !== null && m[1] === name;
-  });
+  return listing
+    .map((l) => l.trim().replace(/\.(x86_64|aarch64|ppc64le|s390x|noarch)$/, ''))
+    .find((nvr) => {
+      const m = /^(.+)-([^-]+)-([^-]+)$/.exec(nvr);
+      return m !== null && m[1] === name;
+    });
 }
 
-async function debugOnNode(kubeconfig: string, nodeName: string, command: string[]): Promise<string> {
-  if (!(await hasCli('oc'))) {
-    throw new Error(
-      `cannot read node ${nodeName}: it carries no ${NodeAnnotations.rpmOstreeStatus} annotation and \`oc\` is not installed for \`oc debug node/${nodeName}\``,
-    );
+/** Separates the two answers in the one debug pod's output. */
+const MARK = '--- ocp-e2e: rpm -q ---';
+const PACKAGE_NAME = /^[A-Za-z0-9._+-]+$/;
+
+/** The shell list the debug pod runs on the host (exported for the tests). */
+export function nodeOsScript(packages: string[]): string {
+  for (const p of packages) if (!PACKAGE_NAME.test(p)) throw new Error(`not a package name: ${JSON.stringify(p)}`);
+  return packages.length ? `rpm-ostree status --json; echo '${MARK}'; rpm -q ${packages.join(' ')}` : 'rpm-ostree status --json';
+}
+
+/** Reads the two answers out of the debug pod's output; says what the node printed when they are not there. */
+export function parseNodeOsOutput(node: string, output: string, packages: string[], source: BootedImage['source']): NodeOs {
+  const [statusPart = '', rpmPart = ''] = output.split(`${MARK}\n`);
+  if (packages.length && !output.includes(MARK)) {
+    throw new Error(`node ${node}: the debug pod's output does not hold the rpm-ostree and rpm answers: ${output.trim().slice(-400) || '(no output)'}`);
   }
-  const r = await oc(['debug', `node/${nodeName}`, '--', 'chroot', '/host', ...command], { kubeconfig, timeoutMs: 300_000, allowFailure: true });
-  if (r.exitCode !== 0 && !r.stdout.trim()) throw new Error(`\`${r.command}\` exited ${r.exitCode}: ${r.stderr.trim().split('\n').pop()}`);
-  return r.stdout;
+  const jsonStart = statusPart.indexOf('{');
+  const booted = parseRpmOstreeStatus(jsonStart >= 0 ? statusPart.slice(jsonStart) : statusPart, source);
+  const listing = rpmPart.split('\n');
+  return { booted, packages: Object.fromEntries(packages.map((p) => [p, packageInList(listing, p)])) };
 }
 
-/** The booted image of a node: the reference annotation when present, else `oc debug ... rpm-ostree status --json`. */
-export async function readBootedImage(node: Node, kubeconfig: string): Promise<BootedImage> {
+/** One debug pod on `node`: its booted image, and which of `packages` it has. */
+export async function readNodeOs(cluster: Cluster, kubeconfig: string, node: Node, packages: string[] = []): Promise<NodeOs> {
   const name = node.metadata?.name ?? '?';
-  const annotation = node.metadata?.annotations?.[NodeAnnotations.rpmOstreeStatus];
-  if (annotation !== undefined) return parseRpmOstreeStatus(annotation, 'annotation');
-  return parseRpmOstreeStatus(await debugOnNode(kubeconfig, name, ['rpm-ostree', 'status', '--json']), 'oc debug');
-}
-
-/** The installed package's NVR, or undefined when it is not installed in the booted image. */
-export async function readInstalledPackage(node: Node, kubeconfig: string, pkg: string): Promise<string | undefined> {
-  const name = node.metadata?.name ?? '?';
-  const annotation = node.metadata?.annotations?.[NodeAnnotations.rpmQa];
-  if (annotation !== undefined) {
-    let list: unknown;
-    try {
-      list = JSON.parse(annotation);
-    } catch {
-      throw new Error(`node ${name}: annotation ${NodeAnnotations.rpmQa} is not a JSON array`);
+  const command = ['chroot', '/host', 'sh', '-c', nodeOsScript(packages)];
+  if (await hasCli('oc')) {
+    // `oc debug` without a terminal prints the log and exits 1 when the command did not exit 0 (rpm -q of a missing package)
+    const r = await oc(['debug', `node/${name}`, '--', ...command], { kubeconfig, timeoutMs: 300_000, allowFailure: true });
+    if (r.exitCode !== 0 && !r.stdout.includes('"deployments"')) {
+      throw new Error(`\`${r.command}\` exited ${r.exitCode}: ${r.stderr.trim().split('\n').pop() ?? ''}`);
     }
-    if (!Array.isArray(list)) throw new Error(`node ${name}: annotation ${NodeAnnotations.rpmQa} is not a JSON array`);
-    return packageInList(list.map(String), pkg);
+    return parseNodeOsOutput(name, r.stdout, packages, 'oc debug');
   }
-  const out = await debugOnNode(kubeconfig, name, ['rpm', '-q', pkg]);
-  return packageInList(out.split('\n').map((l) => l.replace(/\.(x86_64|aarch64|ppc64le|s390x|noarch)$/, '')), pkg);
+  const r = await runOnNode(cluster.kubeConfig, name, command);
+  return parseNodeOsOutput(name, r.output, packages, 'debug pod');
 }
 
 /** The digest part of a `name@sha256:…` pullspec. */

@@ -96,10 +96,6 @@ export const NodeAnnotations = {
   desiredConfig: 'machineconfiguration.openshift.io/desiredConfig',
   state: 'machineconfiguration.openshift.io/state',
   reason: 'machineconfiguration.openshift.io/reason',
-  /** Reference cluster stand-in for `rpm-ostree status --json` run on the node. */
-  rpmOstreeStatus: 'reference.ocp-e2e.io/rpm-ostree-status',
-  /** Reference cluster stand-in for `rpm -qa` of the booted image: JSON array of name-version-release. */
-  rpmQa: 'reference.ocp-e2e.io/rpm-qa',
 } as const;
 
 export const RenderedAnnotations = {

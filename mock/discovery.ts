@@ -37,6 +37,7 @@ function resourceEntries(rt: ResourceType): Array<Record<string, unknown>> {
   if (rt.categories.length) main.categories = rt.categories;
   const out = [main];
   if (rt.statusSubresource) out.push({ name: `${rt.plural}/status`, singularName: '', namespaced: rt.namespaced, kind: rt.kind, verbs: ['get', 'patch', 'update'] });
+  if (rt.builtin && rt.group === '' && rt.plural === 'pods') out.push({ name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] });
   return out;
 }
 

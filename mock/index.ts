@@ -48,6 +48,11 @@ export interface ApiServerOptions {
   extraPrinterColumns?: ExtraPrinterColumns;
   /** How many past events a watch can resume from before it gets 410 Expired (default 20000). */
   watchHistory?: number;
+  /**
+   * Loopback host where `pods/log` finds the kubelets (at each node's `status.daemonEndpoints.kubeletEndpoint.Port`),
+   * for simulated nodes whose InternalIP is not this machine. Without it only loopback node addresses are proxied to.
+   */
+  kubeletHost?: string;
 }
 
 export interface RunningApiServer {
@@ -87,6 +92,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     bodyLimit: opts.maxBodyBytes,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5000,
     serverAddress: () => address,
+    kubeletHost: opts.kubeletHost,
   });
 
   const certs = await certsPromise;

@@ -242,6 +242,8 @@ async function startApi(clock: ClusterClock, faults: FaultConfig | undefined, ku
     extraPrinterColumns: OPENSHIFT_EXTRA_PRINTER_COLUMNS,
     now: () => clock.now(),
     faults,
+    // one process plays every node's kubelet, on this machine
+    kubeletHost: '127.0.0.1',
   });
   cleanups.push(() => api.close());
   await api.writeKubeconfig(kubeconfigPath);

@@ -20,6 +20,8 @@ export interface HttpContext {
   /** Open watch responses, ended when the server closes. */
   watches: Set<ServerResponse>;
   serverAddress: () => string;
+  /** Where `pods/log` reaches every node's kubelet (a loopback host), instead of the node's InternalIP. */
+  kubeletHost?: string;
 }
 
 /** One request, its URL split once. */

@@ -182,8 +182,12 @@ export class Operator implements Controller {
       conditions: co.status?.conditions ?? [],
     };
     await this.syncProgressing(sync);
+    this.ctx.log('operator', `Syncing clusteroperator/${CO_NAME} for ${operatorVersion}: ${SYNC_TASKS.join(', ')}`);
     const error = await this.runTasks(sync, pod);
     if (pod.aborted) throw new AbortedError();
+    // what the real operator's queue logs for a failed key; the pod's log is where a person looks for why
+    if (error) this.ctx.log('operator', `Error syncing operator ${MCO_NAMESPACE}/${CO_NAME} (task ${error.task}): ${error.message}`);
+    else this.ctx.log('operator', `Synced clusteroperator/${CO_NAME} for ${operatorVersion}`);
     await this.syncOutcome(sync, error);
   }
 

@@ -13,7 +13,6 @@ import { Cleanup, leakedObjects } from '../../helpers/cleanup.js';
 import { createOsImageOverride } from '../../helpers/machineconfigs.js';
 import { judgeUpgrade } from '../../helpers/monitor/judge.js';
 import { UpgradeRecorder } from '../../helpers/monitor/record.js';
-import { readBootedImage, readInstalledPackage } from '../../helpers/node-os.js';
 import { gatherArtifacts } from '../../helpers/artifacts.js';
 import { maskSecrets, registerSecret } from '../../helpers/secrets.js';
 import { buildCredentials, registryAccess } from '../../helpers/credentials.js';
@@ -181,22 +180,6 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
     const err = await waitForUpgrade({ watcher, caps: { timeFactor: 6000 }, progress: quiet, minBudgetMs: 300, compressedClockSlackMs: 0 }, { image: RELEASE_TO }).then(() => undefined, (e: Error) => e);
     expect((err as Error).message).to.include('wait has exceeded 40 minutes for these operators: machine-config');
     expect((err as Error).message).to.include('history[0]=Partial ' + TO);
-  });
-
-  it('reads the booted image and packages from the reference annotations', async () => {
-    const digest = `sha256:${'cd'.repeat(32)}`;
-    await mock.patch(KINDS.Node, 'worker-0', {
-      metadata: {
-        annotations: {
-          'reference.ocp-e2e.io/rpm-ostree-status': JSON.stringify({ deployments: [{ booted: true, 'container-image-reference': `ostree-unverified-registry:${IMAGE}`, 'container-image-reference-digest': digest }] }),
-          'reference.ocp-e2e.io/rpm-qa': JSON.stringify(['bash-5.1.8-6.el9', 'zsh-5.8-9.el9']),
-        },
-      },
-    });
-    const node = await mock.cluster.getNode('worker-0');
-    expect(await readBootedImage(node, mock.kubeconfigPath)).to.deep.equal({ image: IMAGE, digest, source: 'annotation' });
-    expect(await readInstalledPackage(node, mock.kubeconfigPath, 'zsh')).to.equal('zsh-5.8-9.el9');
-    expect(await readInstalledPackage(node, mock.kubeconfigPath, 'fish')).to.equal(undefined);
   });
 
   it('gathers artefacts as YAML with secrets masked', async () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { packageInList, parseRpmOstreeStatus, stripTransport, digestOf } from '../../helpers/node-os.js';
+import { digestOf, nodeOsScript, packageInList, parseNodeOsOutput, parseRpmOstreeStatus, stripTransport } from '../../helpers/node-os.js';
 import { maskDeep, maskSecrets, registerSecret, loadPullSecret } from '../../helpers/secrets.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,7 @@ import type { ClusterVersion } from '../../helpers/types.js';
 
 const DIGEST = `sha256:${'ab'.repeat(32)}`;
 
-describe('helpers: rpm-ostree and rpm parsers (one parser for the annotation and oc debug)', () => {
+describe('helpers: rpm-ostree and rpm parsers (one parser for oc debug and the API debug pod)', () => {
   const status = (deployments: object[]) => JSON.stringify({ deployments, transaction: null });
 
   it('returns the booted deployment, stripping the ostree transport', () => {
@@ -25,9 +25,9 @@ describe('helpers: rpm-ostree and rpm parsers (one parser for the annotation and
         { booted: false, 'container-image-reference': 'ostree-unverified-registry:quay.io/old/os@sha256:' + '11'.repeat(32) },
         { booted: true, 'container-image-reference': `ostree-unverified-registry:quay.io/me/os@${DIGEST}`, 'container-image-reference-digest': DIGEST },
       ]),
-      'annotation',
+      'oc debug',
     );
-    expect(booted).to.deep.equal({ image: `quay.io/me/os@${DIGEST}`, digest: DIGEST, source: 'annotation' });
+    expect(booted).to.deep.equal({ image: `quay.io/me/os@${DIGEST}`, digest: DIGEST, source: 'oc debug' });
   });
 
   it('takes the digest from the reference when the digest field is absent, and reads pivot:// origins', () => {
@@ -37,9 +37,22 @@ describe('helpers: rpm-ostree and rpm parsers (one parser for the annotation and
   });
 
   it('fails with the reason when nothing is booted or the JSON is broken', () => {
-    expect(() => parseRpmOstreeStatus(status([{ booted: false }]), 'annotation')).to.throw(/no booted deployment \(1 deployments\)/);
-    expect(() => parseRpmOstreeStatus('{not json', 'annotation')).to.throw(/not JSON/);
-    expect(() => parseRpmOstreeStatus(status([{ booted: true }]), 'annotation')).to.throw(/no container-image-reference/);
+    expect(() => parseRpmOstreeStatus(status([{ booted: false }]), 'oc debug')).to.throw(/no booted deployment \(1 deployments\)/);
+    expect(() => parseRpmOstreeStatus('{not json', 'oc debug')).to.throw(/not JSON/);
+    expect(() => parseRpmOstreeStatus(status([{ booted: true }]), 'oc debug')).to.throw(/no container-image-reference/);
+  });
+
+  it('reads both answers of the one debug pod per node, and says what the node printed when they are missing', () => {
+    const json = status([{ booted: true, 'container-image-reference': `ostree-unverified-registry:quay.io/me/os@${DIGEST}` }]);
+    const script = nodeOsScript(['zsh', 'fish']);
+    const mark = /echo '([^']+)'/.exec(script)![1];
+    const out = `${json}\n${mark}\nzsh-5.8-9.el9.x86_64\npackage fish is not installed\n`;
+    expect(parseNodeOsOutput('n1', out, ['zsh', 'fish'], 'debug pod')).to.deep.equal({
+      booted: { image: `quay.io/me/os@${DIGEST}`, digest: DIGEST, source: 'debug pod' },
+      packages: { zsh: 'zsh-5.8-9.el9', fish: undefined },
+    });
+    expect(() => parseNodeOsOutput('n1', 'sh: rpm-ostree: not found\n', ['zsh'], 'debug pod')).to.throw(/node n1: .*rpm-ostree: not found/);
+    expect(() => nodeOsScript(['zsh; reboot'])).to.throw(/not a package name/);
   });
 
   it('strips every transport form', () => {

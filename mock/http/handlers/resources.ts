@@ -10,6 +10,7 @@ import { table, wantsTable } from '../../table.js';
 import type { Call, HttpContext } from '../context.js';
 import { deleteOptions, includeObject, intParam, isWatch, selectors, writeOptions } from '../params.js';
 import { objectJson, send, viewOf, warningHeaders } from '../respond.js';
+import { servePodLog } from './pod-log.js';
 import { serveWatch } from './watch.js';
 
 /** Where in the resource tree a call points. */
@@ -33,6 +34,7 @@ const OBJECT_VERBS: Verbs = { GET: getOrList, POST: create, PUT: update, PATCH: 
 
 const SUBRESOURCES: Record<string, Subresource> = {
   status: { servedFor: (rt) => !!rt.statusSubresource, verbs: { GET: getOrList, PUT: update, PATCH: patch } },
+  log: { servedFor: (rt) => rt.builtin && rt.group === '' && rt.plural === 'pods', verbs: { GET: servePodLog } },
 };
 
 export function isResourcePath({ segs }: Call): boolean {
