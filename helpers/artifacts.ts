@@ -1,12 +1,14 @@
 /**
  * Must-gather for one failed test: the objects an MCO upgrade failure is diagnosed from, written as YAML under
- * reports/artifacts/<test>/ and attached to the Allure result. On a real cluster the operator and daemon logs come
- * through `oc`. Gathering never throws: a half-gathered set is better than losing the test's own failure.
+ * reports/artifacts/<test>/ and attached to the Allure result, with the logs of the operator, the controller and
+ * every daemon read through the API's pods/log on every target (pod-logs.ts). Gathering never throws: a half-gathered
+ * set is better than losing the test's own failure.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { anyCli, hasCli, oc, runCli } from './cli.js';
+import { anyCli, runCli } from './cli.js';
 import type { Cluster } from './cluster.js';
+import { MCO_LOGS, readComponentLogs } from './pod-logs.js';
 import { attachText, attachYaml, toYaml } from './report.js';
 import { maskSecrets } from './secrets.js';
 
@@ -26,7 +28,7 @@ export interface GatherOptions {
   testTitle: string;
   /** Extra named documents (the upgrade timeline, the judged invariants). */
   extra?: Record<string, unknown>;
-  /** Gather MCO/MCD logs with `oc` (real clusters; the reference has no pods). */
+  /** Gather the MCO's, MCC's and daemons' logs (default true). */
   logs?: boolean;
   /** The artefacts folder; one sub-folder per test. */
   root: string;
@@ -79,21 +81,10 @@ export async function gatherArtifacts(options: GatherOptions): Promise<GatherRes
     await attachText(`${cli} get`, text);
   }
 
-  if (options.logs && (await hasCli('oc'))) {
-    const logs: [string, string[]][] = [
-      ['machine-config-operator.log', ['logs', '-n', 'openshift-machine-config-operator', 'deployment/machine-config-operator', '--tail=2000']],
-      [
-        'machine-config-daemon.log',
-        ['logs', '-n', 'openshift-machine-config-operator', '-l', 'k8s-app=machine-config-daemon', '-c', 'machine-config-daemon', '--tail=500', '--prefix'],
-      ],
-    ];
-    for (const [file, args] of logs) {
-      const r = await oc(args, { kubeconfig: options.kubeconfig, allowFailure: true, timeoutMs: 60_000 }).catch((e: Error) => ({
-        stdout: '',
-        stderr: e.message,
-        exitCode: 1,
-      }));
-      const text = r.exitCode === 0 ? r.stdout : `# oc ${args.join(' ')} failed (${r.exitCode})\n${r.stderr}`;
+  if (options.logs !== false) {
+    for (const component of MCO_LOGS) {
+      const file = `${component.name}.log`;
+      const text = await readComponentLogs(cluster.kubeConfig, component).catch((e: Error) => `# could not read the logs of ${component.name}: ${e.message}\n`);
       await writeFile(join(dir, file), maskSecrets(text));
       result.files.push(join(dir, file));
       await attachText(file, text);

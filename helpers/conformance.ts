@@ -237,7 +237,7 @@ export class ConformanceSession {
     const extra: Record<string, unknown> = {};
     for (const hook of this.failureHooks) Object.assign(extra, await hook());
     const root = join(this.target.reportsDir, 'artifacts');
-    const result = await gatherArtifacts({ cluster: this.cluster, kubeconfig: this.kubeconfig, testTitle: title, extra, logs: !this.caps.isReference, root });
+    const result = await gatherArtifacts({ cluster: this.cluster, kubeconfig: this.kubeconfig, testTitle: title, extra, root });
     console.error(`    artefacts of the failure: ${result.dir}${result.errors.length ? ` (${result.errors.length} could not be gathered, see gather-errors.txt)` : ''}`);
   }
 

@@ -140,7 +140,9 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
     const { registry, releases } = shared;
     const api = await startApi(clock, options.apiFaults, kubeconfigPath, cleanups, say);
 
-    const images = registryImageReader(new RegistryClient());
+    // one registry client for every reader of images: the daemons' pulls and the files debug pods read on a host
+    const registryClient = new RegistryClient();
+    const images = registryImageReader(registryClient);
     const current = releaseImages(releases.current);
     const next = releaseImages(releases.next);
     const installedImage = profile.newFormatImageByDefault ? current.rhelCoreos8 : current.machineOsContent;
@@ -164,7 +166,7 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
     const informers = new InformerFactory(client, { log: (l) => log('informer', l) });
     const ctx: ControllerContext = { client, informers, clock, profile, deviations: faults.deviations, seed, images, log, signal: abort.signal };
     const graph = [current, { ...next, previous: releases.next.previous?.length ? releases.next.previous : [current.version] }];
-    const kubelets = new Kubelets(ctx, { hosts, files: new RegistryClient(), components: componentLogs });
+    const kubelets = new Kubelets(ctx, { hosts, files: registryClient, components: componentLogs });
     const kubeletServer = await startKubeletServer(kubelets, () => clock.nowMs());
     cleanups.push(() => kubeletServer.close());
     await publishKubeletEndpoint(client, kubeletServer.port);

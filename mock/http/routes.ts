@@ -4,12 +4,13 @@
  */
 import type { Route } from './context.js';
 import { isDiscoveryPath, serveDiscovery } from './handlers/discovery.js';
-import { isHealthPath, isOpenApiV3Path, isVersionPath, serveHealth, serveOpenApiV3, serveVersion } from './handlers/meta.js';
+import { isHealthPath, isOpenApiV2Path, isOpenApiV3Path, isVersionPath, serveHealth, serveOpenApiV2, serveOpenApiV3, serveVersion } from './handlers/meta.js';
 import { isResourcePath, serveResource } from './handlers/resources.js';
 
 export const ROUTES: readonly Route[] = [
   { name: 'health', public: true, matches: isHealthPath, handle: serveHealth },
   { name: 'version', matches: isVersionPath, handle: serveVersion },
+  { name: 'openapi/v2', matches: isOpenApiV2Path, handle: serveOpenApiV2 },
   { name: 'openapi/v3', matches: isOpenApiV3Path, handle: serveOpenApiV3 },
   { name: 'discovery', matches: isDiscoveryPath, handle: serveDiscovery },
   { name: 'resources', matches: isResourcePath, handle: serveResource },

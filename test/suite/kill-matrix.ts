@@ -29,7 +29,7 @@ export const KILL_MATRIX: KillRow[] = [
     spec: '01 upgrade with custom osImage in master and worker pools (54183)',
     grep: '54183',
     fault: 'mcd-skips-os-update',
-    expect: [/\[phase check\]/, /node \S+ booted \S+ \(digest sha256:\w+\) according to annotation, expected \S+layered-os@sha256:\w+/],
+    expect: [/\[phase check\]/, /node \S+ booted \S+ \(digest sha256:\w+\) according to (?:oc debug|debug pod), expected \S+layered-os@sha256:\w+/],
   },
   {
     spec: '02 custom osImage in the worker pool only (E2E-002)',
