@@ -51,7 +51,7 @@ describe('mock API server: robustness', function () {
     const paths = [
       '/api/v1/namespaces/%ZZ/configmaps', '/apis/machineconfiguration.openshift.io/v1/machineconfigs/a/b/c/d',
       `${MC}?limit=-1`, `${MC}?limit=abc`, `${MC}?labelSelector=%3D%3D%3D`, `${MC}?fieldSelector=nonsense`, `${MC}?continue=%00%01`,
-      `${MC}?watch=1&resourceVersion=abc`, `${MC}?watch=1&timeoutSeconds=-5`, '/api/v1/configmaps/x', `${MC}/target/scale`, '/openapi/v2',
+      `${MC}?watch=1&resourceVersion=abc`, `${MC}?watch=1&timeoutSeconds=-5`, '/api/v1/configmaps/x', `${MC}/target/scale`, '/openapi/v1',
     ];
     for (const path of paths) {
       const r = await request(s, 'GET', path);
