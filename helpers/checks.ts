@@ -18,7 +18,7 @@ import { nodesOfPool } from './facts/pool.js';
 import type { CompletedUpgrade } from './flows.js';
 import { judgeUpgrade } from './monitor/judge.js';
 import { readNodeOs } from './node-os.js';
-import { attachYaml, step } from './report.js';
+import { attachText, attachYaml, step } from './report.js';
 import { attachTimelineChart } from './report/timeline-attachment.js';
 
 /** machine-config settled at the version, ClusterVersion done with the upgrade to it, every pool rolled out. */
@@ -88,6 +88,7 @@ export async function checkPoolRunsImage(session: ConformanceSession, expectatio
       expectNodeOnConfig(node, renderedName);
       // one debug pod on the node answers both questions
       const os = await readNodeOs(cluster, session.kubeconfig, node, expectation.package ? [expectation.package] : []);
+      await attachText(`node ${name} asked: ${os.asked.how}`, os.asked.output);
       expectNodeBootedFrom(name, os.booted, expectation.image, expectation.why);
       if (expectation.package) expectPackageInstalled(name, expectation.package, os.packages[expectation.package], os.booted.image);
     });

@@ -5,7 +5,7 @@
  * cluster and on the reference alike it goes only through the API.
  */
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
-import { classifyApiError } from './api-errors.js';
+import { classifyApiError } from '../lib/kube/errors.js';
 
 const describeApiError = (error: unknown): string => classifyApiError(error).message;
 
@@ -13,6 +13,8 @@ export interface DebugResult {
   /** The container's log: what the command printed, stdout and stderr interleaved. */
   output: string;
   exitCode: number;
+  /** `<namespace>/<pod>` of the debug pod (both are gone when runOnNode returns). */
+  pod: string;
 }
 
 /** What `oc debug` falls back to when the cluster has no `openshift/tools` image stream. */
@@ -44,7 +46,7 @@ export async function runOnNode(kubeConfig: KubeConfig, node: string, command: s
       throw new Error(`cannot read the log of debug pod ${namespace}/${name}: ${describeApiError(e)}`);
     });
     const exitCode = pod.status?.containerStatuses?.find((c) => c.name === CONTAINER)?.state?.terminated?.exitCode ?? 0;
-    return { output: String(output ?? ''), exitCode };
+    return { output: String(output ?? ''), exitCode, pod: `${namespace}/${name}` };
   } finally {
     // like `oc debug`: the namespace goes, and with it the pod; a failure here must not hide the command's result
     await core.deleteNamespace({ name: namespace }).catch(() => undefined);

@@ -22,6 +22,8 @@ export interface NodeOs {
   booted: BootedImage;
   /** Per asked package: its NVR, or undefined when it is not installed in the booted image. */
   packages: Record<string, string | undefined>;
+  /** How the node was asked (the `oc debug` command line, or the debug pod), and what it printed: for the report. */
+  asked: { how: string; output: string };
 }
 
 interface RpmOstreeDeployment {
@@ -79,7 +81,7 @@ export function nodeOsScript(packages: string[]): string {
 }
 
 /** Reads the two answers out of the debug pod's output; says what the node printed when they are not there. */
-export function parseNodeOsOutput(node: string, output: string, packages: string[], source: BootedImage['source']): NodeOs {
+export function parseNodeOsOutput(node: string, output: string, packages: string[], source: BootedImage['source']): Omit<NodeOs, 'asked'> {
   const [statusPart = '', rpmPart = ''] = output.split(`${MARK}\n`);
   if (packages.length && !output.includes(MARK)) {
     throw new Error(`node ${node}: the debug pod's output does not hold the rpm-ostree and rpm answers: ${output.trim().slice(-400) || '(no output)'}`);
@@ -100,10 +102,10 @@ export async function readNodeOs(cluster: Cluster, kubeconfig: string, node: Nod
     if (r.exitCode !== 0 && !r.stdout.includes('"deployments"')) {
       throw new Error(`\`${r.command}\` exited ${r.exitCode}: ${r.stderr.trim().split('\n').pop() ?? ''}`);
     }
-    return parseNodeOsOutput(name, r.stdout, packages, 'oc debug');
+    return { ...parseNodeOsOutput(name, r.stdout, packages, 'oc debug'), asked: { how: r.command, output: r.stdout } };
   }
   const r = await runOnNode(cluster.kubeConfig, name, command);
-  return parseNodeOsOutput(name, r.output, packages, 'debug pod');
+  return { ...parseNodeOsOutput(name, r.output, packages, 'debug pod'), asked: { how: `debug pod ${r.pod} on node ${name}: ${command.join(' ')}`, output: r.output } };
 }
 
 /** The digest part of a `name@sha256:…` pullspec. */

@@ -4,7 +4,7 @@
  * The same on every target, with or without `oc` installed.
  */
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { classifyApiError } from './api-errors.js';
+import { classifyApiError } from '../lib/kube/errors.js';
 
 export interface ComponentLogSpec {
   /** File name stem of the gathered log. */

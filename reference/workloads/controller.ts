@@ -121,7 +121,11 @@ export class WorkloadController implements Controller {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.running = this.syncAll()
-        .catch((error) => this.ctx.log('workloads', `sync failed: ${(error as Error).message}`))
+        .catch((error) => {
+          this.ctx.log('workloads', `sync failed: ${(error as Error).message}`);
+          // an API failure the client could not ride out: look again soon, as a controller's requeue does
+          if (!this.ctx.signal.aborted) setTimeout(() => this.kick(), 250).unref();
+        })
         .finally(() => {
           this.running = undefined;
           if (this.dirty) {
