@@ -17,7 +17,7 @@ export interface OsImageContent {
   digest: string;
   /** Parsed /etc/os-release (KEY → unquoted value). */
   osRelease: Record<string, string>;
-  /** `name-version-release`, in database order: the shape of the rpm-qa node annotation. */
+  /** `name-version-release`, in database order. */
   packages: string[];
   /** The same packages with their architecture. */
   rpms: InstalledRpm[];
