@@ -290,8 +290,11 @@ export class WorkloadController implements Controller {
     const stale = pods.filter((p) => p.metadata.labels?.[DS_HASH_LABEL] !== hash);
     for (const pod of stale.slice(0, Math.max(0, budget))) await this.deletePod(pod);
     const live = this.podsOf(ds);
-    const onNodes = nodes.filter((n) => live.some((p) => p.spec?.nodeName === n.metadata.name));
-    const ready = nodes.filter((n) => live.some((p) => p.spec?.nodeName === n.metadata.name && podReady(p))).length;
+    // by node once: a thousand nodes make a pods × nodes scan too slow to run on every pod event
+    const liveOn = new Map<string, Pod[]>();
+    for (const p of live) liveOn.set(p.spec?.nodeName ?? '', [...(liveOn.get(p.spec?.nodeName ?? '') ?? []), p]);
+    const onNodes = nodes.filter((n) => liveOn.has(n.metadata.name!));
+    const ready = nodes.filter((n) => (liveOn.get(n.metadata.name!) ?? []).some(podReady)).length;
     await this.writeStatus('DaemonSet', ds, {
       observedGeneration: ds.metadata.generation,
       desiredNumberScheduled: nodes.length,
