@@ -3,7 +3,8 @@
  * installed, until SIGINT or SIGTERM. Prints the URL and the kubeconfig path once it serves.
  */
 import { resolve } from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { addHelpExtras } from '../help.js';
 import { startApiServer, type FaultConfig } from '../../mock/index.js';
 import { loadCrdsFrom, OPENSHIFT_EXTRA_PRINTER_COLUMNS, openShiftCrds } from '../../reference/crds/index.js';
 
@@ -28,10 +29,10 @@ function nonNegative(value: string): number {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('apiserver')
     .description('Run the mock Kubernetes API server (with the OpenShift CRDs) until interrupted')
-    .option('--listen <host:port>', 'address to listen on; port 0 picks a free port', parseListen, { host: '127.0.0.1', port: 0 })
+    .addOption(new Option('--listen <host:port>', 'address to listen on; port 0 picks a free port').argParser(parseListen).default({ host: '127.0.0.1', port: 0 }, '127.0.0.1:0'))
     .option('--kubeconfig-out <file>', 'write a kubeconfig for the server here', 'kubeconfig')
     .option('--insecure-http', 'serve plain HTTP instead of HTTPS with a generated CA')
     .option('--token <token>', 'bearer token clients must send (default: random)')
@@ -68,4 +69,13 @@ export function register(program: Command): void {
         process.once('SIGTERM', () => stop('SIGTERM'));
       });
     });
+  addHelpExtras(command, {
+    examples: [
+      'ocp-e2e apiserver --kubeconfig-out /tmp/mock.kubeconfig                 # HTTPS on a free loopback port',
+      'ocp-e2e apiserver --listen 127.0.0.1:6443 --data-dir /tmp/mock-data --kubeconfig-out /tmp/mock.kubeconfig',
+      'ocp-e2e apiserver --fault-429-rate 0.1 --fault-watch-cut-seconds 30 --kubeconfig-out /tmp/mock.kubeconfig',
+      'KUBECONFIG=/tmp/mock.kubeconfig kubectl get co,mcp                       # in another shell',
+    ],
+    exitCodes: ['0  stopped by SIGINT/SIGTERM', '2  usage problem (bad option value, port taken), said in one message'],
+  });
 }

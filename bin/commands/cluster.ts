@@ -7,6 +7,7 @@ import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { collect, nonNegativeInteger, positiveNumber } from '../args.js';
+import { addHelpExtras } from '../help.js';
 import type { ReferenceCluster } from '../../reference/index.js';
 
 interface UpOptions {
@@ -89,15 +90,26 @@ async function up(options: UpOptions): Promise<void> {
 
 export function register(program: Command): void {
   const cluster = program.command('cluster').description('The embedded reference OpenShift cluster');
-  cluster
+  const upCommand = cluster
     .command('up')
     .description('Start the reference cluster in the foreground until Ctrl-C, and print how to use it')
     .addOption(new Option('--profile <profile>', 'behaviour profile').choices(['4.12-ga', '4.12-nightly-2022-09-08']).default('4.12-ga'))
     .requiredOption('--kubeconfig-out <file>', 'where to write the kubeconfig')
     .option('--time-factor <n>', 'cluster seconds per wall second', positiveNumber, 600)
     .option('--seed <n>', 'seed of every duration the reference draws', nonNegativeInteger, 1)
-    .option('--fault <name>', 'break one behaviour on purpose (repeatable); see reference/README.md', collect, [])
+    .addOption(new Option('--fault <name>', 'break a behaviour on purpose (names below; repeatable or comma-separated)').argParser(collect).default([], 'none'))
     .option('--workers <n>', 'worker nodes', nonNegativeInteger, 2)
     .option('-v, --verbose', 'print the controllers\' log lines')
     .action(async (options: UpOptions) => up(options));
+  addHelpExtras(upCommand, {
+    examples: [
+      'ocp-e2e cluster up --kubeconfig-out /tmp/ref.kubeconfig',
+      'ocp-e2e cluster up --profile 4.12-nightly-2022-09-08 --kubeconfig-out /tmp/ref.kubeconfig   # the buggy nightly',
+      'ocp-e2e cluster up --kubeconfig-out /tmp/ref.kubeconfig --fault sticky-override --time-factor 60',
+      'KUBECONFIG=/tmp/ref.kubeconfig kubectl get clusterversion,mcp,nodes                          # in another shell',
+    ],
+    environment: ['DOCKER_HOST', 'XDG_RUNTIME_DIR', 'OCP_E2E_REFERENCE_WORKDIR'],
+    faults: true,
+    exitCodes: ['0  stopped by Ctrl-C/SIGTERM after a clean shutdown', '2  usage or environment problem (bad option, unknown fault, no container engine), said in one message'],
+  });
 }

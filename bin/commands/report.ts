@@ -13,6 +13,7 @@ import { execa } from 'execa';
 import { allureConfig } from '../../helpers/report/allure-config.js';
 import { stageResults } from '../../helpers/report/enrich.js';
 import { makeOffline } from '../../helpers/report/offline.js';
+import { addHelpExtras } from '../help.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ALLURE_CLI = join(ROOT, 'node_modules', 'allure', 'cli.js');
@@ -81,7 +82,7 @@ export async function generateReport(options: ReportOptions): Promise<number> {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('report')
     .description('make the HTML report of a run: one file that opens from disk, offline, and calls no other host')
     .option('--reports-dir <dir>', 'the run\'s reports folder, as given to `run --reports-dir`: reads <dir>/allure-results, writes <dir>/html/index.html, keeps history in <dir>/history', 'reports')
@@ -91,4 +92,12 @@ export function register(program: Command): void {
     .action(async (options: ReportOptions) => {
       process.exit(await generateReport(options));
     });
+  addHelpExtras(command, {
+    examples: [
+      'ocp-e2e report                                   # reports/allure-results -> reports/html/index.html',
+      'ocp-e2e report --reports-dir /tmp/nightly         # the run of `ocp-e2e run --reports-dir /tmp/nightly`',
+      'chromium reports/html/index.html                  # or double-click it: it needs no network and no server',
+    ],
+    exitCodes: ['0  the report was written', '2  no results in the folder, allure missing or failed, or the page would call another host'],
+  });
 }

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { defineRunOptions, type RunOptions } from '../run/options.js';
 import { runSuite } from '../run/index.js';
+import { addHelpExtras } from '../help.js';
 
 const CI_HELP = `
 In CI:
@@ -11,17 +12,28 @@ In CI:
   ocp-e2e run --rerun-failed reports --reports-dir rerun               only the tests that failed in reports/
   ocp-e2e run --known-issues known-issues.yaml          matching failures reported as known issues with their bug
 
-Exit codes: 0 all passed (skips and known issues included), 1 failures, 2 usage or environment problem.
 More in README.md ("In CI") and specs/README.md.`;
 
 export function register(program: Command): void {
-  defineRunOptions(
+  const run = defineRunOptions(
     program
       .command('run')
       .description('run the conformance suite against the embedded reference cluster (default) or a real cluster'),
-  )
-    .addHelpText('after', CI_HELP)
-    .action(async (options: RunOptions) => {
-      process.exit(await runSuite(options));
-    });
+  );
+  addHelpExtras(run, {
+    examples: [
+      'ocp-e2e run                                              # all specs on the reference cluster, fixed 4.12 code',
+      'ocp-e2e run --profile 4.12-nightly-2022-09-08 --grep 54183  # the bug report reproduced: spec 1 fails (exit 1)',
+      'ocp-e2e run --grep E2E-004 --fault render-merge-unsorted     # one kill-matrix row: the spec must fail',
+      'ocp-e2e run --target cluster --kubeconfig ~/.kube/config     # a real cluster: disruptive specs are skipped',
+      'ocp-e2e run --target cluster --allow-disruptive --image-repo quay.io/me/layered --pull-secret ~/ps.json',
+      'ocp-e2e report --reports-dir reports                          # then the HTML report of the run',
+    ],
+    environment: ['KUBECONFIG', 'DOCKER_HOST', 'XDG_RUNTIME_DIR', 'REGISTRY_AUTH_FILE', 'DOCKER_CONFIG'],
+    faults: true,
+  });
+  run.addHelpText('after', CI_HELP);
+  run.action(async (options: RunOptions) => {
+    process.exit(await runSuite(options));
+  });
 }

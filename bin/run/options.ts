@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { loadPullSecret } from '../../helpers/secrets.js';
+import { resolveFaults } from '../../reference/faults.js';
 import { collect, positiveInteger, positiveNumber } from '../args.js';
 import { parseShard, type Shard } from './schedule/shard.js';
 import { UsageError } from './usage-error.js';
@@ -33,23 +34,25 @@ export interface RunOptions {
 }
 
 export function defineRunOptions(command: Command): Command {
+  // The reference-only defaults are written in the text, not set: a value set by default would count as given, and
+  // --profile, --fault and --time-factor are refused with --target cluster (commander shows no default it does not set).
   return command
-    .addOption(new Option('--target <target>', 'where to run').choices(['reference', 'cluster']).default('reference'))
-    .option('--profile <profile>', 'reference only: 4.12-ga (fixed code) or 4.12-nightly-2022-09-08 (the report\'s buggy code)')
-    .option('--fault <name...>', 'reference only: break behaviours on purpose (names as in specs/README.md; repeatable)', collect)
-    .option('--grep <regexp>', 'run only the specs whose title matches, e.g. 54183')
-    .option('--to-image <pullspec>', 'release image to upgrade to (default: the cluster\'s first available update)')
-    .option('--image-repo <repository>', 'where layered OS images are pushed (required on real clusters)')
-    .option('--pull-secret <file>', 'registry credentials for pulling base images and pushing layered images')
-    .option('--kubeconfig <file>', 'cluster only: kubeconfig of the cluster (default $KUBECONFIG, then ~/.kube/config)')
-    .option('--allow-disruptive', 'run specs that upgrade the cluster or change its pools (real clusters; implied on the reference)')
-    .option('--keep-on-failure', 'leave what a failed spec created in place for inspection')
-    .option('--time-factor <n>', 'reference only: cluster seconds per wall second (default: the reference\'s)', positiveNumber)
-    .option('--reports-dir <dir>', 'where Allure results, JUnit XML and failure artefacts go (emptied first)', 'reports')
+    .addOption(new Option('--target <target>', 'where to run: the embedded reference cluster, or the cluster of a kubeconfig').choices(['reference', 'cluster']).default('reference'))
+    .addOption(new Option('--profile <profile>', 'reference only: 4.12-ga (fixed MCO) or 4.12-nightly-2022-09-08 (the bug report\'s buggy MCO) (default: 4.12-ga)').choices(['4.12-ga', '4.12-nightly-2022-09-08']))
+    .addOption(new Option('--fault <name...>', 'reference only: break a behaviour on purpose (names below; repeatable or comma-separated) (default: none)').argParser(collect))
+    .option('--grep <regexp>', 'run only the specs whose title matches, e.g. 54183 or E2E-004 (default: all six specs)')
+    .option('--to-image <pullspec>', 'release image to upgrade to (default: the cluster\'s first availableUpdates entry)')
+    .option('--image-repo <repository>', 'where layered OS images are pushed (required on real clusters; default on the reference: its local registry)')
+    .option('--pull-secret <file>', 'registry credentials for pulling base images and pushing layered images (default: $REGISTRY_AUTH_FILE, then ~/.docker/config.json)')
+    .option('--kubeconfig <file>', 'cluster only: kubeconfig of the cluster (default: $KUBECONFIG, then ~/.kube/config)')
+    .option('--allow-disruptive', 'run specs that upgrade the cluster or change its pools (default: off on real clusters, always on on the reference)')
+    .option('--keep-on-failure', 'leave what a failed spec created in place for inspection, and print how to undo it (default: off)')
+    .addOption(new Option('--time-factor <n>', 'reference only: cluster seconds per wall second (default: 600, ten cluster minutes per wall second)').argParser(positiveNumber))
+    .option('--reports-dir <dir>', 'where Allure results, JUnit XML and failure artefacts go (those three folders are emptied first)', 'reports')
     .option('--jobs <n>', 'reference only: spec files run at the same time, each on its own reference cluster (default: one per core)', positiveInteger)
-    .option('--known-issues <file>', 'YAML list of {case, message, bug, expires}: a failure an unexpired entry matches is reported as a known issue with its bug link, not as a failure')
+    .option('--known-issues <file>', 'YAML list of {case, message, bug, expires}: a failure an unexpired entry matches is reported as a known issue with its bug link, not as a failure (default: none)')
     .option('--rerun-failed [reports-dir]', 'run only the tests that failed in the run whose reports are in this folder (default: --reports-dir)')
-    .option('--shard <i/n>', 'run only the i-th of n deterministic parts of the spec files (CI fan-out; merge the reports with `ocp-e2e merge-reports`)', parseShard);
+    .option('--shard <i/n>', 'run only the i-th of n deterministic parts of the spec files (CI fan-out; merge the reports with `ocp-e2e merge-reports`) (default: all of them)', parseShard);
 }
 
 /** Refuses combinations that make no sense and values that cannot work, before anything starts. */
@@ -67,6 +70,13 @@ export function validateOptions(options: RunOptions): void {
   if (options.rerunFailed !== undefined) {
     for (const [flag, value] of [['--grep', options.grep], ['--shard', options.shard]] as const) {
       if (value !== undefined) throw new UsageError(`--rerun-failed chooses the tests itself: leave out ${flag}`);
+    }
+  }
+  if (options.fault?.length) {
+    try {
+      resolveFaults(options.fault);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
     }
   }
   if (options.grep !== undefined) {

@@ -1,0 +1,49 @@
+/**
+ * What `--help` tells a newcomer beyond the options: examples for the command, the exit codes, the environment
+ * variables read, and for the reference the fault names with what each breaks. One place, so the commands agree.
+ */
+import type { Command } from 'commander';
+import { FAULTS } from '../reference/faults.js';
+
+export const EXIT_CODES = ['0  everything passed (skipped specs and known issues included) / the command did its job', '1  at least one spec failed', '2  usage or environment problem (bad option, no container engine, no results...), said in one message', '130/143  interrupted by SIGINT/SIGTERM (what the specs created is deleted first)'];
+
+export const ENVIRONMENT = {
+  KUBECONFIG: 'run --target cluster: the kubeconfig when --kubeconfig is not given (first path of the list), then ~/.kube/config',
+  DOCKER_HOST: 'the container engine that builds and pushes layered images (unix:///path or tcp://127.0.0.1:port); default: a podman socket, then /var/run/docker.sock',
+  XDG_RUNTIME_DIR: 'where the rootless podman socket is looked for ($XDG_RUNTIME_DIR/podman/podman.sock)',
+  REGISTRY_AUTH_FILE: 'registry credentials when --pull-secret is not given (then $DOCKER_CONFIG/config.json, ~/.docker/config.json)',
+  DOCKER_CONFIG: 'folder of a docker config.json holding registry credentials',
+  OCP_E2E_REFERENCE_WORKDIR: 'cluster up: keep the reference cluster\'s files (registry storage, kubeconfig) in this folder',
+} as const;
+
+/** The faults of the reference, one per line with what it breaks. */
+export function faultList(indent = '  '): string {
+  return Object.entries(FAULTS)
+    .map(([name, fault]) => `${indent}${name.padEnd(24)} ${fault.what}`)
+    .join('\n');
+}
+
+export const FAULT_NAMES = Object.keys(FAULTS);
+
+function section(title: string, lines: string[]): string {
+  return `\n${title}:\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
+}
+
+export interface HelpExtras {
+  examples: string[];
+  /** Environment variables this command reads (names from ENVIRONMENT). */
+  environment?: (keyof typeof ENVIRONMENT)[];
+  /** List the reference's faults. */
+  faults?: boolean;
+  /** Exit codes differ from the suite's (e.g. a server that runs until stopped). */
+  exitCodes?: string[];
+}
+
+/** Adds examples, faults, environment variables and exit codes after a command's option list. */
+export function addHelpExtras(command: Command, extras: HelpExtras): Command {
+  let text = section('Examples', extras.examples);
+  if (extras.faults) text += `\nFaults (--fault, reference only; repeatable or comma-separated):\n${faultList()}\n`;
+  if (extras.environment?.length) text += section('Environment variables read', extras.environment.map((name) => `${name.padEnd(26)} ${ENVIRONMENT[name]}`));
+  text += section('Exit codes', extras.exitCodes ?? EXIT_CODES);
+  return command.addHelpText('after', text);
+}
