@@ -12,7 +12,7 @@ import { ocpE2e, ROOT } from './cli.js';
 describe('ocp-e2e help', function () {
   this.timeout(60_000);
 
-  for (const command of [['run'], ['report'], ['apiserver'], ['cluster', 'up']]) {
+  for (const command of [['run'], ['report'], ['merge-reports'], ['apiserver'], ['cluster', 'up']]) {
     it(`help ${command.join(' ')} is ${command.join(' ')} --help, exits 0, and shows examples and exit codes`, async () => {
       const [viaHelp, viaFlag] = await Promise.all([ocpE2e(['help', ...command]), ocpE2e([...command, '--help'])]);
       expect(viaHelp.exitCode, viaHelp.output).to.equal(0);
@@ -31,7 +31,7 @@ describe('ocp-e2e help', function () {
     expect(options.length).to.be.at.least(12);
     for (const entry of options) expect(entry, entry).to.match(/default|required/);
     expect(output).to.include('(default: 4.12-ga)');
-    expect(output).to.include('(default: 600, ten cluster minutes per wall second)');
+    expect(output.replace(/\s+/g, ' ')).to.include('(default: 600, ten cluster minutes per wall second)');
     for (const [name, fault] of Object.entries(FAULTS)) expect(output.replace(/\s+/g, ' ')).to.include(`${name} ${fault.what}`);
     for (const variable of ['KUBECONFIG', 'DOCKER_HOST', 'REGISTRY_AUTH_FILE']) expect(output).to.match(new RegExp(`\\n {2}${variable} +\\S`));
   });
