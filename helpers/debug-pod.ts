@@ -34,6 +34,10 @@ export function debugPodName(node: string): string {
 export async function runOnNode(kubeConfig: KubeConfig, node: string, command: string[], options: DebugOptions = {}): Promise<DebugResult> {
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const timeoutMs = options.timeoutMs ?? 300_000;
+  // as `oc debug node/N` does: a node that does not exist is an error before anything is created
+  await core.readNode({ name: node }).catch((e) => {
+    throw new Error(`cannot debug node ${node}: ${describeApiError(e)}`);
+  });
   const namespace = await createNamespace(core);
   try {
     const image = await toolsImage(kubeConfig);

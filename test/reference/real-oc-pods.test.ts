@@ -7,6 +7,7 @@ import { execa, type ResultPromise } from 'execa';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runOnNode } from '../../helpers/debug-pod.js';
 import { type Harness, overrideMachineConfig, startHarness, waitFor } from './support/cluster.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -96,6 +97,18 @@ describe('the real oc against the reference: pods, logs, oc debug node', functio
     const r = await oc(h, ['debug', 'node/no-such-node', '--', 'chroot', '/host', 'true']);
     expect(r.exitCode).to.equal(1);
     expect(r.stderr).to.include('Error from server (NotFound): nodes "no-such-node" not found');
+  });
+
+  it('without oc, the same debug pod through the API: output, exit code, a missing node refused, the namespace gone', async () => {
+    const kc = h.k.kubeConfig;
+    const ok = await runOnNode(kc, worker, ['chroot', '/host', 'sh', '-c', 'rpm -q bash && hostname']);
+    expect(ok.exitCode).to.equal(0);
+    expect(ok.output).to.match(new RegExp(`^bash-\\S+\\n${worker.replace(/\./g, '\\.')}\\n$`));
+    const failed = await runOnNode(kc, worker, ['chroot', '/host', 'sh', '-c', 'rpm -q zsh; exit 3']);
+    expect([failed.exitCode, failed.output]).to.deep.equal([3, 'package zsh is not installed\n']);
+    await waitFor(`namespace of ${failed.pod} gone`, async () => !(await h.k.get('Namespace', failed.pod.split('/')[0]!)), WAIT_MS);
+    const missing = await runOnNode(kc, 'no-such-node', ['chroot', '/host', 'true']).then(() => undefined, (e: Error) => e.message);
+    expect(missing).to.match(/^cannot debug node no-such-node: .*nodes "no-such-node" not found/);
   });
 
   it('oc logs serves each component\'s log, --tail and -c; unknown containers and pods get the API\'s errors', async () => {
