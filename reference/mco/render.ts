@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { ANN, MC_API_VERSION } from '../constants.js';
 import type { McoBuild, Profile } from '../profiles.js';
 import { marshalGoYaml, type JsonValue } from './go-yaml.js';
-import { checkFileModes, emptyIgnitionConfig, marshalIgnition, mergeIgnitionConfigs, parseIgnition, toSpec32, type ParsedIgnition } from './ignition.js';
+import { checkFileModes, emptyIgnitionConfig, marshalIgnition, mergeIgnitionConfigs, parseIgnition, toSpec32, type ParsedIgnition } from './ignition/index.js';
 import { labelSelectorError, selectorMatches } from './label-selector.js';
 import type { ControllerConfig, IgnitionConfig, MachineConfig, MachineConfigPool, MachineConfigSpec, ObjectReference } from './types.js';
 
