@@ -8,6 +8,7 @@
  * trip can produce. Written from the documented behaviour of yaml.v2 and libyaml, checked against the upstream render
  * controller by the differential tests in test/upstream/.
  */
+import { isBase60Float, resolvesAsString } from './go-yaml-resolve.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -56,15 +57,8 @@ const codePoint = (c: string): number => c.codePointAt(0)!;
 /** Print a JSON value the way `ghodss/yaml.Marshal` does (document text with the final newline). */
 export function marshalGoYaml(value: JsonValue): string {
   const emitter = new Emitter();
-  emitter.node(value, { indent: -1, mappingContext: false, sequenceContext: false });
+  emitter.node(value, false);
   return emitter.finish();
-}
-
-interface NodeContext {
-  /** The indentation of the collection this node sits in (-1 at the root). */
-  indent: number;
-  mappingContext: boolean;
-  sequenceContext: boolean;
 }
 
 class Emitter {
@@ -82,13 +76,14 @@ class Emitter {
     return this.out;
   }
 
-  node(value: JsonValue, ctx: NodeContext): void {
-    if (Array.isArray(value)) return this.sequence(value, ctx);
-    if (value !== null && typeof value === 'object') return this.mapping(value, ctx);
-    this.scalar(value, ctx);
+  /** `mappingValue`: the node is the value of a mapping entry (a sequence there is not indented further). */
+  node(value: JsonValue, mappingValue: boolean): void {
+    if (Array.isArray(value)) return this.sequence(value, mappingValue);
+    if (value !== null && typeof value === 'object') return this.mapping(value);
+    this.scalar(value);
   }
 
-  private mapping(value: { [key: string]: JsonValue }, ctx: NodeContext): void {
+  private mapping(value: { [key: string]: JsonValue }): void {
     const keys = Object.keys(value).sort(compareYamlKeys);
     if (keys.length === 0) return this.emptyFlow('{', '}');
     const saved = this.indent;
@@ -97,21 +92,20 @@ class Emitter {
       this.writeIndent();
       this.scalarText(key, true);
       this.writeIndicator(':', false, false, false);
-      this.node(value[key]!, { indent: this.indent, mappingContext: true, sequenceContext: false });
+      this.node(value[key]!, true);
     }
     this.indent = saved;
-    void ctx;
   }
 
-  private sequence(value: JsonValue[], ctx: NodeContext): void {
+  private sequence(value: JsonValue[], mappingValue: boolean): void {
     if (value.length === 0) return this.emptyFlow('[', ']');
     const saved = this.indent;
     // a sequence that is a mapping's value is not indented further ("key:\n- item")
-    this.increaseIndent(ctx.mappingContext && !this.indention);
+    this.increaseIndent(mappingValue && !this.indention);
     for (const item of value) {
       this.writeIndent();
       this.writeIndicator('-', true, false, true);
-      this.node(item, { indent: this.indent, mappingContext: false, sequenceContext: true });
+      this.node(item, false);
     }
     this.indent = saved;
   }
@@ -121,13 +115,12 @@ class Emitter {
     this.writeIndicator(close, false, false, false);
   }
 
-  private scalar(value: null | boolean | number | string, ctx: NodeContext): void {
-    void ctx;
+  private scalar(value: null | boolean | number | string): void {
     const saved = this.indent;
     this.increaseIndent(false);
     if (value === null) this.writePlain('null', true);
     else if (typeof value === 'boolean') this.writePlain(value ? 'true' : 'false', true);
-    else if (typeof value === 'number') this.writePlain(formatNumber(value), true);
+    else if (typeof value === 'number') this.writePlain(String(value), true); // integers: modes, ids, sizes
     else this.scalarText(value, false);
     this.indent = saved;
   }
@@ -290,12 +283,6 @@ class Emitter {
   }
 }
 
-function formatNumber(value: number): string {
-  // JSON numbers from the Go structs are integers (modes, ids, sizes); yaml.v2 prints them in decimal
-  if (Number.isInteger(value)) return String(value);
-  return String(value);
-}
-
 interface ScalarAnalysis {
   blockPlainAllowed: boolean;
   singleQuotedAllowed: boolean;
@@ -421,77 +408,4 @@ function escapeChar(cp: number): string {
   if (cp <= 0xff) return `\\x${hex.padStart(2, '0')}`;
   if (cp <= 0xffff) return `\\u${hex.padStart(4, '0')}`;
   return `\\U${hex.padStart(8, '0')}`;
-}
-
-// ---- yaml.v2 resolve(): would this text read back as something other than a string when printed plain? ----
-
-const YAML11_SPECIAL = new Set([
-  'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON',
-  'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF',
-  '', '~', 'null', 'Null', 'NULL',
-  '.nan', '.NaN', '.NAN', '.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF', '-.inf', '-.Inf', '-.INF',
-  '<<',
-]);
-
-const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
-
-export function resolvesAsString(text: string): boolean {
-  if (text === '') return false;
-  const first = text[0]!;
-  const hint = '+-0123456789'.includes(first) ? 'D' : 'yYnNtTfFoO~'.includes(first) ? 'M' : first === '.' ? '.' : first === '<' ? 'M' : '';
-  if (!hint) return true;
-  if (YAML11_SPECIAL.has(text)) return false;
-  if (hint === 'M') return true;
-  if (hint === '.') return !goParseFloatOk(text);
-  if (isTimestamp(text)) return false;
-  const plain = text.replace(/_/g, '');
-  if (goParseIntOk(plain)) return false;
-  if (YAML_STYLE_FLOAT.test(plain) && goParseFloatOk(plain)) return false;
-  if (plain.startsWith('0b') && /^[01]+$/.test(plain.slice(2)) && plain.length > 2) return false;
-  if (plain.startsWith('-0b') && /^[01]+$/.test(plain.slice(3)) && plain.length > 3) return false;
-  return true;
-}
-
-/** strconv.ParseInt(s, 0, 64) or ParseUint succeeding (underscores already removed by the caller). */
-function goParseIntOk(s: string): boolean {
-  const m = /^([+-]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$/.exec(s);
-  if (!m) return false;
-  const body = m[2]!;
-  let value: bigint;
-  if (/^0[xX]/.test(body)) value = BigInt(body);
-  else if (/^0[oO]/.test(body)) value = BigInt(`0o${body.slice(2)}`);
-  else if (/^0[bB]/.test(body)) value = BigInt(`0b${body.slice(2)}`);
-  else if (body.length > 1 && body.startsWith('0')) value = BigInt(`0o${body.slice(1)}`);
-  else value = BigInt(body);
-  if (m[1] === '-') return value <= 2n ** 63n;
-  return value <= 2n ** 64n - 1n;
-}
-
-/** strconv.ParseFloat(s, 64) accepting the text (decimal, hex mantissa, inf/nan; out of range still fails). */
-function goParseFloatOk(s: string): boolean {
-  if (/^[+-]?(inf|infinity|nan)$/i.test(s)) return true;
-  if (/^[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+$/.test(s)) return true;
-  if (!/^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$/.test(s)) return false;
-  return Number.isFinite(Number(s)) || /^[+-]?0*\.?0*([eE]|$)/.test(s);
-}
-
-/** The four timestamp layouts yaml.v2 tries on plain scalars that start with four digits and a dash. */
-function isTimestamp(s: string): boolean {
-  if (!/^[0-9]{4}-/.test(s)) return false;
-  const date = '[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}';
-  const time = '[0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(\\.[0-9]+)?';
-  const zone = '(Z|[+-][0-9]{2}:[0-9]{2})';
-  const layouts = [new RegExp(`^${date}[Tt]${time}${zone}$`), new RegExp(`^${date} ${time}$`), new RegExp(`^${date}$`)];
-  if (!layouts.some((re) => re.test(s))) return false;
-  const [y, mo, d] = s.slice(0, 10).split(/[-Tt ]/).map(Number);
-  return mo! >= 1 && mo! <= 12 && d! >= 1 && d! <= daysIn(y!, mo!);
-}
-
-function daysIn(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
-}
-
-function isBase60Float(s: string): boolean {
-  if (s === '' || !/^[-+0-9]/.test(s) || !s.includes(':')) return false;
-  return /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/.test(s);
 }
