@@ -97,8 +97,8 @@ export class RenderObserver {
   }
 
   /**
-   * Compare every rendered MachineConfig created while observed with the oracle's render of the cluster's inputs just
-   * before its creation; when those differ, of the earlier states back to the pool's previous rendered config (the
+   * Compare the rendered MachineConfigs the pools target when observation starts, and every one created while
+   * observed, with the oracle's render of the cluster's inputs at that point (for a creation: just before it; when those differ, the earlier states back to the pool's previous rendered config, since the
    * controller renders from its informer's view, which may trail the newest events).
    */
   async judge(commit: UpstreamCommit, window = 12): Promise<RenderCheck[]> {
@@ -113,6 +113,13 @@ export class RenderObserver {
     };
     snapshot();
     const created: Array<{ rendered: Obj; pool: string; candidates: number[] }> = [];
+    // the rendered configs the pools target when observation starts (made when the cluster was set up) must be the
+    // render of the inputs then
+    for (const pool of state.get('machineconfigpools')!.values()) {
+      const target = (pool.spec as { configuration?: { name?: string } } | undefined)?.configuration?.name;
+      const rendered = target ? state.get('machineconfigs')!.get(target) : undefined;
+      if (rendered) created.push({ rendered, pool: pool.metadata.name, candidates: [0] });
+    }
     const lastRenderedAt = new Map<string, number>();
     for (const event of this.sorted()) {
       const name = event.object.metadata.name;
