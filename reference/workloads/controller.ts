@@ -76,6 +76,13 @@ function percentOf(value: unknown, total: number, roundUp: boolean): number {
   return roundUp ? Math.ceil(exact) : Math.floor(exact);
 }
 
+/** The fields of a kind this controller reads: a change elsewhere in the object does not wake it. */
+const SIGNATURES: Partial<Record<Kind, (o: Obj) => string>> = {
+  Node: (n) => JSON.stringify([n.metadata.labels, n.spec?.unschedulable ?? false, (n.status?.conditions ?? []).find((c: { type: string }) => c.type === 'Ready')?.status]),
+  ClusterVersion: (cv) => JSON.stringify(cv.status?.desired ?? null),
+  ControllerConfig: (cc) => cc.metadata.annotations?.[ANN.releaseImageVersion] ?? '',
+};
+
 export class WorkloadController implements Controller {
   private readonly informers: Record<string, Informer<Obj>> = {};
   private running?: Promise<void>;
@@ -84,6 +91,8 @@ export class WorkloadController implements Controller {
   /** Pods this controller created or deleted that its cache does not show yet (the real controllers' expectations). */
   private readonly created = new Map<string, Pod>();
   private readonly deleted = new Set<string>();
+  /** Last seen signature of the objects whose other changes this controller ignores (SIGNATURES). */
+  private readonly seen = new Map<string, string>();
 
   constructor(
     private readonly ctx: ControllerContext,
@@ -94,7 +103,17 @@ export class WorkloadController implements Controller {
     const kinds: Kind[] = ['Deployment', 'ReplicaSet', 'DaemonSet', 'Pod', 'Node', 'ControllerConfig', 'ClusterVersion'];
     for (const kind of kinds) {
       const informer = this.ctx.informers.for<Obj>(kind);
-      informer.onChange(() => this.kick());
+      const signature = SIGNATURES[kind];
+      informer.onChange((type, obj) => {
+        // nodes and ClusterVersion change all the time during an update; only some of their fields matter here
+        if (signature && type !== 'delete') {
+          const key = `${kind}/${obj.metadata.name}`;
+          const now = signature(obj);
+          if (this.seen.get(key) === now) return;
+          this.seen.set(key, now);
+        }
+        this.kick();
+      });
       this.informers[kind] = informer;
     }
     const cms = this.ctx.informers.for<Obj>('ConfigMap', MCO_NAMESPACE);
