@@ -16,7 +16,7 @@ import { waitFor, WaitFailedError, type ProgressSink, type WaitSpec } from './wa
 export interface WaitContext {
   watcher: ClusterWatcher;
   caps: Pick<TargetCapabilities, 'timeFactor'>;
-  progress?: ProgressSink & { end?(): void };
+  progress?: ProgressSink;
   /** Floor of every budget in wall milliseconds (default 5 s: below that a compressed clock races the API itself). */
   minBudgetMs?: number;
   /**

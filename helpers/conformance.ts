@@ -13,7 +13,7 @@ import { connectEngine, type Engine } from '../lib/oci/engine.js';
 import { Cleanup, formatLeftActions, leakedObjects } from './cleanup.js';
 import { Cluster } from './cluster.js';
 import { ClusterWatcher, type ClusterSnapshot } from './cluster-watcher.js';
-import { discoverCapabilities, wallBudgetMs, type TargetCapabilities } from './capabilities.js';
+import { discoverCapabilities, formatClusterDuration, ReferenceInfoConfigMap, wallBudgetMs, type TargetCapabilities } from './capabilities.js';
 import { registryAccess, type RegistryAccess } from './credentials.js';
 import { clusterVersionIdle, currentVersion } from './facts/cluster-version.js';
 import { poolNotDegraded } from './facts/pool.js';
@@ -22,7 +22,6 @@ import { consoleProgress, waitFor, WaitTimeoutError } from './wait.js';
 import type { WaitContext } from './cluster-waits.js';
 import { labelCase, step, type CaseLabels } from './report.js';
 import { gatherRunFacts, writeRunFacts } from './report/run-facts.js';
-import { ReferenceInfoConfigMap } from './capabilities.js';
 import { maskSecrets } from './secrets.js';
 import { readTargetConfig, type TargetConfig } from './target.js';
 
@@ -208,9 +207,17 @@ export class ConformanceSession {
 
   /** Runs one phase as an Allure step; a failure carries the phase name and gathers the artefacts. */
   async phase<T>(phase: PhaseName, title: string, body: () => Promise<T>): Promise<T> {
+    const started = Date.now();
+    // One line when a phase starts and one when it ends, with its elapsed time (cluster time beside wall time on a
+    // compressed clock), so a log says where the run is and how long each part took.
+    const elapsed = () => formatClusterDuration(Date.now() - started, this.connected?.caps ?? { timeFactor: 1 });
+    console.log(`  ▶ phase ${phase}: ${title}`);
     try {
-      return await step(`${phase}: ${title}`, body);
+      const value = await step(`${phase}: ${title}`, body);
+      console.log(`  ■ phase ${phase} passed in ${elapsed()}`);
+      return value;
     } catch (error) {
+      console.log(`  ■ phase ${phase} failed after ${elapsed()}`);
       if (error instanceof PhaseError) throw error;
       throw new PhaseError(phase, title, error);
     }

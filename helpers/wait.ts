@@ -25,7 +25,11 @@ export interface WaitSpec {
   describe?: (snapshot: ClusterSnapshot) => string;
   budgetMs: number;
   caps: Pick<TargetCapabilities, 'timeFactor'>;
+  /** Longest wall time without a line while nothing changes (default 10 s): a stuck wait must not look hung. */
+  heartbeatMs?: number;
 }
+
+export const DEFAULT_HEARTBEAT_MS = 10_000;
 
 /**
  * A wait that ends without the expected state is the cluster's verdict, not a broken test: `expected`/`actual` make
@@ -67,13 +71,18 @@ export class WaitFailedError extends Error {
   }
 }
 
-export type ProgressSink = (line: string) => void;
+/**
+ * Where a wait reports: the progress line (shown when it changes) and `note` for lines that must be shown whole,
+ * whatever changed: what the wait waits for and its budget, and the heartbeat of a wait that sees no change.
+ */
+export type ProgressSink = ((line: string) => void) & { note?(line: string): void; end?(): void };
 
 /**
  * The default progress sink: rewrites one line on a terminal; in a log (CI, a child process) prints a line only when
- * the text changes, at most once a second, so logs stay readable.
+ * the text changes, at most once a second, so logs stay readable. `end()` settles the last line and forgets it, so
+ * nothing stale is printed later (after the test's verdict).
  */
-export function consoleProgress(stream: NodeJS.WriteStream = process.stderr): ProgressSink & { end(): void } {
+export function consoleProgress(stream: NodeJS.WriteStream = process.stderr): ProgressSink & { note(line: string): void; end(): void } {
   let last = '';
   let lastAt = 0;
   let pending: string | undefined;
@@ -94,17 +103,28 @@ export function consoleProgress(stream: NodeJS.WriteStream = process.stderr): Pr
     last = line;
     lastAt = now;
     pending = undefined;
-  }) as ProgressSink & { end(): void };
+  }) as ProgressSink & { note(line: string): void; end(): void };
+  sink.note = (line: string) => {
+    stream.write(tty ? `\r\x1b[2K    ${line}\n` : `    ${line}\n`);
+    if (tty) last = '';
+  };
   sink.end = () => {
     if (tty && last) stream.write('\r\x1b[2K');
     else if (pending && pending !== last) stream.write(`    … ${pending}\n`);
+    pending = undefined;
+    last = '';
   };
   return sink;
 }
 
 /** Resolves with the snapshot that satisfied the wait; rejects with WaitTimeoutError or WaitFailedError. */
-export function waitFor(watcher: ClusterWatcher, spec: WaitSpec, progress: ProgressSink & { end?(): void } = consoleProgress()): Promise<ClusterSnapshot> {
+export function waitFor(watcher: ClusterWatcher, spec: WaitSpec, progress: ProgressSink = consoleProgress()): Promise<ClusterSnapshot> {
   const started = Date.now();
+  const heartbeatMs = spec.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  const budget = formatClusterDuration(spec.budgetMs, spec.caps);
+  const say = (line: string) => (progress.note ? progress.note(line) : progress(line));
+  say(`waiting for ${spec.what} (budget ${budget})`);
+  let lastSaidAt = Date.now();
   return new Promise<ClusterSnapshot>((resolve, reject) => {
     let finished = false;
     let lastProgress = 'nothing observed yet';
@@ -128,15 +148,22 @@ export function waitFor(watcher: ClusterWatcher, spec: WaitSpec, progress: Progr
         finish(error as Error);
         return;
       }
+      const changed = judgement.progress !== lastProgress;
       lastProgress = judgement.progress;
       if (judgement.done) return finish(undefined, snapshot);
       if (judgement.failure) return finish(new WaitFailedError(spec, judgement.failure, spec.describe?.(snapshot) ?? judgement.progress));
       progress(judgement.progress);
+      const now = Date.now();
+      if (changed) lastSaidAt = now;
+      else if (now - lastSaidAt >= heartbeatMs) {
+        say(`still waiting for ${spec.what}: ${judgement.progress} (${formatClusterDuration(now - started, spec.caps)} of ${budget})`);
+        lastSaidAt = now;
+      }
     };
     const onChange = () => evaluate();
     watcher.onChange(onChange);
-    // Waits are judged on changes; the ticker only keeps the display honest if nothing changes for a while.
-    const ticker = setInterval(evaluate, 2000);
+    // Waits are judged on changes; the ticker keeps the display honest, and the heartbeat going, when nothing changes.
+    const ticker = setInterval(evaluate, Math.min(2000, Math.max(50, heartbeatMs / 2)));
     const timer = setTimeout(() => {
       const snapshot = watcher.snapshot();
       finish(new WaitTimeoutError(spec, spec.describe?.(snapshot) ?? lastProgress, watcher.lastError, Date.now() - started));
