@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { FAULTS } from '../reference/faults.js';
 
-export const EXIT_CODES = ['0  everything passed (skipped specs and known issues included) / the command did its job', '1  at least one spec failed', '2  usage or environment problem (bad option, no container engine, no results...), said in one message', '130/143  interrupted by SIGINT/SIGTERM (what the specs created is deleted first)'];
+export const EXIT_CODES = ['0  everything passed (skipped specs and known issues included) / the command did its job', '1  at least one spec failed', '2  usage or environment problem (bad option or input, no container engine, a target that is not OpenShift, no results...), said in one message', '3  run --target cluster: the kubeconfig cannot be read (missing, unreadable, not YAML, no kubeconfig)', '4  run --target cluster: the kubeconfig\'s server does not answer (refused, timed out, untrusted certificate)', '5  run --target cluster: the server refused the kubeconfig\'s credentials (or may not read the cluster)', '130/143  interrupted by SIGINT/SIGTERM (what the specs created is deleted first)'];
 
 export const ENVIRONMENT = {
   KUBECONFIG: 'run --target cluster: the kubeconfig when --kubeconfig is not given (first path of the list), then ~/.kube/config',

@@ -5,6 +5,7 @@
  */
 import { KubeConfig, type CoreV1Event, type V1ConfigMap, type V1Secret } from '@kubernetes/client-node';
 import { KubeClient, type KubeObject } from '../lib/kube/client.js';
+import { loadKubeConfig } from '../lib/kube/kubeconfig.js';
 import type { RetryPolicy } from '../lib/kube/retry.js';
 import { clusterApiError } from './api-errors.js';
 import type { ClusterOperator, ClusterVersion, MachineConfig, MachineConfigPool, Node } from './types.js';
@@ -23,14 +24,9 @@ export class Cluster {
     this.apiUrl = this.client.server;
   }
 
+  /** Throws a KubeconfigError that says what is wrong with a kubeconfig that cannot be used. */
   static fromKubeconfig(path: string): Cluster {
-    const kc = new KubeConfig();
-    try {
-      kc.loadFromFile(path);
-    } catch (error) {
-      throw new Error(`cannot load the kubeconfig ${path}: ${(error as Error).message}`);
-    }
-    return new Cluster(kc);
+    return new Cluster(loadKubeConfig(path));
   }
 
   // ---- ClusterVersion / ClusterOperator ---------------------------------------------------------------------------

@@ -69,7 +69,10 @@ export function parsePullSecret(text: string, path: string): PullSecret {
   } catch {
     throw new Error(`the pull secret ${path} is not JSON; expected {"auths": {"<registry>": {"auth": "<base64 user:password>"}}}`);
   }
-  const auths = parsed.auths ?? {};
+  if (!parsed || typeof parsed !== 'object' || !parsed.auths || typeof parsed.auths !== 'object' || Array.isArray(parsed.auths)) {
+    throw new Error(`the pull secret ${path} has no "auths" object; expected {"auths": {"<registry>": {"auth": "<base64 user:password>"}}}`);
+  }
+  const auths = parsed.auths;
   for (const entry of Object.values(auths)) {
     registerSecret(entry.auth);
     registerSecret(entry.password);

@@ -36,7 +36,7 @@ import { UsageError } from './usage-error.js';
 
 export type { RunOptions } from './options.js';
 
-/** Runs the suite; returns the exit code (0 pass, 1 failures, 2 usage/environment, 130/143 interrupted). */
+/** Runs the suite; returns the exit code (0 pass, 1 failures, 2 usage/environment, 3-5 see preflight/exit-codes.ts, 130/143 interrupted). */
 export async function runSuite(options: RunOptions): Promise<number> {
   const supervisor = new Supervisor();
   try {
@@ -95,7 +95,7 @@ export async function runSuite(options: RunOptions): Promise<number> {
   } catch (error) {
     const message = error instanceof UsageError ? error.message : (error as Error).stack ?? String(error);
     console.error(`ocp-e2e run: ${maskSecrets(message)}`);
-    return 2;
+    return error instanceof UsageError ? error.exitCode : 2;
   } finally {
     supervisor.uninstall();
   }

@@ -4,6 +4,7 @@ import { Option, type Command } from 'commander';
 import { loadPullSecret } from '../../helpers/secrets.js';
 import { resolveFaults } from '../../reference/faults.js';
 import { collect, positiveInteger, positiveNumber } from '../args.js';
+import { checkInputSyntax } from './preflight/inputs.js';
 import { parseShard, type Shard } from './schedule/shard.js';
 import { UsageError } from './usage-error.js';
 
@@ -86,6 +87,7 @@ export function validateOptions(options: RunOptions): void {
       throw new UsageError(`--grep is not a regular expression: ${(error as Error).message}`);
     }
   }
+  checkInputSyntax(options);
   if (options.pullSecret) {
     try {
       loadPullSecret(resolve(options.pullSecret)); // registers its credentials for masking our own output too

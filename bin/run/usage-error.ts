@@ -1,4 +1,9 @@
-/** A problem with how the command was called or with this machine: exit code 2, one clear message. */
+/** A problem with how the command was called, with this machine or with the target: one clear message, exit code 2 unless said. */
 export class UsageError extends Error {
-  readonly exitCode = 2;
+  constructor(
+    message: string,
+    readonly exitCode = 2,
+  ) {
+    super(message);
+  }
 }

@@ -13,7 +13,7 @@ export type FailureKind =
   | 'invalid' // 422 and other 4xx the server rejects for what was sent
   | 'throttled' // 429
   | 'server' // 5xx
-  | 'unreachable' // no HTTP answer: refused, reset, timed out, name not resolved
+  | 'unreachable' // no HTTP answer: refused, reset, timed out, name not resolved, or a certificate not trusted
   | 'other'; // not an API failure at all (a bug, a bad kubeconfig)
 
 export interface ApiFailure {
@@ -75,20 +75,31 @@ function retryAfterMs(error: unknown, status: StatusBody | undefined): number | 
   return typeof seconds === 'number' && seconds >= 0 ? seconds * 1000 : undefined;
 }
 
+/** Certificate problems: the server answered, but not with a certificate we trust. Retrying cannot fix them. */
+const TLS_CODE = /^(CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|ERR_TLS_|ERR_SSL_)/;
+
 const NETWORK_CODES = new Set([
   'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH',
   'UND_ERR_SOCKET', 'ECONNABORTED',
 ]);
 const NETWORK_TEXT = /socket hang up|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|network|premature close|other side closed|UND_ERR/i;
 
-/** The network error code under whatever wrappers fetch put around it, or undefined when it is not a network failure. */
-function networkCode(error: unknown): string | undefined {
+/** The string codes of an error and of the causes fetch wraps around it, outermost first. */
+function errorCodes(error: unknown): string[] {
+  const codes: string[] = [];
   let current: unknown = error;
   for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && NETWORK_CODES.has(code)) return code;
+    if (typeof code === 'string') codes.push(code);
     current = (current as { cause?: unknown }).cause;
   }
+  return codes;
+}
+
+/** The network error code under whatever wrappers fetch put around it, or undefined when it is not a network failure. */
+function networkCode(error: unknown): string | undefined {
+  const code = errorCodes(error).find((c) => NETWORK_CODES.has(c));
+  if (code) return code;
   const text = `${String((error as Error)?.message ?? error)} ${String((error as { cause?: unknown })?.cause ?? '')}`;
   return NETWORK_TEXT.test(text) ? (/ECONNREFUSED/.test(text) ? 'ECONNREFUSED' : 'ECONNRESET') : undefined;
 }
@@ -126,8 +137,10 @@ export function classifyApiError(error: unknown): ApiFailure {
       retryAfterMs: code === 429 || code === 503 ? retryAfterMs(error, status) : undefined,
     };
   }
-  const net = networkCode(error);
   const message = String((error as Error)?.message ?? error);
+  const tls = errorCodes(error).find((c) => TLS_CODE.test(c));
+  if (tls) return { kind: 'unreachable', message: `TLS failed (${tls}): ${message}`, retryable: false };
+  const net = networkCode(error);
   if (net) return { kind: 'unreachable', message: `connection failed (${net}): ${message}`, retryable: true };
   return { kind: 'other', message, retryable: false };
 }

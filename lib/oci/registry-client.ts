@@ -153,7 +153,7 @@ export class RegistryClient {
         res = await this.send(ref.registry, url, withAuth(header));
       }
       if (res.status === 401) {
-        await res.arrayBuffer();
+        if (header) await res.arrayBuffer(); // without a header nothing was re-sent: the first answer was read above
         const hadCredentials = Boolean(this.credentials.authFor(ref.registry));
         throw new RegistryUnauthorizedError(
           `Registry ${ref.registry} refused access to ${ref.repository}: ` +
@@ -185,6 +185,25 @@ export class RegistryClient {
     if (digest) return digest;
     // Some registries omit the header on HEAD; fall back to hashing the body.
     return (await this.getManifest(ref, refText)).digest;
+  }
+
+  /**
+   * Whether these credentials may push to a repository (`registry/name`): starts a blob upload, as a push does, then
+   * cancels it, so nothing is written. Throws RegistryUnauthorizedError when the registry refuses, and the registry's
+   * answer otherwise.
+   */
+  async checkPushAccess(repositoryText: string): Promise<void> {
+    const ref = parseImageRef(repositoryText);
+    const res = await this.request(ref, 'blobs/uploads/', { method: 'POST' }, 'pull,push');
+    if (res.status !== 202) return this.failure(res, `Push to ${ref.registry}/${ref.repository}`);
+    await res.arrayBuffer();
+    const location = res.headers.get('location');
+    if (!location) return;
+    const auth = this.authHeaders.get(`${ref.registry}/${ref.repository}:pull,push`);
+    // Best effort: a registry also expires an upload nobody finishes.
+    await this.send(ref.registry, new URL(location, this.baseUrl(ref.registry)).toString(), { method: 'DELETE', headers: auth ? { Authorization: auth } : {} })
+      .then((r) => r.arrayBuffer())
+      .catch(() => undefined);
   }
 
   /** True when the tag or digest exists in the registry. */

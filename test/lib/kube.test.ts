@@ -1,5 +1,9 @@
 /** lib/kube's parts that need no server: the kind table's paths, error classification, the retry policy. */
 import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeconfigError, loadKubeConfig } from '../../lib/kube/kubeconfig.js';
 import { classifyApiError, isConflict, isNotFound, isUnauthorized, isUnreachable, KubeApiError } from '../../lib/kube/errors.js';
 import { apiVersionOf, collectionPath, KINDS } from '../../lib/kube/kinds.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, withRetry } from '../../lib/kube/retry.js';
@@ -29,6 +33,9 @@ describe('lib/kube: error classification', () => {
     expect(isUnreachable(refused)).to.equal(true);
     expect(classifyApiError(refused).message).to.match(/^connection failed \(ECONNREFUSED\)/);
     expect(classifyApiError(new TypeError('x is undefined'))).to.include({ kind: 'other', retryable: false });
+    const untrusted = Object.assign(new Error('request failed'), { code: 'FETCH_ERROR', cause: Object.assign(new Error('self-signed certificate'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }) });
+    expect(classifyApiError(untrusted)).to.include({ kind: 'unreachable', retryable: false });
+    expect(classifyApiError(untrusted).message).to.match(/^TLS failed \(DEPTH_ZERO_SELF_SIGNED_CERT\)/);
     const invalid = classifyApiError(apiError(422, { message: 'MachineConfig "x" is invalid', details: { causes: [{ field: 'spec.osImageURL', message: 'Invalid value' }] } }));
     expect(invalid).to.include({ kind: 'invalid', code: 422, retryable: false });
     expect(invalid.message).to.include('spec.osImageURL: Invalid value');
@@ -95,5 +102,39 @@ describe('lib/kube: the retry policy', () => {
     expect(Date.now() - started).to.be.below(2000);
     expect(calls).to.equal(1);
     expect((err as Error).message).to.equal('get x failed: HTTP 500: down');
+  });
+});
+
+describe('lib/kube: reading a kubeconfig', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ocp-e2e-kubeconfig-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, text: string) => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
+  const problem = (path: string) => {
+    try {
+      loadKubeConfig(path);
+      return 'loaded';
+    } catch (error) {
+      expect(error).to.be.instanceOf(KubeconfigError);
+      return `${(error as KubeconfigError).problem}: ${(error as Error).message}`;
+    }
+  };
+  const good = `apiVersion: v1
+kind: Config
+clusters: [{ name: c, cluster: { server: 'https://127.0.0.1:6443' } }]
+users: [{ name: u, user: { token: t } }]
+contexts: [{ name: x, context: { cluster: c, user: u } }]
+current-context: x
+`;
+
+  it('says which of missing, not YAML, not a kubeconfig, or no usable context is the problem', () => {
+    expect(problem(join(dir, 'nope'))).to.match(/^missing: cannot read the kubeconfig \S+nope: no such file/);
+    expect(problem(file('tabs', 'clusters:\n  - a\n   b: [\n\t{'))).to.match(/^not-yaml: .*: it is not YAML \(/);
+    expect(problem(file('plain', 'just some words'))).to.match(/^not-a-kubeconfig: .*no clusters, contexts or users/);
+    expect(problem(file('no-context', good.replace('current-context: x', 'current-context: y')))).to.match(/^not-a-kubeconfig: .*current-context "y" is not among its contexts/);
+    expect(problem(file('good', good))).to.equal('loaded');
+    expect(loadKubeConfig(join(dir, 'good')).getCurrentCluster()?.server).to.equal('https://127.0.0.1:6443');
   });
 });

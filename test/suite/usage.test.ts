@@ -13,7 +13,6 @@ describe('ocp-e2e run: usage and environment errors exit 2 with one clear messag
     ['a --grep that is not a regular expression', ['run', '--grep', '(unclosed'], /--grep is not a regular expression/],
     ['a --grep that selects nothing', ['run', '--grep', 'no-such-case-999'], /no spec title matches --grep no-such-case-999/],
     ['an unreadable pull secret', ['run', '--pull-secret', '/nonexistent/pull-secret.json'], /cannot read the pull secret \/nonexistent\/pull-secret.json/],
-    ['a missing kubeconfig', ['run', '--target', 'cluster', '--kubeconfig', '/nonexistent/kubeconfig'], /no kubeconfig at \/nonexistent\/kubeconfig/],
     ['no container engine', ['run', '--grep', '54183'], /engine|docker/i, { DOCKER_HOST: 'unix:///nonexistent/docker.sock' }],
   ];
 

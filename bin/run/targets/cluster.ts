@@ -1,12 +1,10 @@
 /** `--target cluster`: one mocha child on every selected spec file, against the cluster of a kubeconfig. */
-import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { discoverCapabilities } from '../../../helpers/capabilities.js';
-import { Cluster } from '../../../helpers/cluster.js';
-import { currentVersion } from '../../../helpers/facts/cluster-version.js';
 import { runMocha } from '../mocha.js';
 import { consoleLane } from '../output.js';
+import { preflightCluster } from '../preflight/cluster.js';
 import type { RunOptions } from '../options.js';
 import type { Counts } from '../results/counts.js';
 import type { Supervisor } from '../supervisor.js';
@@ -15,11 +13,17 @@ import { requireEngine, specTimeoutMs, type RunConfig } from './common.js';
 
 export async function runOnCluster(files: string[], options: RunOptions, config: RunConfig, supervisor: Supervisor): Promise<Counts> {
   const kubeconfigPath = resolve(options.kubeconfig ?? process.env.KUBECONFIG?.split(':')[0] ?? join(homedir(), '.kube', 'config'));
-  if (!existsSync(kubeconfigPath)) throw new UsageError(`no kubeconfig at ${kubeconfigPath}: pass --kubeconfig FILE or set KUBECONFIG`);
-  const { cluster, version, nodes } = await reach(kubeconfigPath);
+  const { cluster, facts, toImage } = await preflightCluster(kubeconfigPath, {
+    toImage: options.toImage,
+    imageRepo: options.imageRepo,
+    pullSecretPath: config.pullSecretPath,
+    willPush: Boolean(options.allowDisruptive),
+  });
+  const { version, nodes } = facts;
   const caps: { isReference: boolean; timeFactor: number; imageRepo?: string } = await discoverCapabilities(cluster).catch(() => ({ isReference: false, timeFactor: 1 }));
   console.log(`target: cluster ${cluster.apiUrl}`);
   console.log(`current version: ${version ?? 'unknown'} (${nodes} nodes${caps.isReference ? `, an ocp-e2e reference cluster, time factor ${caps.timeFactor}` : ''})`);
+  if (toImage) console.log(`upgrade target: ${toImage.image} (release ${toImage.version})`);
   if (!options.allowDisruptive) {
     console.log('disruptive specs (upgrades, pool changes) will be SKIPPED: nothing on this cluster is changed; pass --allow-disruptive to run them');
   } else {
@@ -36,16 +40,4 @@ export async function runOnCluster(files: string[], options: RunOptions, config:
     junitName: options.shard ? `cluster-shard-${options.shard.index}-of-${options.shard.count}` : 'cluster',
     timeoutMs: specTimeoutMs(caps.timeFactor),
   }, supervisor, consoleLane);
-}
-
-/** The cluster, its version and node count; a cluster that does not answer is a usage problem (exit 2). */
-async function reach(kubeconfigPath: string): Promise<{ cluster: Cluster; version?: string; nodes: number }> {
-  try {
-    const cluster = Cluster.fromKubeconfig(kubeconfigPath);
-    const version = currentVersion(await cluster.getClusterVersion());
-    const nodes = (await cluster.listNodes()).length;
-    return { cluster, version, nodes };
-  } catch (error) {
-    throw new UsageError(`cannot reach the cluster of ${kubeconfigPath}: ${(error as Error).message}`);
-  }
 }

@@ -1,0 +1,52 @@
+/**
+ * `--to-image`, checked before any spec prepares: it must parse as a pullspec, exist in its registry, be an OpenShift
+ * release payload (image-references and release-metadata), and name a release newer than the cluster's. Its version
+ * is learned here, from the payload's metadata.
+ */
+import semver from 'semver';
+import { ImageHelperError, ImageNotFoundError, RegistryUnauthorizedError, RegistryUnreachableError } from '../../lib/oci/errors.js';
+import { parseImageRef } from '../../lib/oci/image-ref.js';
+import { readReleasePayload, ReleasePayloadError } from '../../lib/oci/release-payload.js';
+import type { RegistryClient } from '../../lib/oci/registry-client.js';
+import { BadInputError } from './bad-input.js';
+
+export interface ReleaseImage {
+  image: string;
+  version: string;
+}
+
+/** The syntax alone: no network, so it runs before anything else. */
+export function checkPullspecSyntax(flag: string, pullspec: string): void {
+  try {
+    parseImageRef(pullspec);
+  } catch (error) {
+    throw new BadInputError(`${flag} ${pullspec} is not an image pullspec: ${(error as Error).message}`);
+  }
+}
+
+/** Reads the release payload; `currentVersion` (the cluster's) must be older than the release's. */
+export async function checkReleaseImage(registry: RegistryClient, image: string, currentVersion?: string): Promise<ReleaseImage> {
+  checkPullspecSyntax('--to-image', image);
+  let version: string;
+  try {
+    version = (await readReleasePayload(registry, image)).metadata.version;
+  } catch (error) {
+    throw new BadInputError(`--to-image ${image}: ${why(error)}`, { cause: error });
+  }
+  const release = semver.parse(version);
+  const current = currentVersion ? semver.parse(currentVersion) : null;
+  if (release && current && semver.compare(release, current) <= 0) {
+    const relation = semver.eq(release, current) ? 'the version the cluster already runs' : `older than the cluster's ${currentVersion}`;
+    throw new BadInputError(`--to-image ${image} is release ${version}, ${relation}: give a newer release`);
+  }
+  return { image, version };
+}
+
+function why(error: unknown): string {
+  if (error instanceof ImageNotFoundError) return 'no such image in its registry';
+  if (error instanceof ReleasePayloadError) return `not an OpenShift release image (${(error as Error).message})`;
+  if (error instanceof RegistryUnauthorizedError) return `${(error as Error).message}; give --pull-secret with credentials for it`;
+  if (error instanceof RegistryUnreachableError) return (error as Error).message;
+  if (error instanceof ImageHelperError) return (error as Error).message;
+  return `cannot read it: ${(error as Error).message}`;
+}
