@@ -22,14 +22,14 @@ export function registryAccess(pullSecretPath: string | undefined): RegistryAcce
 }
 
 /**
- * Credentials for building on top of a release image: --pull-secret when given, else the cluster's own pull secret
- * (openshift-config/pull-secret), which is what can pull the release's images.
+ * Credentials for building on top of a release image and for reading release images: --pull-secret's, completed for
+ * the registries it does not name by the cluster's own pull secret (openshift-config/pull-secret), which is what can
+ * pull the release's images, as QE's layering tests use it.
  */
 export async function buildCredentials(cluster: Cluster, access: RegistryAccess): Promise<RegistryCredentials> {
-  if (access.pullSecretPath) return access.credentials;
   const data = await cluster.getSecretData('openshift-config', 'pull-secret').catch(() => undefined);
   const json = data?.['.dockerconfigjson'];
-  if (!json) return new RegistryCredentials();
+  if (!json) return access.credentials;
   parsePullSecret(json, 'secret openshift-config/pull-secret'); // registers its credentials for masking
-  return parseDockerConfig(json, 'secret openshift-config/pull-secret');
+  return access.credentials.withFallback(parseDockerConfig(json, 'secret openshift-config/pull-secret'));
 }

@@ -37,7 +37,7 @@ export async function findStartingPoint(session: ConformanceSession): Promise<St
     const version = currentVersion(cv);
     const releaseImage = cv.status?.desired?.image;
     if (!version || !releaseImage) throw new Error('clusterversion/version reports no current release (status.desired.image / history)');
-    const osImage = await releaseOsImage(session.access, releaseImage);
+    const osImage = await releaseOsImage(session.access, releaseImage, session.cluster);
     await parameter('current version', version);
     await parameter('current release image', releaseImage);
     await attachText('rhel-coreos-8', osImage);
@@ -48,7 +48,7 @@ export async function findStartingPoint(session: ConformanceSession): Promise<St
 /** The base OS image (rhel-coreos-8) of a release, e.g. the one an upgrade went to. */
 export async function findReleaseOsImage(session: ConformanceSession, releaseImage: string): Promise<string> {
   return step(`find rhel-coreos-8 of ${releaseImage}`, async () => {
-    const osImage = await releaseOsImage(session.access, releaseImage);
+    const osImage = await releaseOsImage(session.access, releaseImage, session.cluster);
     await attachText('rhel-coreos-8', osImage);
     return osImage;
   });

@@ -19,9 +19,10 @@ import { listen } from './listen.js';
 import { OpenApi } from './openapi.js';
 import type { ExtraPrinterColumns } from './resources.js';
 import { crdSchemaLookup, installDefaults, openState } from './state.js';
-import { makeServingCertificates } from './tls.js';
+import { makeServingCertificates, type ServingCertificates } from './tls.js';
 
 export type { FaultConfig } from './faults.js';
+export { issueServingCertificate, makeCertificateAuthority, type CertificateAuthority, type ServingCertificates } from './tls.js';
 export type { ExtraPrinterColumns } from './resources.js';
 
 export interface ApiServerOptions {
@@ -31,6 +32,8 @@ export interface ApiServerOptions {
   port?: number;
   /** HTTPS with a CA generated at start (default). false serves plain HTTP. */
   tls?: boolean;
+  /** Serving certificate to use instead of generating one (the reference cluster's CA signs it). */
+  certificates?: ServingCertificates;
   /** Bearer token every request must carry; random when absent. */
   token?: string;
   /** Directory for the write log; writes survive kill -9 and restart. */
@@ -76,7 +79,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   const now = opts.now ?? (() => new Date());
   const useTls = opts.tls ?? true;
   // Key generation runs in the thread pool while storage and CRDs are set up.
-  const certsPromise = useTls ? makeServingCertificates([...new Set([host, 'localhost', '127.0.0.1', '::1'])]) : undefined;
+  const certsPromise = !useTls ? undefined : opts.certificates ? Promise.resolve(opts.certificates) : makeServingCertificates([...new Set([host, 'localhost', '127.0.0.1', '::1'])]);
 
   const state = openState({ extraPrinterColumns: opts.extraPrinterColumns, watchHistory: opts.watchHistory, dataDir: opts.dataDir, now });
   installDefaults(state, opts.crds ?? []);

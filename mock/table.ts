@@ -29,8 +29,9 @@ function cellValue(col: PrinterColumn, obj: KubeObject, now: Date): unknown {
   if (col.value) raw = col.value(obj, now);
   else if (col.jsonPath) {
     const values = evaluate(col.jsonPath, obj);
-    // Like the real server: a column shows the first match (for a date) or all matches joined (otherwise).
-    raw = values.length === 0 ? undefined : values.length === 1 || col.type === 'date' ? values[0] : values.map(String).join(',');
+    // Like the real server (apiextensions' tableconvertor takes results[0][0]): a column shows its first match only,
+    // so an upgraded cluster's VERSION is the newest Completed entry of the history, not all of them.
+    raw = values[0];
   }
   if (raw === undefined || raw === null) return null; // kubectl prints an empty cell, as for a real server
   if (col.type === 'date' && col.format !== 'date-time') {

@@ -93,15 +93,34 @@ function certificatePem(spec: CertSpec): string {
   return `-----BEGIN CERTIFICATE-----\n${body}\n-----END CERTIFICATE-----\n`;
 }
 
-/** Makes a CA and a serving certificate for the given host names / IP addresses, valid for a year. */
-export async function makeServingCertificates(hosts: string[]): Promise<ServingCertificates> {
+/** A certificate authority: its certificate (the trust anchor clients are given) and the key that signs with it. */
+export interface CertificateAuthority {
+  caPem: string;
+  /** Never written anywhere but a 0600 file of its owner; only used to issue serving certificates. */
+  key: KeyObject;
+  name: string;
+}
+
+const YEAR_MS = 365 * 24 * 3600_000;
+
+/** A new CA valid for a year (one minute back-dated, so clocks a little behind still accept it). */
+export function makeCertificateAuthority(name = 'ocp-e2e mock API server CA'): CertificateAuthority {
   const ca = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const notBefore = new Date(Date.now() - 60_000);
+  const caPem = certificatePem({ subject: name, issuer: name, publicKey: ca.publicKey, signer: ca.privateKey, ca: true, notBefore, notAfter: new Date(notBefore.getTime() + YEAR_MS) });
+  return { caPem, key: ca.privateKey, name };
+}
+
+/** A serving certificate for the given host names / IP addresses, signed by `ca`, valid for a year. */
+export function issueServingCertificate(ca: CertificateAuthority, hosts: string[], subject = 'ocp-e2e-mock-apiserver'): ServingCertificates {
   const server = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const notBefore = new Date(Date.now() - 60_000);
-  const notAfter = new Date(Date.now() + 365 * 24 * 3600_000);
-  const caName = 'ocp-e2e mock API server CA';
-  const caPem = certificatePem({ subject: caName, issuer: caName, publicKey: ca.publicKey, signer: ca.privateKey, ca: true, notBefore, notAfter });
-  const certPem = certificatePem({ subject: 'ocp-e2e-mock-apiserver', issuer: caName, publicKey: server.publicKey, signer: ca.privateKey, ca: false, hosts, notBefore, notAfter });
+  const certPem = certificatePem({ subject, issuer: ca.name, publicKey: server.publicKey, signer: ca.key, ca: false, hosts, notBefore, notAfter: new Date(notBefore.getTime() + YEAR_MS) });
   const keyPem = server.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
-  return { caPem, certPem, keyPem };
+  return { caPem: ca.caPem, certPem, keyPem };
+}
+
+/** Makes a CA and a serving certificate for the given host names / IP addresses, valid for a year. */
+export async function makeServingCertificates(hosts: string[]): Promise<ServingCertificates> {
+  return issueServingCertificate(makeCertificateAuthority(), hosts);
 }

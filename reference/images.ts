@@ -3,7 +3,7 @@
  * (`rpm-ostree rebase`) do. Only loopback registries are contacted; any other host fails the way a disconnected
  * cluster fails, with the error text of a real pull.
  */
-import { ImageNotFoundError } from '../lib/oci/errors.js';
+import { ImageNotFoundError, RegistryUnauthorizedError } from '../lib/oci/errors.js';
 import { isLoopbackRegistry, parseImageRef } from '../lib/oci/image-ref.js';
 import type { RegistryClient } from '../lib/oci/registry-client.js';
 import { readOsImageContent, readReleaseInfo } from './releases/index.js';
@@ -28,10 +28,15 @@ function explain(ref: string, error: unknown): string {
   if (error instanceof ImageNotFoundError) {
     return `Creating importer: failed to invoke method OpenImage: reading manifest ${parsed.digest ?? parsed.tag ?? 'latest'} in ${where}: manifest unknown: manifest unknown`;
   }
+  if (error instanceof RegistryUnauthorizedError) {
+    return `Creating importer: failed to invoke method OpenImage: reading manifest ${parsed.digest ?? parsed.tag ?? 'latest'} in ${where}: unauthorized: authentication required`;
+  }
   return `Creating importer: failed to invoke method OpenImage: ${(error as Error).message}`;
 }
 
-export function registryImageReader(client: RegistryClient): ImageReader {
+/** `clients` gives the registry client to pull with, each time: the pull secret may have changed meanwhile. */
+export function registryImageReader(clients: RegistryClient | (() => Promise<RegistryClient>)): ImageReader {
+  const clientNow = typeof clients === 'function' ? clients : async () => clients;
   const guard = (ref: string): void => {
     let registry: string;
     try {
@@ -50,7 +55,7 @@ export function registryImageReader(client: RegistryClient): ImageReader {
     async readRelease(payloadRef: string): Promise<ReleaseImages> {
       guard(payloadRef);
       try {
-        return await readReleaseInfo(client, payloadRef);
+        return await readReleaseInfo(await clientNow(), payloadRef);
       } catch (error) {
         if (error instanceof ImageNotFoundError) throw new ImagePullError(`unable to read release image ${payloadRef}: manifest unknown: manifest unknown`, { cause: error });
         throw new ImagePullError(`unable to read release image ${payloadRef}: ${(error as Error).message}`, { cause: error });
@@ -59,7 +64,7 @@ export function registryImageReader(client: RegistryClient): ImageReader {
     async readOsImage(ref: string): Promise<OsImageContent> {
       guard(ref);
       try {
-        const content = await readOsImageContent(client, ref);
+        const content = await readOsImageContent(await clientNow(), ref);
         return { digest: content.digest, osRelease: content.osRelease, packages: content.packages };
       } catch (error) {
         throw new ImagePullError(explain(ref, error), { cause: error });

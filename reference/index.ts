@@ -12,9 +12,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startApiServer, type FaultConfig, type RunningApiServer } from '../mock/index.js';
+import { issueServingCertificate, makeCertificateAuthority, startApiServer, type CertificateAuthority, type FaultConfig, type RunningApiServer } from '../mock/index.js';
+import type { RegistryCredentials } from '../lib/oci/credentials.js';
 import { connectEngine } from '../lib/oci/engine.js';
-import { startLocalRegistry, type LocalRegistry } from '../lib/oci/local-registry.js';
 import { RegistryClient } from '../lib/oci/registry-client.js';
 import { ClusterClock } from './clock.js';
 import type { Controller, ControllerContext, ReleaseImages } from './context.js';
@@ -33,6 +33,8 @@ import { RenderController } from './mco/render-controller.js';
 import { TemplateController } from './mco/template-controller.js';
 import { resolveFaults } from './faults.js';
 import { getProfile, type ProfileName } from './profiles.js';
+import { PullSecretRegistryClients, writePullSecret } from './pull-secret.js';
+import { startClusterRegistry, type ClusterRegistry, type ClusterRegistryFiles } from './registry.js';
 import { ensureReleases, type ReleaseInfo } from './releases/index.js';
 import { seedCluster } from './seed.js';
 import { acquireWorkDir } from './workdir.js';
@@ -72,9 +74,13 @@ export interface ReferenceClusterOptions {
   registry?: ReferenceRegistry;
 }
 
-/** The local registry holding both releases, on its storage folder; stop() stops it and frees the folder. */
+/**
+ * The local registry holding both releases, on its storage folder; stop() stops it and frees the folder. Its CA is the
+ * CA of every cluster that uses it (it signs their API servers' certificates too), its credentials their pull secret.
+ */
 export interface ReferenceRegistry {
-  registry: LocalRegistry;
+  registry: ClusterRegistry;
+  ca: CertificateAuthority;
   releases: { current: ReleaseInfo; next: ReleaseInfo };
   stop(): Promise<void>;
 }
@@ -82,8 +88,19 @@ export interface ReferenceRegistry {
 export interface ReferenceCluster {
   kubeconfigPath: string;
   apiUrl: string;
-  /** `127.0.0.1:PORT` of the local registry holding the releases. */
+  /** `127.0.0.1:PORT` of the local registry holding the releases (HTTPS, credentials required). */
   registry: string;
+  /** PEM of the cluster's CA: it signed the API server's and the registry's certificates. */
+  caPem: string;
+  /**
+   * Files for clients of the registry, removed by stop(): the CA, a bundle for SSL_CERT_FILE, and a docker config
+   * with the pull secret's credentials (0600) for REGISTRY_AUTH_FILE / DOCKER_CONFIG.
+   */
+  registryFiles: ClusterRegistryFiles;
+  /** The registry's credentials, as the pull secret holds them (printing the object shows host names only). */
+  registryCredentials: RegistryCredentials;
+  /** certs.d files written so the engines trust the registry (removed by stop()), and folders that could not be. */
+  engineTrust: ClusterRegistry['engineTrust'];
   /** Where layered images built against this cluster may be pushed. */
   imageRepo: string;
   releases: { current: ReleaseInfo; next: ReleaseInfo };
@@ -137,16 +154,8 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
       cleanups.push(() => own.stop());
       shared = own;
     }
-    const { registry, releases } = shared;
-    const api = await startApi(clock, options.apiFaults, kubeconfigPath, cleanups, say);
-
-    // one registry client for every reader of images: the daemons' pulls and the files debug pods read on a host
-    const registryClient = new RegistryClient();
-    const images = registryImageReader(registryClient);
-    const current = releaseImages(releases.current);
-    const next = releaseImages(releases.next);
-    const installedImage = profile.newFormatImageByDefault ? current.rhelCoreos8 : current.machineOsContent;
-    const bootedContent = await images.readOsImage(installedImage);
+    const { registry, releases, ca } = shared;
+    const api = await startApi(clock, options.apiFaults, kubeconfigPath, ca, cleanups, say);
 
     const abort = new AbortController();
     // every sleeping daemon and poll listens to this one signal: a thousand nodes mean a thousand listeners
@@ -158,6 +167,17 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
       say(`[${clock.timestamp()}] ${component}: ${line}`);
     };
     const client = KubeClient.fromFile(kubeconfigPath, { signal: abort.signal, log: (l) => log('client', l) });
+    // The pull secret exists before anything pulls: the CVO and the daemons pull with it, read from the API each time.
+    await client.apply('Namespace', { metadata: { name: 'openshift-config' } });
+    await writePullSecret(client, registry.pullSecretJson);
+    const pullClients = new PullSecretRegistryClients(client, [ca.caPem]);
+    const images = registryImageReader(() => pullClients.current());
+    // what debug pods read on a host: the node's own disk, so the node's copy of the credentials
+    const registryClient = new RegistryClient({ credentials: registry.credentials, caPems: [ca.caPem] });
+    const current = releaseImages(releases.current);
+    const next = releaseImages(releases.next);
+    const installedImage = profile.newFormatImageByDefault ? current.rhelCoreos8 : current.machineOsContent;
+    const bootedContent = await images.readOsImage(installedImage);
     const imageRepo = `${registry.address}/ocp-e2e/layered-os`;
     const hosts = new NodeHosts({ pullspec: installedImage, content: bootedContent, timestampMs: clock.nowMs() });
     await seedCluster({ client, clock, profile, current, next, bootedContent, registry: registry.address, imageRepo, timeFactor, seed, workers, faults: faults.names });
@@ -179,6 +199,10 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
       kubeconfigPath,
       apiUrl: api.url,
       registry: registry.address,
+      caPem: ca.caPem,
+      registryFiles: registry.files,
+      registryCredentials: registry.credentials,
+      engineTrust: registry.engineTrust,
       imageRepo,
       releases,
       timeFactor,
@@ -208,9 +232,9 @@ export async function startReferenceRegistry(options: { workDir?: string; log?: 
     const work = await acquireWorkDir(path.resolve(options.workDir ?? path.join(REPO_ROOT, '.cache', 'reference')));
     cleanups.push(() => work.release());
     if (work.private) say(`registry storage ${work.path} (the shared one is in use by another cluster)`);
-    const { registry, releases } = await startRegistryWithReleases(work.path, cleanups, say);
+    const { registry, releases, ca } = await startRegistryWithReleases(work.path, cleanups, say);
     let stopped: Promise<void> | undefined;
-    return { registry, releases, stop: () => (stopped ??= cleanups.run()) };
+    return { registry, releases, ca, stop: () => (stopped ??= cleanups.run()) };
   } catch (error) {
     await cleanups.run();
     throw error;
@@ -225,21 +249,29 @@ async function kubeconfigFile(options: ReferenceClusterOptions, cleanups: Cleanu
   return path.join(dir, 'kubeconfig');
 }
 
-/** The local registry on `workDir`, holding both releases as real images (built once, then cached). */
-async function startRegistryWithReleases(workDir: string, cleanups: Cleanups, say: Say): Promise<{ registry: LocalRegistry; releases: { current: ReleaseInfo; next: ReleaseInfo } }> {
-  const registry: LocalRegistry = await startLocalRegistry({ storageDir: path.join(workDir, 'registry') });
-  cleanups.push(() => registry.stop());
-  say(`registry ${registry.address} (${registry.kind})`);
+/**
+ * The local registry on `workDir`, holding both releases as real images (built once, then cached): HTTPS with a
+ * certificate of a new CA, credentials required (reference/registry.ts).
+ */
+async function startRegistryWithReleases(workDir: string, cleanups: Cleanups, say: Say): Promise<Omit<ReferenceRegistry, 'stop'>> {
+  // One CA for the registry and the API servers of its clusters, as OpenShift has one trust anchor for both.
+  const ca = makeCertificateAuthority('ocp-e2e reference cluster CA');
+  const secretsDir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-reference-trust-'));
+  cleanups.push(() => rm(secretsDir, { recursive: true, force: true }));
   const engine = await connectEngine().catch(() => undefined); // needed only when the release images must be built
-  const built = await ensureReleases({ engine, registry: registry.address, log: say });
+  const registry = await startClusterRegistry({ storageDir: path.join(workDir, 'registry'), secretsDir, ca, engine });
+  cleanups.push(() => registry.stop());
+  say(`registry ${registry.address} (${registry.kind}, HTTPS, credentials required)`);
+  const built = await ensureReleases({ engine, registry: registry.address, credentials: registry.credentials, caPems: [ca.caPem], log: say });
   say(`releases ready in ${(built.durationMs / 1000).toFixed(1)} s${built.built.length ? ` (built ${built.built.length} images)` : ' (cached)'}`);
-  return { registry, releases: { current: built.current, next: built.next } };
+  return { registry, ca, releases: { current: built.current, next: built.next } };
 }
 
 /** The mock API server with the OpenShift CRDs on the cluster clock, and its kubeconfig written. */
-async function startApi(clock: ClusterClock, faults: FaultConfig | undefined, kubeconfigPath: string, cleanups: Cleanups, say: Say): Promise<RunningApiServer> {
+async function startApi(clock: ClusterClock, faults: FaultConfig | undefined, kubeconfigPath: string, ca: CertificateAuthority, cleanups: Cleanups, say: Say): Promise<RunningApiServer> {
   // The extra columns keep `oc get co`'s MESSAGE even after someone applies the upstream CRDs over ours.
   const api = await startApiServer({
+    certificates: issueServingCertificate(ca, ['127.0.0.1', 'localhost', '::1']),
     crds: openShiftCrds(),
     extraPrinterColumns: OPENSHIFT_EXTRA_PRINTER_COLUMNS,
     now: () => clock.now(),

@@ -1,9 +1,11 @@
 /**
  * `ocp-e2e cluster up`: start the embedded reference cluster for interactive use and keep it running in the
  * foreground until SIGINT/SIGTERM. Prints what a person needs to reproduce the report by hand: the kubeconfig, the API
- * URL, the registry and image repository, the release images and how fast cluster time runs.
+ * URL, the registry and image repository, the release images and how fast cluster time runs. `--env-out FILE` writes
+ * the shell lines after which the report's own commands (oc, docker, podman) run as they are, with only the registry
+ * host changed. Secrets never reach the console or that file: it names files holding them (mode 0600).
  */
-import { copyFile } from 'node:fs/promises';
+import { copyFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { collect, nonNegativeInteger, positiveNumber } from '../args.js';
@@ -12,7 +14,8 @@ import type { ReferenceCluster } from '../../reference/index.js';
 
 interface UpOptions {
   profile: string;
-  kubeconfigOut: string;
+  kubeconfigOut?: string;
+  envOut?: string;
   timeFactor: number;
   seed: number;
   fault: string[];
@@ -20,16 +23,55 @@ interface UpOptions {
   verbose?: boolean;
 }
 
+const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
+
+/** The variables that point oc, docker, podman and kubectl at the cluster and its registry. */
+export function clientEnvironment(cluster: ReferenceCluster, kubeconfig: string): { name: string; value: string; why: string }[] {
+  const files = cluster.registryFiles;
+  return [
+    { name: 'KUBECONFIG', value: kubeconfig, why: 'oc and kubectl reach the API server (its CA is in the kubeconfig)' },
+    { name: 'SSL_CERT_FILE', value: files.caBundleFile, why: 'oc trusts the registry: the system roots plus the cluster CA' },
+    { name: 'REGISTRY_AUTH_FILE', value: files.authFile, why: 'oc and podman log in to the registry with the pull secret\'s credentials (file mode 0600)' },
+    { name: 'DOCKER_CONFIG', value: files.dockerConfigDir, why: 'the docker CLI sends the same credentials for docker build (FROM) and docker push' },
+  ];
+}
+
+/** The text of the --env-out file: comments and export lines, nothing secret. */
+export function envFileText(cluster: ReferenceCluster, kubeconfig: string): string {
+  const lines = [
+    `# ocp-e2e reference cluster (profile ${cluster.profile}), registry ${cluster.registry}. Source this file, then run the`,
+    '# commands of the report as they are, with the registry host changed. The files named here go away when the',
+    '# cluster stops.',
+  ];
+  for (const v of clientEnvironment(cluster, kubeconfig)) lines.push(`# ${v.why}`, `export ${v.name}=${shellQuote(v.value)}`);
+  return lines.join('\n') + '\n';
+}
+
+/** How the engines were made to trust the registry's CA, in words. */
+function engineTrustText(cluster: ReferenceCluster): string[] {
+  const lines = cluster.engineTrust.installed.map((f) => `    ${f}`);
+  const out = ['  engines trust the registry CA through certs.d (removed when the cluster stops):', ...lines];
+  if (!lines.length) out[0] = '  engines: the CA could not be installed in any certs.d folder; podman will refuse the registry (dockerd speaks TLS to loopback registries without verifying)';
+  for (const s of cluster.engineTrust.skipped) out.push(`    not written: ${s.dir} (${s.reason})`);
+  return out;
+}
+
 /** The instructions printed once the cluster is up. */
-export function usageText(cluster: ReferenceCluster, kubeconfig: string): string {
+export function usageText(cluster: ReferenceCluster, kubeconfig: string, envFile?: string): string {
   const minutesPerSecond = (cluster.timeFactor / 60).toFixed(cluster.timeFactor % 60 === 0 ? 0 : 1);
   const { current, next } = cluster.releases;
+  const customImage = `${cluster.registry}/sregidor/sregidor-os:mco_layering`;
+  const setup = envFile
+    ? [`  source ${envFile}`, '    (it sets ' + clientEnvironment(cluster, kubeconfig).map((v) => v.name).join(', ') + ')']
+    : clientEnvironment(cluster, kubeconfig).map((v) => `  export ${v.name}=${shellQuote(v.value)}   # ${v.why}`);
   return [
     `reference cluster up (profile ${cluster.profile}${cluster.faults.length ? `, faults ${cluster.faults.join(', ')}` : ''}, seed ${cluster.seed})`,
     '',
     `  kubeconfig:   ${kubeconfig}`,
     `  API server:   ${cluster.apiUrl}`,
-    `  registry:     ${cluster.registry}   (plain HTTP on loopback; docker push works without TLS)`,
+    `  registry:     ${cluster.registry}   (HTTPS with a certificate from the cluster's CA; pulls and pushes need the credentials of the pull secret openshift-config/pull-secret)`,
+    `  cluster CA:   ${cluster.registryFiles.caFile}   (signed the API server's and the registry's certificates)`,
+    ...engineTrustText(cluster),
     `  image repo:   ${cluster.imageRepo}`,
     `  time factor:  ${cluster.timeFactor} (${minutesPerSecond} cluster minutes per wall second; object timestamps are cluster time)`,
     '',
@@ -42,12 +84,16 @@ export function usageText(cluster: ReferenceCluster, kubeconfig: string): string
     `    rhel-coreos-8  ${next.rhelCoreos8}`,
     `    machine-os-content ${next.machineOsContent}`,
     '',
-    'Reproduce the report:',
-    `  export KUBECONFIG=${kubeconfig}`,
-    '  kubectl get co machine-config; kubectl get clusterversion; kubectl get mcp',
-    `  docker build -t ${cluster.imageRepo}:custom -f images/layered-os/Containerfile --build-arg BASE_IMAGE=${current.rhelCoreos8} images/layered-os && docker push ${cluster.imageRepo}:custom`,
-    '  kubectl create -f <MachineConfig with spec.osImageURL = the pushed image by digest, one per role>',
-    `  kubectl patch clusterversion version --type merge -p '{"spec":{"desiredUpdate":{"version":"","image":"${next.image}","force":true}}}'`,
+    'Reproduce the report with its own commands: quay.io and registry.ci.openshift.org become this registry, the rest',
+    'runs as written. First point oc, docker and podman at the cluster and its registry:',
+    ...setup,
+    '  1. oc adm release info --pullspecs 2> /dev/null | grep rhel',
+    `  2. a Dockerfile FROM the rhel-coreos-8 pullspec of step 1 (${current.rhelCoreos8}) with the report's RUN line, then`,
+    `     docker build -t ${customImage} . && docker push ${customImage}     (podman build / podman push work the same)`,
+    `  3, 4. cat <<EOF | oc create -f -   the two MachineConfigs, with osImageURL: "${customImage}"`,
+    '  5. oc get mcp        (until both pools are UPDATED)',
+    `  6. oc adm upgrade --to-image ${next.image} --allow-explicit-upgrade --force`,
+    '     oc get co machine-config; oc get clusterversion',
     '',
     'Press Ctrl-C to stop.',
   ].join('\n');
@@ -55,7 +101,9 @@ export function usageText(cluster: ReferenceCluster, kubeconfig: string): string
 
 async function up(options: UpOptions): Promise<void> {
   const { startReferenceCluster } = await import('../../reference/index.js');
-  const kubeconfig = path.resolve(options.kubeconfigOut);
+  if (!options.kubeconfigOut && !options.envOut) throw new Error('give --env-out FILE (or --kubeconfig-out FILE): where to write how to reach the cluster');
+  const kubeconfig = path.resolve(options.kubeconfigOut ?? `${options.envOut}.kubeconfig`);
+  const envFile = options.envOut ? path.resolve(options.envOut) : undefined;
   const cluster = await startReferenceCluster({
     profile: options.profile,
     timeFactor: options.timeFactor,
@@ -83,7 +131,15 @@ async function up(options: UpOptions): Promise<void> {
     await cluster.stop();
     throw new Error(`cannot write the kubeconfig to ${kubeconfig}: ${(error as Error).message}`);
   }
-  console.log(usageText(cluster, kubeconfig));
+  if (envFile) {
+    try {
+      await writeFile(envFile, envFileText(cluster, kubeconfig), { mode: 0o600 });
+    } catch (error) {
+      await cluster.stop();
+      throw new Error(`cannot write the environment file ${envFile}: ${(error as Error).message}`);
+    }
+  }
+  console.log(usageText(cluster, kubeconfig, envFile));
   // foreground: the controllers, API server and registry keep the event loop alive until a signal arrives
   await new Promise<never>(() => undefined);
 }
@@ -94,7 +150,8 @@ export function register(program: Command): void {
     .command('up')
     .description('Start the reference cluster in the foreground until Ctrl-C, and print how to use it')
     .addOption(new Option('--profile <profile>', 'behaviour profile').choices(['4.12-ga', '4.12-nightly-2022-09-08']).default('4.12-ga'))
-    .requiredOption('--kubeconfig-out <file>', 'where to write the kubeconfig')
+    .option('--env-out <file>', 'write the shell lines (KUBECONFIG, SSL_CERT_FILE, REGISTRY_AUTH_FILE, DOCKER_CONFIG) that point oc, docker and podman at the cluster and its registry; `source` it')
+    .option('--kubeconfig-out <file>', 'where to write the kubeconfig (default: <env-out>.kubeconfig)')
     .option('--time-factor <n>', 'cluster seconds per wall second', positiveNumber, 600)
     .option('--seed <n>', 'seed of every duration the reference draws', nonNegativeInteger, 1)
     .addOption(new Option('--fault <name>', 'break a behaviour on purpose (names below; repeatable or comma-separated)').argParser(collect).default([], 'none'))

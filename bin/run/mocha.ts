@@ -16,6 +16,8 @@ export interface MochaRun {
   /** Name of the JUnit file (reports/junit/NAME.xml) and of its test suite. */
   junitName: string;
   timeoutMs: number;
+  /** Further environment of the child (e.g. SSL_CERT_FILE naming the reference registry's CA bundle). */
+  env?: Record<string, string>;
 }
 
 export async function runMocha(run: MochaRun, supervisor: Supervisor, lane: Lane): Promise<Counts> {
@@ -27,7 +29,7 @@ export async function runMocha(run: MochaRun, supervisor: Supervisor, lane: Lane
     cwd: ROOT,
     reject: false,
     buffer: false,
-    env: { ...targetEnvironment(run.target), OCP_E2E_JUNIT_FILE: junit },
+    env: { ...run.env, ...targetEnvironment(run.target), OCP_E2E_JUNIT_FILE: junit },
   });
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => { stdout += text; lane.out(text); });

@@ -135,10 +135,10 @@ export async function ensureBusyboxBase(engine: Engine, opts: { busybox?: string
   try {
     await layoutRootfs(dir, busybox, appletNames, shell);
     const tarStream = createTar({ cwd: dir, portable: true, noMtime: true }, ['.']);
-    const [repo, tagName] = [BUSYBOX_BASE_REPOSITORY, hash];
     const stream = (await engine.importImage(tarStream as unknown as NodeJS.ReadableStream, {
-      repo,
-      tag: tagName,
+      // The tag travels inside `repo`, as the docker CLI sends it: podman 4.3 ignores a separate `tag` (and tags
+      // `:latest`), dockerd accepts either form.
+      repo: tag,
       message: 'ocp-e2e offline base: static busybox root file system',
       changes: [
         'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { create as createTar } from 'tar';
 import type { RegistryCredentials } from './credentials.js';
 import type { Engine } from './engine.js';
+import { engineTlsQuery, registriesIn } from './engine-tls.js';
 import {
   BaseImageUnavailableError,
   BuildStepFailedError,
@@ -168,6 +169,8 @@ async function contextTar(opts: BuildOptions): Promise<{ stream: NodeJS.Readable
 export async function buildImage(engine: Engine, opts: BuildOptions): Promise<BuildResult> {
   const started = Date.now();
   const timeoutMs = opts.timeoutMs ?? 5 * 60_000;
+  // The base image comes from a build argument (FROM ${BASE_IMAGE}) in every build of this project.
+  const tlsQuery = await engineTlsQuery(engine, registriesIn([...Object.values(opts.buildArgs ?? {}), opts.tag]));
   const { stream: tarStream, cleanup } = await contextTar(opts);
   const abort = new AbortController();
   const output: string[] = [];
@@ -224,6 +227,7 @@ export async function buildImage(engine: Engine, opts: BuildOptions): Promise<Bu
       rm: true,
       forcerm: true,
       abortSignal: abort.signal,
+      ...tlsQuery,
       ...(opts.registryConfig && opts.registryConfig.hosts().length ? { registryconfig: opts.registryConfig.toRegistryConfig() } : {}),
     } as never)) as unknown as NodeJS.ReadableStream;
     await new Promise<void>((resolve, reject) => {

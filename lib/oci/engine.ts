@@ -5,6 +5,37 @@ import { EngineUnavailableError } from './errors.js';
 
 export type Engine = Docker;
 
+/** Which engine answers behind the Docker Engine API: they differ in tagging on import and in TLS to registries. */
+export type EngineKind = 'docker' | 'podman';
+
+export interface EngineIdentity {
+  kind: EngineKind;
+  /** `Docker Engine 20.10.24+dfsg1` or `Podman 4.3.1`: how messages and reports name it. */
+  name: string;
+  version: string;
+  /** Where it answered, when connectEngine found it. */
+  address?: string;
+}
+
+const addresses = new WeakMap<Engine, string>();
+const identities = new WeakMap<Engine, Promise<EngineIdentity>>();
+
+/** Reads the API's version endpoint: podman's names a "Podman Engine" component, dockerd's an "Engine". */
+export function identifyEngine(engine: Engine): Promise<EngineIdentity> {
+  let known = identities.get(engine);
+  if (!known) {
+    known = engine.version().then((v) => {
+      const components = (v as { Components?: { Name?: string; Version?: string }[] }).Components ?? [];
+      const podman = components.find((c) => /podman/i.test(c.Name ?? ''));
+      const version = podman?.Version ?? v.Version ?? 'unknown';
+      const kind: EngineKind = podman ? 'podman' : 'docker';
+      return { kind, version, name: `${kind === 'podman' ? 'Podman' : 'Docker Engine'} ${version}`, address: addresses.get(engine) };
+    }, (): EngineIdentity => ({ kind: 'docker', version: 'unknown', name: 'a Docker-compatible engine (its version endpoint did not answer)', address: addresses.get(engine) }));
+    identities.set(engine, known);
+  }
+  return known;
+}
+
 export interface EngineCandidate {
   /** How to show it to a person: `unix:///var/run/docker.sock`, `tcp://127.0.0.1:2375`. */
   address: string;
@@ -69,6 +100,7 @@ export async function connectEngine(
     const engine = new Docker(candidate.options);
     try {
       await pingWithin(engine, opts.pingTimeoutMs ?? 5000);
+      addresses.set(engine, candidate.address);
       return engine;
     } catch (err) {
       tried.push({ address: candidate.address, problem: (err as Error).message });

@@ -97,11 +97,7 @@ export class RegistryUnreachableError extends ImageHelperError {
     detail: string,
     options?: { cause?: unknown },
   ) {
-    super(
-      `Registry ${registry} is unreachable: ${detail}. Check that it is running and that the address is right ` +
-        '(registries on loopback are spoken to over plain http).',
-      options,
-    );
+    super(`Registry ${registry} is unreachable: ${detail}. Check that it is running and that the address is right.`, options);
   }
 }
 
@@ -113,8 +109,13 @@ export class PushUnauthorizedError extends ImageHelperError {
     detail: string,
     readonly hadCredentials: boolean,
   ) {
+    const status = /\b401\b|unauthorized|no basic auth credentials|authentication required/i.test(detail)
+      ? ' with 401 Unauthorized'
+      : /\b403\b|denied|forbidden/i.test(detail)
+        ? ' with 403 Forbidden'
+        : '';
     super(
-      `Push of ${repository} to ${registry} was refused: ${detail}. ` +
+      `Push of ${repository} was refused by ${registry}${status} (${detail}). ` +
         (hadCredentials
           ? 'The credentials found for this registry were rejected or lack push rights; check the pull secret / docker config entry for it.'
           : `No credentials for ${registry} were found; add an "auths" entry for it to the pull secret or docker config.`),

@@ -55,7 +55,7 @@ export function formatImageRef(ref: ImageRef): string {
   return repositoryName(ref) + (ref.tag ? `:${ref.tag}` : '') + (ref.digest ? `@${ref.digest}` : '');
 }
 
-/** A registry on loopback is spoken to over plain http, everything else over https. */
+/** A registry on this machine: the only kind that may answer in plain HTTP (and the only kind the reference reaches). */
 export function isLoopbackRegistry(registry: string): boolean {
   const host = registry.replace(/:\d+$/, '');
   return host === 'localhost' || host === '127.0.0.1' || host === '[::1]' || host.startsWith('127.');

@@ -8,6 +8,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import type { Engine } from './engine.js';
 import { RegistryUnavailableError } from './errors.js';
+import { fetchTrusting } from './tls.js';
 
 export const REGISTRY_BINARY = '/usr/bin/docker-registry';
 export const REGISTRY_IMAGE = 'registry:2';
@@ -17,7 +18,16 @@ export interface LocalRegistry {
   address: string;
   /** `binary` or `container`: how it runs. */
   kind: 'binary' | 'container';
+  /** PEM of the CA its certificate chains to, when it serves HTTPS. */
+  caPem?: string;
   stop(): Promise<void>;
+}
+
+/** A serving certificate for the registry (PEM files) and the CA that signed it. */
+export interface RegistryTls {
+  certFile: string;
+  keyFile: string;
+  caPem: string;
 }
 
 export interface LocalRegistryOptions {
@@ -27,6 +37,8 @@ export interface LocalRegistryOptions {
   port?: number;
   /** htpasswd file (bcrypt entries) to require basic auth; default no auth. */
   htpasswdFile?: string;
+  /** Serve HTTPS with this certificate; default plain HTTP (which only dockerd accepts without configuration). */
+  tls?: RegistryTls;
   /** Engine, only needed for the container fallback. */
   engine?: Engine;
   /** Binary to run; default /usr/bin/docker-registry. */
@@ -73,7 +85,7 @@ async function stickyPort(storageDir: string): Promise<number> {
 }
 
 /** The registry's own configuration file (distribution's YAML format). */
-export function registryConfig(opts: { rootDirectory: string; listen: string; htpasswdFile?: string }): object {
+export function registryConfig(opts: { rootDirectory: string; listen: string; htpasswdFile?: string; tls?: RegistryTls }): object {
   return {
     version: 0.1,
     log: { level: 'warn', accesslog: { disabled: true } },
@@ -83,19 +95,25 @@ export function registryConfig(opts: { rootDirectory: string; listen: string; ht
       // Blob descriptors are cached in memory so repeated HEADs of the same digests stay cheap.
       cache: { blobdescriptor: 'inmemory' },
     },
-    http: { addr: opts.listen, headers: { 'X-Content-Type-Options': ['nosniff'] } },
+    http: {
+      addr: opts.listen,
+      headers: { 'X-Content-Type-Options': ['nosniff'] },
+      ...(opts.tls ? { tls: { certificate: opts.tls.certFile, key: opts.tls.keyFile } } : {}),
+    },
     ...(opts.htpasswdFile ? { auth: { htpasswd: { realm: 'ocp-e2e', path: opts.htpasswdFile } } } : {}),
   };
 }
 
-async function waitForV2(address: string, timeoutMs: number, stillRunning: () => string | undefined): Promise<void> {
+async function waitForV2(address: string, tls: RegistryTls | undefined, timeoutMs: number, stillRunning: () => string | undefined): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  const fetch = tls ? fetchTrusting([tls.caPem]) : globalThis.fetch;
+  const url = `${tls ? 'https' : 'http'}://${address}/v2/`;
   let lastProblem = 'no answer yet';
   while (Date.now() < deadline) {
     const exited = stillRunning();
     if (exited) throw new RegistryUnavailableError(`Local registry stopped while starting: ${exited}`);
     try {
-      const res = await fetch(`http://${address}/v2/`, { signal: AbortSignal.timeout(1000) });
+      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
       await res.arrayBuffer();
       // 401 is an answer too: the registry is up and wants credentials.
       if (res.status === 200 || res.status === 401) return;
@@ -132,7 +150,7 @@ async function startBinary(binary: string, opts: LocalRegistryOptions, port: num
   const configPath = path.join(storageDir, `registry-config-${port}.yml`);
   await writeFile(
     configPath,
-    YAML.stringify(registryConfig({ rootDirectory: path.join(storageDir, 'data'), listen: address, htpasswdFile: opts.htpasswdFile })),
+    YAML.stringify(registryConfig({ rootDirectory: path.join(storageDir, 'data'), listen: address, htpasswdFile: opts.htpasswdFile, tls: opts.tls })),
   );
   const child: ChildProcess = spawn(binary, ['serve', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
   if (child.pid) await writeFile(path.join(storageDir, 'registry.pid'), `${child.pid}\n`);
@@ -152,7 +170,7 @@ async function startBinary(binary: string, opts: LocalRegistryOptions, port: num
     });
   });
   try {
-    await waitForV2(address, opts.readyTimeoutMs ?? 10000, () => exitInfo);
+    await waitForV2(address, opts.tls, opts.readyTimeoutMs ?? 10000, () => exitInfo);
   } catch (err) {
     child.kill('SIGKILL');
     throw err;
@@ -160,6 +178,7 @@ async function startBinary(binary: string, opts: LocalRegistryOptions, port: num
   return {
     address,
     kind: 'binary',
+    caPem: opts.tls?.caPem,
     async stop() {
       if (exitInfo) return;
       child.kill('SIGTERM');
@@ -189,6 +208,10 @@ async function startContainer(engine: Engine, opts: LocalRegistryOptions, port: 
     binds.push(`${path.resolve(opts.htpasswdFile)}:/auth/htpasswd:ro`);
     env.push('REGISTRY_AUTH=htpasswd', 'REGISTRY_AUTH_HTPASSWD_REALM=ocp-e2e', 'REGISTRY_AUTH_HTPASSWD_PATH=/auth/htpasswd');
   }
+  if (opts.tls) {
+    binds.push(`${path.resolve(opts.tls.certFile)}:/certs/tls.crt:ro`, `${path.resolve(opts.tls.keyFile)}:/certs/tls.key:ro`);
+    env.push('REGISTRY_HTTP_TLS_CERTIFICATE=/certs/tls.crt', 'REGISTRY_HTTP_TLS_KEY=/certs/tls.key');
+  }
   const container = await engine.createContainer({
     Image: opts.image ?? REGISTRY_IMAGE,
     Env: env,
@@ -200,7 +223,7 @@ async function startContainer(engine: Engine, opts: LocalRegistryOptions, port: 
   const address = `127.0.0.1:${port}`;
   let gone: string | undefined;
   try {
-    await waitForV2(address, opts.readyTimeoutMs ?? 15000, () => gone);
+    await waitForV2(address, opts.tls, opts.readyTimeoutMs ?? 15000, () => gone);
   } catch (err) {
     await container.remove({ force: true }).catch(() => undefined);
     throw err;
@@ -208,6 +231,7 @@ async function startContainer(engine: Engine, opts: LocalRegistryOptions, port: 
   return {
     address,
     kind: 'container',
+    caPem: opts.tls?.caPem,
     async stop() {
       gone = 'stopped';
       await container.remove({ force: true });

@@ -1,7 +1,8 @@
 // Pushes a locally built image with the engine, with the credentials for its registry, then asks the registry itself
 // which digest the tag now has: the pullspec returned is `name@sha256:…` as the registry serves it.
 import { RegistryCredentials, type RegistryAuth } from './credentials.js';
-import type { Engine } from './engine.js';
+import { identifyEngine, type Engine } from './engine.js';
+import { engineTlsQuery } from './engine-tls.js';
 import { ImagePushError, PushUnauthorizedError, RegistryUnreachableError } from './errors.js';
 import { parseImageRef, repositoryName } from './image-ref.js';
 import { BuildStreamParser } from './build.js';
@@ -32,17 +33,23 @@ function authForRegistry(auth: PushOptions['auth'], registry: string): RegistryA
   return auth;
 }
 
-function classifyPushError(message: string, registry: string, repository: string, hadCredentials: boolean): Error {
+function classifyPushError(message: string, registry: string, repository: string, hadCredentials: boolean, engineName: string): Error {
   if (/No such image|does not exist locally|tag does not exist/i.test(message)) {
     return new ImagePushError(`Cannot push ${registry}/${repository}: the engine has no image with that tag; build or tag it first (${message})`);
   }
   if (/unauthorized|authentication required|denied|no basic auth credentials|401|403/i.test(message)) {
     return new PushUnauthorizedError(registry, repository, message, hadCredentials);
   }
-  if (/connection refused|no such host|i\/o timeout|dial tcp|EOF|server gave HTTP response to HTTPS client|connection reset/i.test(message)) {
-    return new RegistryUnreachableError(registry, message);
+  if (/server gave HTTP response to HTTPS client/i.test(message)) {
+    return new RegistryUnreachableError(registry, `${engineName} spoke HTTPS and the registry answered in plain HTTP (${message}); serve the registry over TLS, or for a loopback registry let the engine use plain HTTP`);
   }
-  return new ImagePushError(`Push of ${registry}/${repository} failed: ${message}`);
+  if (/x509|certificate/i.test(message)) {
+    return new RegistryUnreachableError(registry, `${engineName} does not trust the registry's certificate (${message}); put its CA in /etc/containers/certs.d/${registry}/ca.crt (podman) or /etc/docker/certs.d/${registry}/ca.crt (dockerd)`);
+  }
+  if (/connection refused|no such host|i\/o timeout|dial tcp|EOF|connection reset/i.test(message)) {
+    return new RegistryUnreachableError(registry, `${engineName}: ${message}`);
+  }
+  return new ImagePushError(`Push of ${registry}/${repository} by ${engineName} failed: ${message}`);
 }
 
 /** Pushes `tag` (`registry/repo:tag`) and returns the digest the registry holds for it. */
@@ -52,6 +59,8 @@ export async function pushImage(engine: Engine, tag: string, opts: PushOptions =
   if (!ref.tag) throw new ImagePushError(`pushImage needs a tagged reference (registry/repository:tag), got "${tag}"`);
   const credentials = authForRegistry(opts.auth, ref.registry);
   const repo = repositoryName(ref);
+  const engineName = (await identifyEngine(engine)).name;
+  const tlsQuery = await engineTlsQuery(engine, [ref.registry]);
   let engineDigest: string | undefined;
   let failure: Error | undefined;
   const abort = new AbortController();
@@ -63,7 +72,7 @@ export async function pushImage(engine: Engine, tag: string, opts: PushOptions =
   const parser = new BuildStreamParser((o) => {
     const obj = o as { error?: string; errorDetail?: { message?: string }; aux?: { Digest?: string }; status?: string };
     if (obj.errorDetail || obj.error) {
-      failure ??= classifyPushError(obj.errorDetail?.message ?? obj.error ?? 'unknown error', ref.registry, ref.repository, Boolean(credentials));
+      failure ??= classifyPushError(obj.errorDetail?.message ?? obj.error ?? 'unknown error', ref.registry, ref.repository, Boolean(credentials), engineName);
     }
     if (obj.aux?.Digest) engineDigest = obj.aux.Digest;
   });
@@ -73,6 +82,7 @@ export async function pushImage(engine: Engine, tag: string, opts: PushOptions =
       // The engine wants an X-Registry-Auth header even for anonymous pushes; an empty object is anonymous.
       authconfig: credentials ? { ...credentials, serveraddress: ref.registry } : {},
       abortSignal: abort.signal,
+      ...tlsQuery,
     } as never)) as unknown as NodeJS.ReadableStream;
     await new Promise<void>((resolve, reject) => {
       stream.on('data', (c: Buffer) => parser.push(c));
@@ -86,7 +96,7 @@ export async function pushImage(engine: Engine, tag: string, opts: PushOptions =
   } catch (err) {
     if (!timedOut) {
       const message = (err as { json?: { message?: string } }).json?.message ?? (err as Error).message;
-      failure ??= classifyPushError(message, ref.registry, ref.repository, Boolean(credentials));
+      failure ??= classifyPushError(message, ref.registry, ref.repository, Boolean(credentials), engineName);
     }
   } finally {
     clearTimeout(timer);

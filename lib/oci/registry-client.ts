@@ -1,6 +1,8 @@
 // A small client of the registry HTTP API v2 (distribution spec): manifest digests, existence checks, and reading files
-// out of an image's layers without pulling it into an engine. Speaks http to loopback registries, https elsewhere,
-// and answers Bearer-token and Basic challenges with credentials from a pull secret or docker config.
+// out of an image's layers without pulling it into an engine. Speaks https, verifying certificates against the system
+// roots or SSL_CERT_FILE plus any CA given (see tls.ts); a loopback registry that answers in plain HTTP is spoken to
+// in plain HTTP, as dockerd does. Answers Bearer-token and Basic challenges with credentials from a pull secret or
+// docker config.
 import { createHash } from 'node:crypto';
 import path from 'node:path/posix';
 import { Parser, type ReadEntry } from 'tar';
@@ -11,6 +13,7 @@ import {
   RegistryUnauthorizedError,
   RegistryUnreachableError,
 } from './errors.js';
+import { fetchFailureCode, fetchTrusting, isCertificateProblem, isPlainHttpAnswer, type Fetch } from './tls.js';
 import { isLoopbackRegistry, parseImageRef, type ImageRef } from './image-ref.js';
 
 export const MANIFEST_MEDIA_TYPES = [
@@ -44,6 +47,10 @@ export interface RegistryClientOptions {
   platform?: { os: string; architecture: string };
   /** Upper bound of layer bytes kept in memory between calls. */
   blobCacheBytes?: number;
+  /** CAs (PEM) trusted besides the system roots or SSL_CERT_FILE, e.g. the reference cluster's. */
+  caPems?: string[];
+  /** Environment to read SSL_CERT_FILE from; default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** One layer's table of contents: entries by path, plus the whiteouts it carries. */
@@ -89,8 +96,12 @@ export class RegistryClient {
   private readonly layerViews = new Map<string, LayerView>();
   /** Image manifests of digest references: content-addressed, so they never change. */
   private readonly manifestsByDigest = new Map<string, { digest: string; manifest: ImageManifest }>();
+  private readonly fetch: Fetch;
+  /** Loopback registries that answered our TLS handshake in plain HTTP. */
+  private readonly plainHttp = new Set<string>();
 
   constructor(opts: RegistryClientOptions = {}) {
+    this.fetch = fetchTrusting(opts.caPems ?? [], opts.env ?? process.env);
     this.credentials = opts.credentials ?? new RegistryCredentials();
     this.timeoutMs = opts.timeoutMs ?? 30000;
     this.platform = opts.platform ?? { os: 'linux', architecture: 'amd64' };
@@ -99,15 +110,22 @@ export class RegistryClient {
 
   private baseUrl(registry: string): string {
     const host = registry === 'docker.io' ? 'registry-1.docker.io' : registry;
-    return `${isLoopbackRegistry(registry) ? 'http' : 'https'}://${host}`;
+    return `${this.plainHttp.has(registry) ? 'http' : 'https'}://${host}`;
   }
 
   private async send(registry: string, url: string, init: RequestInit): Promise<Response> {
     try {
-      return await fetch(url, { ...init, signal: AbortSignal.timeout(this.timeoutMs) });
+      return await this.fetch(url, { ...init, signal: AbortSignal.timeout(this.timeoutMs) });
     } catch (err) {
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new RegistryUnreachableError(registry, cause?.code ?? cause?.message ?? (err as Error).message, { cause: err });
+      if (isLoopbackRegistry(registry) && url.startsWith(`https://${registry}/`) && isPlainHttpAnswer(err)) {
+        this.plainHttp.add(registry);
+        return this.send(registry, `http://${url.slice('https://'.length)}`, init);
+      }
+      const code = fetchFailureCode(err);
+      const detail = isCertificateProblem(err)
+        ? `its certificate is not trusted (${code}); give the CA that signed it in SSL_CERT_FILE (a bundle, as for oc; \`ocp-e2e cluster up --env-out\` writes one for the reference cluster)`
+        : code;
+      throw new RegistryUnreachableError(registry, detail, { cause: err });
     }
   }
 

@@ -58,6 +58,8 @@ export interface EnsureReleasesOptions {
   registry: string | { address: string };
   /** For registries that want credentials. */
   credentials?: RegistryCredentials;
+  /** CAs to trust besides the system's (the reference cluster's own). */
+  caPems?: string[];
   log?: (message: string) => void;
   /** Build timeout per image. */
   timeoutMs?: number;
@@ -200,7 +202,7 @@ async function payloadRecipe(registry: string, version: string, os: { rhelCoreos
 export async function ensureReleases(opts: EnsureReleasesOptions): Promise<EnsureReleasesResult> {
   const started = Date.now();
   const registry = typeof opts.registry === 'string' ? opts.registry : opts.registry.address;
-  const client = new RegistryClient({ credentials: opts.credentials });
+  const client = new RegistryClient({ credentials: opts.credentials, caPems: opts.caPems });
   const log = opts.log ?? (() => undefined);
   const built: string[] = [];
   const base = busyboxBaseTag();

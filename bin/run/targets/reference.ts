@@ -72,6 +72,9 @@ async function runFile(file: string, run: FileRun, supervisor: Supervisor, lane:
       grep: run.options.grep,
       junitName: basename(file, '.spec.ts'),
       timeoutMs: specTimeoutMs(reference.timeFactor),
+      // The specs trust the registry as a person's shell does after `cluster up --env-out`: oc (Go) and lib/oci read
+      // SSL_CERT_FILE. Credentials come from the cluster's pull secret, as on a real cluster.
+      env: { SSL_CERT_FILE: run.registry.registry.files.caBundleFile },
     }, supervisor, lane);
     lane.out(`${basename(file)}: ${formatCounts(counts)} in ${seconds()}s wall\n`);
     return counts;
