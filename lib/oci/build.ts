@@ -37,6 +37,8 @@ export interface BuildOptions {
   onOutput?: (line: string) => void;
   /** Do not reuse cached layers. */
   noCache?: boolean;
+  /** Pull the base image even when the engine has it (podman also reuses a local image of the same digest under another name). */
+  pull?: boolean;
 }
 
 export interface BuildResult {
@@ -73,14 +75,19 @@ export function classifyBuildError(
   buildArgs: Record<string, string> = {},
 ): ImageBuildError {
   // docker-modem prefixes errors of the HTTP call itself: "(HTTP code 400) unexpected - <engine message>".
-  const message = rawMessage.replace(/^\(HTTP code \d+\) [\w ]+ - /, '').trim();
-  const nonZero = /returned a non-zero code: (\d+)/.exec(message);
+  let message = rawMessage.replace(/^\(HTTP code \d+\) [\w ]+ - /, '').trim();
+  // podman (buildah) names an unknown instruction and then dumps its Go struct: keep the words, drop the dump
+  const podmanUnknown = /Unknown instruction: "?(\w+)"?/.exec(message);
+  if (podmanUnknown) message = `unknown instruction: ${podmanUnknown[1]} (podman does not say on which line)`;
+  // dockerd: "returned a non-zero code: N"; podman: "while running runtime: exit status N"
+  const nonZero = /returned a non-zero code: (\d+)|while running runtime: exit status (\d+)/.exec(message);
   if (nonZero) {
+    const code = nonZero[1] ?? nonZero[2];
     return new BuildStepFailedError(
-      `A build step failed with exit code ${nonZero[1]}: ${message}. Its output is below; fix the command or the packages it asks for.`,
+      `A build step failed with exit code ${code}: ${message}. Its output is below; fix the command or the packages it asks for.`,
       step,
       lastLines,
-      Number(nonZero[1]),
+      Number(code),
     );
   }
   if (/dockerfile parse error|unknown instruction|unknown flag|parse error|syntax error|FROM requires|requires (at least|exactly)/i.test(message)) {
@@ -104,6 +111,15 @@ export function classifyBuildError(
     );
   }
   return new ImageBuildError(`The image build failed: ${message}`, step, lastLines);
+}
+
+/**
+ * A step heading in the build output, in dockerd's form: `Step 2/3 : RUN …` (dockerd) and `STEP 2/3: RUN …`
+ * (podman) both give `Step 2/3 : RUN …`, so errors name steps the same way on either engine.
+ */
+export function stepHeading(line: string): string | undefined {
+  const m = /^(?:Step|STEP) (\d+\/\d+) ?: (.*)$/.exec(line);
+  return m ? `Step ${m[1]} : ${m[2]}` : undefined;
 }
 
 /** Parses a build stream, chunk by chunk, calling `onObject` for every complete JSON object. */
@@ -201,10 +217,11 @@ export async function buildImage(engine: Engine, opts: BuildOptions): Promise<Bu
         // The engine colours a RUN's stderr with ANSI escapes; they are noise in an error message.
         const line = raw.replace(ANSI_ESCAPE, '').trimEnd();
         if (!line) continue;
-        if (/^Step \d+\/\d+ : /.test(line)) {
-          step = line;
+        const stepLine = stepHeading(line);
+        if (stepLine) {
+          step = stepLine;
           stepOutput = [];
-        } else if (!/^ ---> |^Removing intermediate container /.test(line)) {
+        } else if (!/^ ---> |^--> |^Removing intermediate container /.test(line)) {
           stepOutput.push(line);
         }
         const built = /^Successfully built ([0-9a-f]{12,64})$/.exec(line);
@@ -224,6 +241,7 @@ export async function buildImage(engine: Engine, opts: BuildOptions): Promise<Bu
       labels: opts.labels ?? {},
       target: opts.target,
       nocache: opts.noCache ?? false,
+      ...(opts.pull ? { pull: true } : {}),
       rm: true,
       forcerm: true,
       abortSignal: abort.signal,

@@ -38,6 +38,18 @@ export class RegistryCredentials {
     return out;
   }
 
+  /** These credentials, with `fallback`'s for the hosts these lack. */
+  withFallback(fallback: RegistryCredentials): RegistryCredentials {
+    return new RegistryCredentials([...fallback[SECRETS], ...this[SECRETS]]);
+  }
+
+  /** A docker config / pull secret text holding these credentials: secret, only for a private (0600) file. */
+  toDockerConfigJson(): string {
+    const auths: Record<string, { auth: string }> = {};
+    for (const [host, a] of this[SECRETS]) auths[host] = { auth: Buffer.from(`${a.username}:${a.password}`).toString('base64') };
+    return JSON.stringify({ auths });
+  }
+
   toJSON(): object {
     return { hosts: this.hosts() };
   }

@@ -1,6 +1,7 @@
 // Pulls an image into the engine (by tag or digest), with the credentials for its registry, as a node would.
 import { RegistryCredentials, type RegistryAuth } from './credentials.js';
 import type { Engine } from './engine.js';
+import { engineTlsQuery } from './engine-tls.js';
 import { ImageHelperError, RegistryUnreachableError } from './errors.js';
 import { parseImageRef } from './image-ref.js';
 import { BuildStreamParser } from './build.js';
@@ -25,10 +26,18 @@ export async function pullImage(engine: Engine, image: string, opts: { auth?: Re
   const parser = new BuildStreamParser((o) => {
     if (o.error || o.errorDetail) failure ??= o.errorDetail?.message ?? o.error;
   });
+  const authconfig = auth ? { ...auth, serveraddress: ref.registry } : undefined;
+  const tlsQuery = await engineTlsQuery(engine, [ref.registry]);
   try {
-    const stream = (await engine.pull(image, {
-      authconfig: auth ? { ...auth, serveraddress: ref.registry } : undefined,
-    })) as unknown as NodeJS.ReadableStream;
+    // podman's Docker-compatible pull has no TLS setting; its own API (same socket) has one, for the one case that
+    // needs it: a loopback registry speaking plain HTTP
+    const stream = (tlsQuery.tlsVerify === false
+      ? await new Promise((resolve, reject) =>
+          engine.modem.dial(
+            { path: '/v4.0.0/libpod/images/pull?', method: 'POST', options: { reference: image, tlsVerify: false }, authconfig, isStream: true, statusCodes: { 200: true, 400: 'bad parameter', 500: 'server error' } },
+            (err: unknown, data: unknown) => (err ? reject(err) : resolve(data)),
+          ))
+      : await engine.pull(image, { authconfig })) as unknown as NodeJS.ReadableStream;
     await new Promise<void>((resolve, reject) => {
       stream.on('data', (c: Buffer) => parser.push(c));
       stream.on('end', () => {

@@ -23,8 +23,10 @@ export interface PushOptions {
   auth?: RegistryCredentials | RegistryAuth;
   /** Default 5 minutes. */
   timeoutMs?: number;
-  /** Client used to read the digest back; default one built from `auth`. */
+  /** Client used to read the digest back; default one built from `auth` and `caPems`. */
   registryClient?: RegistryClient;
+  /** CAs to trust when reading the digest back, besides the system's (or SSL_CERT_FILE's). */
+  caPems?: string[];
 }
 
 function authForRegistry(auth: PushOptions['auth'], registry: string): RegistryAuth | undefined {
@@ -108,6 +110,7 @@ export async function pushImage(engine: Engine, tag: string, opts: PushOptions =
     opts.registryClient ??
     new RegistryClient({
       credentials: credentials ? new RegistryCredentials([[ref.registry, credentials]]) : undefined,
+      caPems: opts.caPems,
     });
   const digest = await client.manifestDigest(tag);
   if (engineDigest && engineDigest !== digest) {

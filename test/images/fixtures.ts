@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Engine } from '../../lib/oci/engine.js';
 import { startLocalRegistry, type LocalRegistry } from '../../lib/oci/local-registry.js';
+import { engineToRun } from './support/container-engine.js';
 
 /** Test-only push credentials. The bcrypt hash below was made offline (cost 4) for exactly this password. */
 export const PUSH_USER = 'e2e-pusher';
@@ -42,8 +43,12 @@ export function markerPullSecret(registry: string, password = MARKER_PASSWORD): 
   return JSON.stringify({ auths: { [registry]: { auth: Buffer.from(`${PUSH_USER}:${password}`).toString('base64'), email: '' } } });
 }
 
-/** Runs `cmd` in a fresh container of `image`; returns its exit code and combined output. The container is removed. */
-export async function runInImage(engine: Engine, image: string, cmd: string[]): Promise<{ exitCode: number; output: string }> {
+/**
+ * Runs `cmd` in a fresh container of `image`; returns its exit code and combined output. The container is removed.
+ * It runs on `engine`, or on dockerd where `engine` is a podman that cannot run containers here (support/container-engine.ts).
+ */
+export async function runInImage(engineUnderTest: Engine, image: string, cmd: string[]): Promise<{ exitCode: number; output: string }> {
+  const engine = await engineToRun(engineUnderTest, image);
   const container = await engine.createContainer({ Image: image, Cmd: cmd, Tty: true, Labels: { 'ocp-e2e.io/test': 'images' } });
   try {
     await container.start();

@@ -11,6 +11,7 @@ import { buildImage, removeImage } from '../../lib/oci/build.js';
 import { connectEngine, type Engine } from '../../lib/oci/engine.js';
 import { startLocalRegistry } from '../../lib/oci/local-registry.js';
 import { pushImage } from '../../lib/oci/push.js';
+import { containerEngine } from './support/container-engine.js';
 
 // Unique per run: parallel runs on the same engine must not remove each other's image.
 const TEST_REGISTRY_IMAGE = `localhost/ocp-e2e/test-registry:${randomBytes(4).toString('hex')}`;
@@ -54,7 +55,8 @@ describe('images: local registry as a container when the binary is absent', func
   let storageDir: string;
 
   before(async () => {
-    engine = await connectEngine();
+    // the registry runs in a container: on podman where it can run one, else on dockerd (said by containerEngine)
+    engine = await containerEngine(await connectEngine());
     storageDir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-registry-container-'));
     await makeRegistryImage(engine);
   });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
@@ -8,25 +8,33 @@ import { lastLine, ocpE2e, ROOT } from './cli.js';
 
 const CURRENT = '4.12.0-0.nightly-2022-09-08-002336';
 
-/** `ocp-e2e cluster up` in the background, as a user would start it in another terminal. */
-async function clusterUp(): Promise<{ kubeconfig: string; process: ResultPromise; stop(): Promise<void> }> {
-  const kubeconfig = join(mkdtempSync(join(tmpdir(), 'ocp-e2e-cluster-')), 'kubeconfig');
-  const child = execa(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', 'ocp-e2e.ts'), 'cluster', 'up', '--kubeconfig-out', kubeconfig], {
+/**
+ * `ocp-e2e cluster up --env-out` in the background, as a user would start it in another terminal; `env` is what
+ * sourcing its env file gives a shell (the registry's CA bundle and credentials files).
+ */
+async function clusterUp(): Promise<{ kubeconfig: string; env: Record<string, string>; process: ResultPromise; stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'ocp-e2e-cluster-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  const envFile = join(dir, 'env');
+  const child = execa(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', 'ocp-e2e.ts'), 'cluster', 'up', '--kubeconfig-out', kubeconfig, '--env-out', envFile], {
     cwd: ROOT,
     reject: false,
     all: true,
   });
   const deadline = Date.now() + 90_000;
-  while (!existsSync(kubeconfig)) {
+  while (!existsSync(envFile)) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGTERM');
       const r = await child;
-      throw new Error(`ocp-e2e cluster up did not write ${kubeconfig} (exit ${r.exitCode}):\n${String(r.all ?? '').slice(-2000)}`);
+      throw new Error(`ocp-e2e cluster up did not write ${envFile} (exit ${r.exitCode}):\n${String(r.all ?? '').slice(-2000)}`);
     }
     await new Promise((r) => setTimeout(r, 200));
   }
+  const env = Object.fromEntries([...readFileSync(envFile, 'utf8').matchAll(/^export (\w+)='([^']*)'$/gm)].map((m) => [m[1]!, m[2]!]));
+  delete env.KUBECONFIG; // the runs below pass --kubeconfig
   return {
     kubeconfig,
+    env,
     process: child,
     async stop() {
       child.kill('SIGTERM');
@@ -62,7 +70,7 @@ describe('ocp-e2e run --target cluster against `ocp-e2e cluster up` (the real-cl
   });
 
   it('with --allow-disruptive: the suite passes; specs that need a further release skip saying so', async () => {
-    const r = await ocpE2e(['run', '--target', 'cluster', '--kubeconfig', up!.kubeconfig, '--allow-disruptive'], { timeoutMs: 280_000 });
+    const r = await ocpE2e(['run', '--target', 'cluster', '--kubeconfig', up!.kubeconfig, '--allow-disruptive'], { timeoutMs: 280_000, env: up!.env });
     expect(r.exitCode, r.output).to.equal(0);
     expect(r.output).to.match(/✔ Author:[^\n]*54183-\[Serial\]\[Disruptive\] upgrade with custom osImage in master and worker pools/);
     const summary = /^(\d+) passed, (\d+) failed, (\d+) skipped$/.exec(lastLine(r.output));

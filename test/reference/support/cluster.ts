@@ -125,8 +125,9 @@ export function customImage(cluster: ReferenceCluster): Promise<string> {
         buildArgs: { BASE_IMAGE: cluster.releases.current.rhelCoreos8 },
         tag,
         timeoutMs: 120_000,
+        registryConfig: cluster.registryCredentials,
       });
-      return (await pushImage(engine, tag)).pullspec;
+      return (await pushImage(engine, tag, { auth: cluster.registryCredentials, caPems: [cluster.caPem] })).pullspec;
     })();
     layeredImages.set(cluster.registry, image);
   }
