@@ -10,6 +10,7 @@ import type { ClusterSnapshot } from './cluster-watcher.js';
 import type { ConformanceSession } from './conformance.js';
 import { currentVersion } from './facts/cluster-version.js';
 import type { DegradedNode } from './facts/diagnoses.js';
+import { identifyEngine } from '../lib/oci/engine.js';
 import { imageRepository } from './images/repository.js';
 import type { Registered } from './cleanup.js';
 import { buildCredentials } from './credentials.js';
@@ -59,6 +60,7 @@ export async function buildCustomOsImage(session: ConformanceSession, caseId: st
   return step(`build and push the layered OS image FROM ${baseImage}`, async () => {
     const output: string[] = [];
     const engine = await session.engine();
+    await parameter('container engine', (await identifyEngine(engine)).name);
     const image = await buildLayeredOsImage({
       engine,
       repository: imageRepository(session.target, session.caps),

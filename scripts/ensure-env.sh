@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes this machine ready to run ocp-e2e, or says exactly what is missing and how to get it.
 #
-#   scripts/ensure-env.sh [--npm] [--engine] [--registry] [--busybox] [--browser] [--all]
+#   scripts/ensure-env.sh [--npm] [--engine] [--registry] [--busybox] [--browser] [--podman] [--all]
 #
 # --npm       npm dependencies installed (npm ci) when node_modules is missing or older than package-lock.json
 # --engine    a Docker-compatible engine answering: DOCKER_HOST, a podman socket, or /var/run/docker.sock;
@@ -9,12 +9,15 @@
 # --registry  an OCI registry we can start on loopback: Debian's docker-registry binary (installed as root with apt)
 # --busybox   a static busybox at /bin/busybox: the root file system of the reference cluster's base OS images
 # --browser   Debian's chromium at /usr/bin/chromium: the tests open the HTML report in it, headless and offline
+# --podman    Debian's podman, and its Docker-compatible API (`podman system service`) answering on
+#             $OCP_E2E_PODMAN_SOCKET (default /run/ocp-e2e/podman.sock: not a socket the engine search looks at, so
+#             dockerd stays the default engine; DOCKER_HOST=unix://<socket> picks podman)
 #
 # Every step is idempotent: on a prepared machine it prints nothing and takes well under a second.
 set -euo pipefail
 
 root_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-want_npm=0 want_engine=0 want_registry=0 want_busybox=0 want_browser=0
+want_npm=0 want_engine=0 want_registry=0 want_busybox=0 want_browser=0 want_podman=0
 for arg in "$@"; do
   case "$arg" in
     --npm) want_npm=1 ;;
@@ -22,7 +25,8 @@ for arg in "$@"; do
     --registry) want_registry=1 ;;
     --busybox) want_busybox=1 ;;
     --browser) want_browser=1 ;;
-    --all) want_npm=1 want_engine=1 want_registry=1 want_busybox=1 want_browser=1 ;;
+    --podman) want_podman=1 ;;
+    --all) want_npm=1 want_engine=1 want_registry=1 want_busybox=1 want_browser=1 want_podman=1 ;;
     *) echo "ensure-env: unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -123,9 +127,27 @@ ensure_browser() {
   apt_install chromium
 }
 
+podman_socket="${OCP_E2E_PODMAN_SOCKET:-/run/ocp-e2e/podman.sock}"
+ensure_podman() {
+  if ! command -v podman >/dev/null 2>&1; then
+    can_apt || missing "podman (the image tests and the report's commands also run on it)" "as root: apt-get install podman"
+    apt_install podman
+  fi
+  socket_answers "$podman_socket" && return 0
+  mkdir -p "$(dirname "$podman_socket")"
+  say "starting podman's Docker-compatible API on $podman_socket (log: /var/log/ocp-e2e-podman.log)"
+  setsid nohup podman system service --time=0 "unix://$podman_socket" >/var/log/ocp-e2e-podman.log 2>&1 < /dev/null &
+  for _ in $(seq 1 40); do
+    socket_answers "$podman_socket" && return 0
+    sleep 0.5
+  done
+  missing "podman's API service on $podman_socket (it did not answer within 20 s)" "read /var/log/ocp-e2e-podman.log"
+}
+
 [ "$want_npm" = 1 ] && ensure_npm
 [ "$want_browser" = 1 ] && ensure_browser
 [ "$want_busybox" = 1 ] && ensure_busybox
 [ "$want_registry" = 1 ] && ensure_registry
 [ "$want_engine" = 1 ] && ensure_engine
+[ "$want_podman" = 1 ] && ensure_podman
 exit 0
