@@ -281,6 +281,8 @@ export async function removeImage(engine: Engine, image: string, opts: { force?:
     return true;
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode === 404) return false;
+    // podman answers 500 "tag not known" for a by-digest name the image does not carry (any more)
+    if (/tag not known|image not known/i.test((err as Error).message)) return false;
     throw err;
   }
 }
