@@ -215,12 +215,14 @@ describe('the report\'s commands with the real oc after `cluster up --env-out` (
     const upgrade = await sh(`oc adm upgrade --to-image  ${registry}/ocp/release:${NEXT} --allow-explicit-upgrade --force`);
     expect(upgrade.exitCode, upgrade.all).to.equal(0);
     expect(upgrade.stdout).to.include(`Requesting update to ${NEXT}`);
-    const co = await until('oc get co machine-config', (out) => columns(out.split('\n')[1]).slice(2, 5).join(' ') === 'True True True' && out.includes('Failed to resync'));
+    const co = await until('oc get co machine-config', // the report's state: the master pool is done rolling out and the operator's osImageURL check keeps failing (before
+      // that, the message says the master pool is not ready yet, as the real operator's does)
+      (out) => columns(out.split('\n')[1]).slice(2, 5).join(' ') === 'True True True' && out.includes('osImageURL mismatch for master'));
     const [coHeader, coRow] = co.split('\n');
     expect(columns(coHeader)).to.deep.equal(['NAME', 'VERSION', 'AVAILABLE', 'PROGRESSING', 'DEGRADED', 'SINCE', 'MESSAGE']);
     expect(columns(coRow).slice(0, 5)).to.deep.equal(['machine-config', CURRENT, 'True', 'True', 'True']);
     const reg = registry.replace(/\./g, '\\.');
-    expect(coRow).to.match(new RegExp(
+    expect(coRow, coRow).to.match(new RegExp(
       `Failed to resync ${CURRENT} because: error during syncRequiredMachineConfigPools: \\[timed out waiting for the condition, ` +
         `pool master has not progressed to latest configuration: osImageURL mismatch for master in ${masterConfig} ` +
         `expected: ${reg}/openshift-release-dev/ocp-v4\\.0-art-dev@sha256:[0-9a-f]{64} got: ${reg}/sregidor/sregidor-os:mco_layering, retrying\\]$`,
