@@ -20,6 +20,7 @@ import { judgeUpgrade } from './monitor/judge.js';
 import { readNodeOs } from './node-os.js';
 import { attachText, attachYaml, step } from './report.js';
 import { attachTimelineChart } from './report/timeline-attachment.js';
+import { reportInvariants } from './report/invariant-steps.js';
 
 /** machine-config settled at the version, ClusterVersion done with the upgrade to it, every pool rolled out. */
 export async function checkUpgradeCompleted(session: ConformanceSession, version: string): Promise<void> {
@@ -48,11 +49,8 @@ export async function checkUpgradeInvariants(upgrade: CompletedUpgrade): Promise
   await attachYaml('upgrade-timeline.yaml', upgrade.recording.timeline);
   await attachTimelineChart({ timeline: upgrade.recording.timeline, invariants: results, timeFactor: upgrade.recording.timeFactor });
   await attachYaml('upgrade-invariants.yaml', results);
-  for (const r of results) {
-    await step(`invariant: ${r.name}`, async () => {
-      if (!r.passed) expect.fail(`invariant broken: ${r.name}: ${r.detail}`);
-    });
-  }
+  const broken = await reportInvariants(results, upgrade.recording.timeline, upgrade.recording.timeFactor);
+  if (broken.length) throw broken[0];
 }
 
 export interface PoolImageExpectation {

@@ -22,6 +22,7 @@ import { recoverDegradedNodes } from './recovery.js';
 import { releaseOsImage } from './release.js';
 import { attachText, attachYaml, parameter, step } from './report.js';
 import { attachTimelineChart } from './report/timeline-attachment.js';
+import { reportInvariants } from './report/invariant-steps.js';
 import { resolveUpgradeTarget, triggerUpgrade } from './upgrade.js';
 
 export interface StartingPoint {
@@ -211,6 +212,8 @@ export async function upgradeCluster(session: ConformanceSession, from: string):
     const recording = recorder.stop();
     const invariants = judgeUpgrade(recording);
     await attachTimelineChart({ timeline: recording.timeline, invariants, timeFactor: recording.timeFactor, targetVersion: target.version });
+    // The check phase will not run: the invariants are judged and shown here, each with its verdict and evidence.
+    await reportInvariants(invariants, recording.timeline, recording.timeFactor);
     return { 'upgrade-timeline': recording.timeline, 'upgrade-invariants': invariants };
   });
   try {

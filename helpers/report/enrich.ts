@@ -55,7 +55,11 @@ function clearDetails(steps: StepResult[] | undefined): void {
  * and stack, so the report folds its error into that step instead of repeating it per level and again at the end.
  */
 function placeFailureOnce(result: TestResult): void {
-  const where = innermostFailed(result.steps);
+  // The phase the message names, when it has a failed step: later red steps (invariants shown after the failure) are
+  // consequences, not where it failed.
+  const phase = phaseOf(result);
+  const phaseStep = (result.steps ?? []).find((s) => (s.status === 'failed' || s.status === 'broken') && s.name?.startsWith(`${phase}:`));
+  const where = phaseStep ? (innermostFailed(phaseStep.steps) ?? phaseStep) : innermostFailed(result.steps);
   clearDetails(result.steps);
   if (where && result.statusDetails) where.statusDetails = { ...result.statusDetails };
 }

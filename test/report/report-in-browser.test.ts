@@ -64,6 +64,9 @@ describe('the HTML report opens from disk in Chromium, offline, and calls nobody
     expect(body, 'no Node internals in the shown stack').not.to.include('node:internal');
     // The whole message once (the top box); the failed step repeats only its first line as the error's title.
     expect(body.split('last observed:').length - 1, 'the message body is shown once').to.equal(1);
+    // The check phase never ran, yet each invariant is a step of its own with its verdict.
+    expect(body).to.include('invariant: machine-config ClusterOperator is never Degraded by an osImageURL mismatch: BROKEN');
+    expect(body).to.include('invariant: the master pool is updated before ClusterVersion reports the new version: BROKEN');
   });
 
   it('draws the upgrade timeline: lanes for ClusterVersion, operator conditions, pools and nodes, and the broken invariants', async () => {

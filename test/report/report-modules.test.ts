@@ -7,6 +7,7 @@ import { environmentOf, toProperties, type RunFacts } from '../../helpers/report
 import { trimStack } from '../../helpers/report/stack.cjs';
 import { bothClocks, inClusterTime, renderTimelineHtml } from '../../helpers/report/timeline-chart.js';
 import { buildTimelineModel, parseClusterOffset, statesOf } from '../../helpers/report/timeline-model.js';
+import { invariantEvidence } from '../../helpers/report/invariant-steps.js';
 
 const ANALYTICS_PAGE = `<!DOCTYPE html><html><head><script>window.allureReportOptions = {}</script></head><body><div id="app"></div>
 <script async src="https://www.googletagmanager.com/gtag/js?id=G-X"></script>
@@ -77,6 +78,7 @@ describe('report: stacks and results', () => {
     steps: [
       { name: 'prepare: x', status: 'passed', steps: [] },
       { name: 'upgrade: y', status: 'failed', statusDetails: { message: 'same again', trace: stack }, steps: [{ name: 'wait', status: 'failed', statusDetails: { message: 'boom', trace: stack } }] },
+      { name: 'invariant: z: BROKEN', status: 'failed', statusDetails: { message: 'invariant broken: z' } },
     ],
   };
   const facts: RunFacts[] = [{ spec: '01-upgrade.spec.ts', target: 'reference', apiUrl: 'https://127.0.0.1:1', profile: '4.12-ga', faults: [], timeFactor: 600, seed: '1', suiteVersion: '0.1.0' }];
@@ -91,6 +93,7 @@ describe('report: stacks and results', () => {
     expect(enriched.statusDetails!.trace).not.to.include('node:');
     expect(enriched.steps![1]!.statusDetails).to.deep.equal({});
     expect(enriched.steps![1]!.steps![0]!.statusDetails).to.deep.equal(enriched.statusDetails);
+    expect(enriched.steps![2]!.status, 'a later red step keeps its status').to.equal('failed');
     expect(result.steps![1]!.statusDetails!.message, 'the input is not changed').to.equal('same again');
   });
 
@@ -145,6 +148,10 @@ describe('report: upgrade timeline', () => {
     expect(pool.segments.map((s) => [s.from, s.to, s.tone])).to.deep.equal([[0, 120_000, 'unknown'], [120_000, 900_000, 'busy'], [900_000, 1_200_000, 'ok']]);
     expect(inClusterTime(model, invariants[0]!.detail)).to.equal('9.0 cluster minutes from +1m00s cluster (08:00:00.1 wall UTC): mismatch');
     expect(bothClocks({ ...model, timeFactor: 1 }, 0)).to.equal('+0s (08:00:00.0 UTC)');
+  });
+
+  it('gives each invariant\'s evidence on the cluster clock', () => {
+    expect(invariantEvidence(invariants, changes, 600)).to.deep.equal(['9.0 cluster minutes from +1m00s cluster (08:00:00.1 wall UTC): mismatch', 'ok']);
   });
 
   it('draws a self-contained page: inline SVG, no script, nothing fetched', () => {
