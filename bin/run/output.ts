@@ -11,7 +11,7 @@ export interface Lane {
 }
 
 interface Held {
-  chunks: Array<{ stream: 'out' | 'err'; text: string }>;
+  chunks: Array<{ text: string }>;
   closed: boolean;
 }
 
@@ -26,7 +26,7 @@ export class OrderedOutput {
     const held = (this.lanes[index] ??= { chunks: [], closed: false });
     const write = (stream: 'out' | 'err', text: string) => {
       if (index === this.live) this.print(stream, text);
-      else held.chunks.push({ stream, text });
+      else held.chunks.push({ text });
     };
     return {
       out: (text) => write('out', text),
@@ -43,7 +43,9 @@ export class OrderedOutput {
       this.live++;
       const next = this.lanes[this.live];
       if (!next) return;
-      for (const c of next.chunks.splice(0)) this.print(c.stream, c.text);
+      // Held output goes out on one stream, so its order survives (a reader of two pipes may reorder them) and
+      // nothing of it can come after the run's summary line.
+      for (const c of next.chunks.splice(0)) this.stdout.write(c.text);
     }
   }
 
