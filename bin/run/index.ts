@@ -37,35 +37,20 @@ import { UsageError } from './usage-error.js';
 export type { RunOptions } from './options.js';
 
 /** Runs the suite; returns the exit code (0 pass, 1 failures, 2 usage/environment, 3-5 see preflight/exit-codes.ts, 130/143 interrupted). */
-export async function runSuite(options: RunOptions): Promise<number> {
+export async function runSuite(given: RunOptions): Promise<number> {
   const supervisor = new Supervisor();
   try {
-    validateOptions(options);
-    const knownIssues = options.knownIssues ? await loadKnownIssues(resolve(options.knownIssues)) : undefined;
-    const reportsDir = resolve(options.reportsDir ?? 'reports');
-    if (options.rerunFailed !== undefined) {
-      const rerun = await failuresOf(options.rerunFailed === true ? reportsDir : options.rerunFailed, options.target);
-      if (rerun.titles.length === 0) {
-        console.log(`--rerun-failed: nothing failed in ${options.rerunFailed === true ? reportsDir : options.rerunFailed}; nothing to re-run`);
-        console.log(formatCounts(NO_TESTS));
-        return 0;
-      }
-      console.log(`--rerun-failed: ${rerun.titles.length} failed test(s) in ${rerun.files.length} spec file(s):\n${rerun.titles.map((t) => `  ${t}`).join('\n')}`);
-      options = { ...options, specs: rerun.files, grep: rerun.grep };
+    validateOptions(given);
+    const knownIssues = given.knownIssues ? await loadKnownIssues(resolve(given.knownIssues)) : undefined;
+    const reportsDir = resolve(given.reportsDir ?? 'reports');
+    const options = await withRerunSelection(given, reportsDir);
+    if (!options) {
+      console.log(formatCounts(NO_TESTS));
+      return 0;
     }
-    const selected = await selectSpecFiles(options.specs, options.grep);
-    const files = options.shard ? filesOfShard(selected, options.shard) : selected;
-    if (options.shard) console.log(`shard ${formatShard(options.shard)}: ${files.length} of ${selected.length} spec files${files.length ? `: ${files.map((f) => basename(f)).join(', ')}` : ''}`);
+    const files = await filesOfThisRun(options);
     await prepareReportsDir(reportsDir);
-    const config: RunConfig = {
-      reportsDir,
-      toImage: options.toImage,
-      imageRepo: options.imageRepo,
-      pullSecretPath: options.pullSecret ? resolve(options.pullSecret) : undefined,
-      allowDisruptive: Boolean(options.allowDisruptive),
-      keepOnFailure: Boolean(options.keepOnFailure),
-      runId: newRunId(),
-    };
+    const config = runConfig(options, reportsDir);
     supervisor.install();
     const startedAt = new Date().toISOString();
     // Each target's code is loaded only when it runs: the cluster target's client stack costs a second of CPU.
@@ -99,4 +84,38 @@ export async function runSuite(options: RunOptions): Promise<number> {
   } finally {
     supervisor.uninstall();
   }
+}
+
+/** With --rerun-failed: the options narrowed to what failed; undefined when nothing failed (nothing to run). */
+async function withRerunSelection(options: RunOptions, reportsDir: string): Promise<RunOptions | undefined> {
+  if (options.rerunFailed === undefined) return options;
+  const from = options.rerunFailed === true ? reportsDir : options.rerunFailed;
+  const rerun = await failuresOf(from, options.target);
+  if (rerun.titles.length === 0) {
+    console.log(`--rerun-failed: nothing failed in ${from}; nothing to re-run`);
+    return undefined;
+  }
+  console.log(`--rerun-failed: ${rerun.titles.length} failed test(s) in ${rerun.files.length} spec file(s):\n${rerun.titles.map((t) => `  ${t}`).join('\n')}`);
+  return { ...options, specs: rerun.files, grep: rerun.grep };
+}
+
+/** The spec files selected by the options, narrowed to this job's shard. */
+async function filesOfThisRun(options: RunOptions): Promise<string[]> {
+  const selected = await selectSpecFiles(options.specs, options.grep);
+  if (!options.shard) return selected;
+  const files = filesOfShard(selected, options.shard);
+  console.log(`shard ${formatShard(options.shard)}: ${files.length} of ${selected.length} spec files${files.length ? `: ${files.map((f) => basename(f)).join(', ')}` : ''}`);
+  return files;
+}
+
+function runConfig(options: RunOptions, reportsDir: string): RunConfig {
+  return {
+    reportsDir,
+    toImage: options.toImage,
+    imageRepo: options.imageRepo,
+    pullSecretPath: options.pullSecret ? resolve(options.pullSecret) : undefined,
+    allowDisruptive: Boolean(options.allowDisruptive),
+    keepOnFailure: Boolean(options.keepOnFailure),
+    runId: newRunId(),
+  };
 }
