@@ -39,6 +39,7 @@ export async function runOnReference(files: string[], options: RunOptions, confi
     console.log('--keep-on-failure: a failed spec leaves its objects, but its reference cluster still stops with its file; to inspect by hand, use `ocp-e2e cluster up` and --target cluster');
   }
   const registry = await startRegistry();
+  await requirePodmanTrust(registry);
   return supervisor.withCluster(registry, async () => {
     const output = new OrderedOutput();
     const counts = await runPool(files, jobs, async (file, index) => {
@@ -79,6 +80,22 @@ async function runFile(file: string, run: FileRun, supervisor: Supervisor, lane:
     lane.out(`${basename(file)}: ${formatCounts(counts)} in ${seconds()}s wall\n`);
     return counts;
   });
+}
+
+/**
+ * Podman verifies the reference registry's certificate (dockerd does not, on loopback): when its CA could not be put
+ * in any certs.d folder, every build and push would fail inside the specs; say so now, as an environment problem.
+ */
+async function requirePodmanTrust(registry: ReferenceRegistry): Promise<void> {
+  const { connectEngine, identifyEngine } = await import('../../../lib/oci/engine.js');
+  const id = await identifyEngine(await connectEngine());
+  const trust = registry.registry.engineTrust;
+  if (id.kind !== 'podman' || trust.installed.length > 0) return;
+  await registry.stop();
+  throw new UsageError(
+    `${id.name} would refuse the reference registry ${registry.registry.address}: its CA could not be installed for podman (` +
+      trust.skipped.map((s) => `${s.dir}: ${s.reason}`).join('; ') + '); run as root, or use dockerd',
+  );
 }
 
 async function startRegistry(): Promise<ReferenceRegistry> {
