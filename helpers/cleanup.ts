@@ -1,8 +1,9 @@
 /**
  * Undo actions, run last-in-first-out, each at most once. Whatever changes the cluster registers its undo here the
- * moment it exists (or just before), with the commands that do the same by hand. After a failure with
- * --keep-on-failure nothing is run: the broken state is left for someone to look at, and what was left is listed with
- * those commands. The leak check then lists anything still carrying the run label.
+ * moment it exists, with the commands that do the same by hand. After a failure with --keep-on-failure nothing is
+ * run: the broken state is left for someone to look at, and what was left is listed with those commands; the same
+ * list is what an interrupted spec prints when its cleanup cannot finish in time. The leak check then lists anything
+ * still carrying the run label.
  */
 import type { Cluster } from './cluster.js';
 import { RunIdLabel } from './types.js';
@@ -11,15 +12,16 @@ export interface UndoAction {
   /** What the undo does, said as a step: "delete MachineConfigs a, b". */
   description: string;
   undo: () => Promise<void>;
+  /** Commands that undo the same by hand, printed when the action is kept or did not finish. */
+  byHand?: string[];
   /**
    * After the undo: bring the cluster back to a settled state (wait for pools to roll back, re-point a degraded node).
    * Skipped on a throwaway target; the undo itself never is.
    */
-  settle?: { description: string; run: () => Promise<void> };
-  /** Commands that undo the same by hand, printed when the action is kept or did not finish. */
-  byHand?: string[];
+  settle?: { description: string; run: () => Promise<void>; byHand?: string[] };
 }
 
+/** Something left on the cluster, and the commands that deal with it by hand. */
 export interface LeftAction {
   description: string;
   byHand: string[];
@@ -38,34 +40,44 @@ export interface Registered {
   dismiss(): void;
 }
 
+/** Where an action stands: not started, undoing, undone and settling, finished, or failed (and so left as it was). */
+type Stage = 'pending' | 'undoing' | 'settling' | 'done' | 'failed';
+
 interface Entry {
   action: UndoAction;
-  done: boolean;
+  stage: Stage;
 }
 
 function describe(action: UndoAction, withSettle: boolean): string {
   return withSettle && action.settle ? `${action.description}, then ${action.settle.description}` : action.description;
 }
 
+/** What an entry leaves behind at its stage: all of it before the undo is done, only the settle after. */
+function leftOf(entry: Entry): LeftAction {
+  const { action } = entry;
+  if (entry.stage === 'settling' && action.settle) return { description: action.settle.description, byHand: action.settle.byHand ?? [] };
+  return { description: describe(action, true), byHand: [...(action.byHand ?? []), ...(action.settle?.byHand ?? [])] };
+}
+
 export class Cleanup {
   private readonly entries: Entry[] = [];
 
   add(action: UndoAction): Registered {
-    const entry: Entry = { action, done: false };
+    const entry: Entry = { action, stage: 'pending' };
     this.entries.push(entry);
     return {
       dismiss: () => {
-        entry.done = true;
+        entry.stage = 'done';
       },
     };
   }
 
-  /** What has not been undone yet, newest first, with the commands that undo it by hand. */
-  get pending(): LeftAction[] {
+  /** What is not undone (not run yet, under way, or failed), newest first, with the commands that undo it by hand. */
+  get left(): LeftAction[] {
     return this.entries
-      .filter((e) => !e.done)
+      .filter((e) => e.stage !== 'done')
       .reverse()
-      .map((e) => ({ description: describe(e.action, true), byHand: e.action.byHand ?? [] }));
+      .map(leftOf);
   }
 
   /**
@@ -75,28 +87,32 @@ export class Cleanup {
   async runAll(options: { keep?: boolean; skipSettling?: boolean } = {}): Promise<CleanupReport> {
     const report: CleanupReport = { ran: [], failed: [], skipped: [] };
     if (options.keep) {
-      report.skipped = this.pending;
+      report.skipped = this.left;
       return report;
     }
     for (const entry of [...this.entries].reverse()) {
-      if (entry.done) continue;
-      entry.done = true; // once, even if it throws: a retry belongs in the action itself
+      if (entry.stage !== 'pending') continue; // once, even if it failed: a retry belongs in the action itself
       const { action } = entry;
       const settle = options.skipSettling ? undefined : action.settle;
       try {
+        entry.stage = 'undoing';
         await action.undo();
+        entry.stage = 'settling';
         await settle?.run();
+        entry.stage = 'done';
         report.ran.push(describe(action, settle !== undefined));
       } catch (error) {
+        if (entry.stage === 'undoing') entry.stage = 'failed'; // a failed settle leaves only the settle to do
+
         report.failed.push({ description: describe(action, settle !== undefined), error: (error as Error).message });
       }
-      if (options.skipSettling && action.settle) report.skipped.push({ description: action.settle.description, byHand: [] });
+      if (options.skipSettling && action.settle) report.skipped.push({ description: action.settle.description, byHand: action.settle.byHand ?? [] });
     }
     return report;
   }
 }
 
-/** Prints what was left on the cluster and how to undo it, one action per item. */
+/** What was left on the cluster and how to undo it, one action per item (indented for the spec output). */
 export function formatLeftActions(left: LeftAction[]): string {
   return left.map((a) => `      - ${a.description}${a.byHand.length ? `\n${a.byHand.map((c) => `          ${c}`).join('\n')}` : ''}`).join('\n');
 }

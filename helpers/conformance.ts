@@ -22,8 +22,9 @@ import { consoleProgress, waitFor, WaitTimeoutError } from './wait.js';
 import type { WaitContext } from './cluster-waits.js';
 import { labelCase, step, type CaseLabels } from './report.js';
 import { gatherRunFacts, writeRunFacts } from './report/run-facts.js';
+import { handleInterrupts } from './interrupt.js';
 import { maskSecrets } from './secrets.js';
-import { readTargetConfig, type TargetConfig } from './target.js';
+import { DEFAULT_INTERRUPT_GRACE_SECONDS, readTargetConfig, type TargetConfig } from './target.js';
 
 export type PhaseName = 'prepare' | 'upgrade' | 'check';
 
@@ -277,17 +278,20 @@ export class ConformanceSession {
  */
 export function conformanceSession(options: ConformanceOptions): ConformanceSession {
   const session = new ConformanceSession(options);
-  // An interrupted run (ocp-e2e passes SIGINT on; mocha's launcher follows with SIGTERM) still deletes what the
-  // spec created, without waiting for the pools to settle, then exits as the signal would have.
-  let interrupted = false;
-  const onInterrupt = (signal: NodeJS.Signals): void => {
-    if (interrupted) return;
-    interrupted = true;
-    console.error(`    ${signal}: deleting what this spec created before exiting`);
-    void session.cleanup.runAll({ skipSettling: true }).finally(() => process.exit(signal === 'SIGTERM' ? 143 : 130));
+  // An interrupted run still undoes what the spec changed; on a cluster that is kept, until its pools settle back.
+  // The target is read lazily: `mocha --dry-run` lists the specs without one.
+  const target = (): TargetConfig | undefined => {
+    try {
+      return session.target;
+    } catch {
+      return undefined; // no target in the environment: nothing was started on any cluster either
+    }
   };
-  process.on('SIGINT', onInterrupt);
-  process.on('SIGTERM', onInterrupt);
+  const stopHandling = handleInterrupts({
+    cleanup: session.cleanup,
+    settle: () => target()?.kind === 'cluster',
+    graceMs: () => (target()?.interruptGraceSeconds ?? DEFAULT_INTERRUPT_GRACE_SECONDS) * 1000,
+  });
   before(async function () {
     const reason = await session.prepareSuite(this.test?.parent?.file);
     if (reason) {
@@ -296,8 +300,7 @@ export function conformanceSession(options: ConformanceOptions): ConformanceSess
     }
   });
   after(async function () {
-    process.off('SIGINT', onInterrupt);
-    process.off('SIGTERM', onInterrupt);
+    stopHandling();
     await session.finish();
   });
   return session;

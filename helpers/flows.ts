@@ -141,9 +141,13 @@ export async function applyOverrides(session: ConformanceSession, overrides: OsI
           return `delete MachineConfigs ${created.join(', ')}`;
         },
         undo: deleteAll,
-        settle: { description: `wait until pools ${pools.join(', ')} settle without them`, run: settle },
         get byHand() {
-          return [`oc delete machineconfig ${created.join(' ')}`, `oc get mcp ${pools.join(' ')} -w   # until UPDATED=True, UPDATING=False, DEGRADED=False`];
+          return [`oc delete machineconfig ${created.join(' ')}`];
+        },
+        settle: {
+          description: `wait until pools ${pools.join(', ')} settle without them`,
+          run: settle,
+          byHand: [`oc get mcp ${pools.join(' ')} -w   # until UPDATED=True, UPDATING=False, DEGRADED=False on every pool`],
         },
       });
       await attachYaml(`${mc.metadata.name}.yaml`, mc);

@@ -21,7 +21,15 @@ export interface TargetConfig {
   runId: string;
   /** Where results, JUnit and failure artefacts go (default `reports`). */
   reportsDir: string;
+  /**
+   * How long an interrupted spec may spend undoing what it changed before it prints what is left and exits (default
+   * DEFAULT_INTERRUPT_GRACE_SECONDS; 0 undoes nothing and only prints it).
+   */
+  interruptGraceSeconds?: number;
 }
+
+/** Enough for MachineConfigs to be deleted and a small or fast cluster's pools to settle back; a real one says what is left. */
+export const DEFAULT_INTERRUPT_GRACE_SECONDS = 120;
 
 export const TargetEnv = {
   kubeconfig: 'KUBECONFIG',
@@ -33,6 +41,7 @@ export const TargetEnv = {
   keepOnFailure: 'OCP_E2E_KEEP_ON_FAILURE',
   runId: 'OCP_E2E_RUN_ID',
   reportsDir: 'OCP_E2E_REPORTS_DIR',
+  interruptGraceSeconds: 'OCP_E2E_INTERRUPT_GRACE_SECONDS',
 } as const;
 
 function flag(value: string | undefined): boolean {
@@ -61,7 +70,12 @@ export function readTargetConfig(env: NodeJS.ProcessEnv = process.env): TargetCo
   if (!/^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/.test(runId)) {
     throw new Error(`${TargetEnv.runId}=${runId} cannot label objects or tag images; use lowercase letters, digits and dashes`);
   }
+  const grace = env[TargetEnv.interruptGraceSeconds]?.trim();
+  if (grace !== undefined && grace !== '' && !(Number(grace) >= 0)) {
+    throw new Error(`${TargetEnv.interruptGraceSeconds}=${grace} is not a number of seconds`);
+  }
   return {
+    ...(grace ? { interruptGraceSeconds: Number(grace) } : {}),
     kind,
     kubeconfigPath,
     toImage: env[TargetEnv.toImage]?.trim() || undefined,
@@ -87,5 +101,6 @@ export function targetEnvironment(config: TargetConfig): Record<string, string> 
   if (config.toImage) env[TargetEnv.toImage] = config.toImage;
   if (config.imageRepo) env[TargetEnv.imageRepo] = config.imageRepo;
   if (config.pullSecretPath) env[TargetEnv.pullSecret] = config.pullSecretPath;
+  if (config.interruptGraceSeconds !== undefined) env[TargetEnv.interruptGraceSeconds] = String(config.interruptGraceSeconds);
   return env;
 }

@@ -86,12 +86,16 @@ export class Supervisor {
     // SIGINT, whatever we got: the specs' session answers it by deleting what it created, then exits.
     const children = [...this.children];
     for (const c of children) c.kill('SIGINT');
-    // mocha first (its specs clean up through the cluster's API), then the reference clusters, then exit.
+    // mocha first (its specs clean up through the cluster's API), then the reference clusters. The run itself then
+    // ends as an interrupted one (JUnit repaired, the summary line, this exit code); should it hang, exit anyway.
     void Promise.allSettled(children)
       .then(() => Promise.allSettled([...this.clusters].map((c) => c.stop())))
-      .then(() => process.exit(code));
+      .then(() => setTimeout(() => process.exit(code), RUN_WIND_DOWN_MS).unref());
   }
 }
+
+/** How long the run may take to write its results after its children and clusters stopped. */
+const RUN_WIND_DOWN_MS = 10_000;
 
 function exitCodeFor(signal: NodeJS.Signals): number {
   return signal === 'SIGTERM' ? 143 : 130;

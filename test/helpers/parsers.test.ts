@@ -111,6 +111,7 @@ describe('helpers: target configuration from the environment', () => {
       keepOnFailure: false,
       runId: 'r12010203-abcd',
       reportsDir: '/tmp/reports',
+      interruptGraceSeconds: 0,
     };
     expect(readTargetConfig(targetEnvironment(config))).to.deep.equal(config);
   });
@@ -119,6 +120,7 @@ describe('helpers: target configuration from the environment', () => {
     expect(() => readTargetConfig({ OCP_E2E_TARGET: 'cluster' })).to.throw(/no kubeconfig: set KUBECONFIG/);
     expect(() => readTargetConfig({ KUBECONFIG: '/k', OCP_E2E_TARGET: 'prod' })).to.throw(/not a target/);
     expect(() => readTargetConfig({ KUBECONFIG: '/k', OCP_E2E_RUN_ID: 'Bad_ID' })).to.throw(/lowercase/);
+    expect(() => readTargetConfig({ KUBECONFIG: '/k', OCP_E2E_INTERRUPT_GRACE_SECONDS: 'soon' })).to.throw(/not a number of seconds/);
   });
 });
 

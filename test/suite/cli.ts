@@ -1,9 +1,9 @@
 /** Runs the `ocp-e2e` command the way a user does (the TypeScript entry point through tsx) and captures its output. */
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
+import { execa, type ResultPromise } from 'execa';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -34,4 +34,47 @@ export async function ocpE2e(args: string[], options: { timeoutMs?: number; env?
 
 export function lastLine(output: string): string {
   return output.trimEnd().split('\n').at(-1) ?? '';
+}
+
+export interface ClusterUp {
+  kubeconfig: string;
+  /** What sourcing its env file gives a shell (the registry's CA bundle and credentials files). */
+  env: Record<string, string>;
+  process: ResultPromise;
+  stop(): Promise<void>;
+}
+
+/**
+ * `ocp-e2e cluster up --env-out` in the background, as a user would start it in another terminal; `env` is what
+ * sourcing its env file gives a shell (the registry's CA bundle and credentials files).
+ */
+export async function clusterUp(): Promise<ClusterUp> {
+  const dir = mkdtempSync(join(tmpdir(), 'ocp-e2e-cluster-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  const envFile = join(dir, 'env');
+  const child = execa(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', 'ocp-e2e.ts'), 'cluster', 'up', '--kubeconfig-out', kubeconfig, '--env-out', envFile], {
+    cwd: ROOT,
+    reject: false,
+    all: true,
+  });
+  const deadline = Date.now() + 90_000;
+  while (!existsSync(envFile)) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGTERM');
+      const r = await child;
+      throw new Error(`ocp-e2e cluster up did not write ${envFile} (exit ${r.exitCode}):\n${String(r.all ?? '').slice(-2000)}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const env = Object.fromEntries([...readFileSync(envFile, 'utf8').matchAll(/^export (\w+)='([^']*)'$/gm)].map((m) => [m[1]!, m[2]!]));
+  delete env.KUBECONFIG; // the runs below pass --kubeconfig
+  return {
+    kubeconfig,
+    env,
+    process: child,
+    async stop() {
+      child.kill('SIGTERM');
+      await child;
+    },
+  };
 }

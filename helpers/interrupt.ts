@@ -1,0 +1,67 @@
+/**
+ * What a spec process does when its run is interrupted. ocp-e2e passes any signal on as SIGINT and mocha's launcher
+ * follows it with SIGTERM, so this process cannot know which signal the user sent: ocp-e2e names it, this process
+ * says only that it was interrupted. It then undoes what the spec changed (on a cluster that is kept, also waiting
+ * until the pools settle back) within a grace period, and exits. When the grace runs out, or a second signal comes,
+ * it prints exactly what is left on the cluster and the commands that undo it, and exits without waiting.
+ */
+import { formatLeftActions, type Cleanup } from './cleanup.js';
+import { maskSecrets } from './secrets.js';
+
+/** Signals this soon after the first are the launcher's own follow-up, not a second interrupt. */
+const FOLLOW_UP_MS = 1000;
+
+export interface InterruptPlan {
+  cleanup: Cleanup;
+  /** Wait for the cluster to settle after each undo: a cluster that is kept, not a throwaway reference. */
+  settle: () => boolean;
+  /** How long the undo may take before the process gives up and says what is left (0: undo nothing, only say it). */
+  graceMs: () => number;
+  log?: (text: string) => void;
+  exit?: (code: number) => void;
+}
+
+/** Installs the SIGINT/SIGTERM handlers of a spec process; returns the uninstall. */
+export function handleInterrupts(plan: InterruptPlan): () => void {
+  const log = plan.log ?? ((text: string) => console.error(maskSecrets(text)));
+  const exit = plan.exit ?? ((code: number) => process.exit(code));
+  let code: number | undefined;
+  let firstAt = 0;
+  let finished = false;
+  const giveUp = (why: string) => {
+    if (finished) return;
+    finished = true;
+    const left = plan.cleanup.left;
+    if (left.length) log(`    ${why}: left on the cluster; undo it by hand:\n${formatLeftActions(left)}`);
+    exit(code!);
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (code !== undefined) {
+      // mocha's launcher sends SIGTERM right after the SIGINT it passes on: only a later signal is someone insisting.
+      if (Date.now() - firstAt > FOLLOW_UP_MS) giveUp('interrupted again');
+      return;
+    }
+    code = signal === 'SIGTERM' ? 143 : 130;
+    firstAt = Date.now();
+    const graceMs = plan.graceMs();
+    const settle = plan.settle();
+    if (graceMs <= 0) return giveUp('interrupted, with no time given to undo');
+    const seconds = +(graceMs / 1000).toFixed(1);
+    log(`    interrupted: undoing what this spec changed${settle ? ' and waiting until the cluster settles' : ''} (at most ${seconds} s; interrupt again to stop at once)`);
+    const timer = setTimeout(() => giveUp(`interrupted: the undo did not finish within ${seconds} s`), graceMs);
+    void plan.cleanup.runAll({ skipSettling: !settle }).then((report) => {
+      clearTimeout(timer);
+      for (const f of report.failed) log(`    cleanup "${f.description}" failed: ${f.error}`);
+      if (report.failed.length) return giveUp('interrupted: the undo failed');
+      log(`    interrupted: undone${report.ran.length ? `: ${report.ran.join('; ')}` : ' (nothing to undo)'}`);
+      finished = true;
+      exit(code!);
+    });
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
