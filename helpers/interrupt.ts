@@ -3,13 +3,16 @@
  * follows it with SIGTERM, so this process cannot know which signal the user sent: ocp-e2e names it, this process
  * says only that it was interrupted. It then undoes what the spec changed (on a cluster that is kept, also waiting
  * until the pools settle back) within a grace period, and exits. When the grace runs out, or a second signal comes,
- * it prints exactly what is left on the cluster and the commands that undo it, and exits without waiting.
+ * it prints exactly what is left on the cluster and the commands that undo it, and exits without waiting. The same
+ * when the run stops waiting for it (a second interrupt of ocp-e2e kills mocha's launcher, this process's parent).
  */
 import { formatLeftActions, type Cleanup } from './cleanup.js';
 import { maskSecrets } from './secrets.js';
 
 /** Signals this soon after the first are the launcher's own follow-up, not a second interrupt. */
 const FOLLOW_UP_MS = 1000;
+/** How often the process checks that the run that started it is still there. */
+const ORPHAN_CHECK_MS = 200;
 
 export interface InterruptPlan {
   cleanup: Cleanup;
@@ -58,9 +61,19 @@ export function handleInterrupts(plan: InterruptPlan): () => void {
       exit(code!);
     });
   };
+  // The run stopped waiting for this process (ocp-e2e interrupted twice kills mocha's launcher, our parent, maybe
+  // before it passed the signal on): nobody is left to wait for an undo, so say what is left and go.
+  const parent = process.ppid;
+  const orphanWatch = setInterval(() => {
+    if (process.ppid === parent) return;
+    code ??= 130;
+    giveUp('interrupted: the run that started this spec is gone');
+  }, ORPHAN_CHECK_MS);
+  orphanWatch.unref();
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   return () => {
+    clearInterval(orphanWatch);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   };

@@ -1,7 +1,7 @@
 /**
  * Interrupting `ocp-e2e run --target cluster` while a spec prepares (its override MachineConfigs rolling out), against
  * `ocp-e2e cluster up` as a real cluster: the run names the signal it got, undoes what the spec changed and waits until
- * the pools have settled back, leaves whole JUnit and Allure files and the summary line, and exits 130. When the undo
+ * the pools have settled back, leaves whole JUnit and Allure files and the summary line, and exits 130 or 143. When the undo
  * gets no time (OCP_E2E_INTERRUPT_GRACE_SECONDS=0), it prints exactly what is left and the commands that undo it, and
  * those commands, run with the real `oc`, do. The cluster is reused: after each case it must be as it was before.
  */
@@ -68,40 +68,42 @@ describe('reliability: interrupting a --target cluster run during prepare', func
   const start = (reports: string, env: Record<string, string> = {}) =>
     startCli(['run', '--target', 'cluster', '--kubeconfig', up!.kubeconfig, '--allow-disruptive', '--grep', '54183', '--reports-dir', reports], { ...up!.env, ...env });
 
-  it('SIGINT: the MachineConfigs are deleted, the pools settle back, reports stay whole, exit 130', async () => {
-    const reports = join(mkdtempSync(join(tmpdir(), 'ocp-e2e-cluster-interrupt-')), 'reports');
-    run = start(reports);
-    await run.waitFor(ROLLING_OUT, 200_000);
-    const sentAt = Date.now();
-    run.child.kill('SIGINT');
-    const { code, at } = await run.exited;
-    const output = run.output();
-    console.log(`SIGINT during prepare: exit ${code} ${at - sentAt} ms after the signal`);
-    expect(code, output.slice(-3000)).to.equal(130);
-    expect(output).to.include('ocp-e2e: SIGINT: stopping');
-    expect(output, 'the run names only the signal it got').to.not.include('SIGTERM');
-    expect(output).to.include(
-      'interrupted: undone: delete MachineConfigs tc-54183-new-os-image-upgrade-worker, tc-54183-new-os-image-upgrade-master, then wait until pools worker, master settle without them',
-    );
-    expect(lastLine(output)).to.match(/^\d+ passed, [1-9]\d* failed, \d+ skipped$/);
+  for (const [signal, expected, other] of [['SIGINT', 130, 'SIGTERM'], ['SIGTERM', 143, 'SIGINT']] as const) {
+    it(`${signal}: the MachineConfigs are deleted, the pools settle back, reports stay whole, exit ${expected}`, async () => {
+      const reports = join(mkdtempSync(join(tmpdir(), 'ocp-e2e-cluster-interrupt-')), 'reports');
+      run = start(reports);
+      await run.waitFor(ROLLING_OUT, 200_000);
+      const sentAt = Date.now();
+      run.child.kill(signal);
+      const { code, at } = await run.exited;
+      const output = run.output();
+      console.log(`${signal} during prepare: exit ${code} ${at - sentAt} ms after the signal`);
+      expect(code, output.slice(-3000)).to.equal(expected);
+      expect(output).to.include(`ocp-e2e: ${signal}: stopping`);
+      expect(output, 'the run names only the signal it got').to.not.include(other);
+      expect(output).to.include(
+        'interrupted: undone: delete MachineConfigs tc-54183-new-os-image-upgrade-worker, tc-54183-new-os-image-upgrade-master, then wait until pools worker, master settle without them',
+      );
+      expect(lastLine(output)).to.match(/^\d+ passed, [1-9]\d* failed, \d+ skipped$/);
 
-    expect((await cluster.listMachineConfigs(RUN_LABEL)).map((m) => m.metadata.name), 'MachineConfigs left').to.deep.equal([]);
-    expect(await poolState(cluster), 'the pools are back on the configs they had, rolled out').to.deep.equal(initial);
+      expect((await cluster.listMachineConfigs(RUN_LABEL)).map((m) => m.metadata.name), 'MachineConfigs left').to.deep.equal([]);
+      expect(await poolState(cluster), 'the pools are back on the configs they had, rolled out').to.deep.equal(initial);
 
-    const files = reportFiles(reports);
-    const junit = join(reports, 'junit', 'cluster.xml');
-    expect(files).to.include(junit);
-    expect(readFileSync(junit, 'utf8')).to.match(/<testsuites[\s\S]*<\/testsuites>\s*$/);
-    const broken = files.filter((f) => f.endsWith('.json')).filter((f) => {
-      try {
-        JSON.parse(readFileSync(f, 'utf8'));
-        return false;
-      } catch {
-        return true;
-      }
+      const files = reportFiles(reports);
+      const junit = join(reports, 'junit', 'cluster.xml');
+      expect(files).to.include(junit);
+      expect(readFileSync(junit, 'utf8')).to.match(/<testsuites[\s\S]*<\/testsuites>\s*$/);
+      const broken = files.filter((f) => f.endsWith('.json')).filter((f) => {
+        try {
+          JSON.parse(readFileSync(f, 'utf8'));
+          return false;
+        } catch {
+          return true;
+        }
+      });
+      expect(broken, 'Allure files cut in half').to.deep.equal([]);
     });
-    expect(broken, 'Allure files cut in half').to.deep.equal([]);
-  });
+  }
 
   it('with no time to undo: prints exactly what is left and the commands, and the real oc undoes it with them', async () => {
     const reports = join(mkdtempSync(join(tmpdir(), 'ocp-e2e-cluster-interrupt-')), 'reports');
