@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { FAULTS } from '../reference/faults.js';
 
-export const EXIT_CODES = ['0  everything passed (skipped specs and known issues included) / the command did its job', '1  at least one spec failed', '2  usage or environment problem (bad option or input, no container engine, a target that is not OpenShift, no results...), said in one message', '3  run --target cluster: the kubeconfig cannot be read (missing, unreadable, not YAML, no kubeconfig)', '4  run --target cluster: the kubeconfig\'s server does not answer (refused, timed out, untrusted certificate)', '5  run --target cluster: the server refused the kubeconfig\'s credentials (or may not read the cluster)', '130/143  interrupted by SIGINT/SIGTERM (what the specs created is deleted first)'];
+export const EXIT_CODES = ['0  everything passed (skipped specs and known issues included) / the command did its job', '1  at least one spec failed', '2  usage or environment problem (bad option or input, no container engine, a target that is not OpenShift, no results...), said in one message', '3  run --target cluster: the kubeconfig cannot be read (missing, unreadable, not YAML, no kubeconfig)', '4  run --target cluster: the kubeconfig\'s server does not answer (refused, timed out, untrusted certificate)', '5  run --target cluster: the server refused the kubeconfig\'s credentials (or may not read the cluster)', '130/143  interrupted by SIGINT/SIGTERM (what the running spec changed is undone first; on --target cluster until the pools settle back, or it prints what is left and the oc commands that undo it)'];
 
 export const ENVIRONMENT = {
   KUBECONFIG: 'run --target cluster: the kubeconfig when --kubeconfig is not given (first path of the list), then ~/.kube/config',
@@ -13,6 +13,7 @@ export const ENVIRONMENT = {
   XDG_RUNTIME_DIR: 'where the rootless podman socket is looked for ($XDG_RUNTIME_DIR/podman/podman.sock)',
   REGISTRY_AUTH_FILE: 'registry credentials when --pull-secret is not given (then $DOCKER_CONFIG/config.json, ~/.docker/config.json)',
   DOCKER_CONFIG: 'folder of a docker config.json holding registry credentials',
+  OCP_E2E_INTERRUPT_GRACE_SECONDS: 'run: how long an interrupted spec may spend undoing what it changed before it prints what is left (default 120; 0: undo nothing, only print it)',
   OCP_E2E_REFERENCE_WORKDIR: 'cluster up: keep the reference cluster\'s files (registry storage, kubeconfig) in this folder',
 } as const;
 

@@ -29,7 +29,7 @@ export function register(program: Command): void {
       'ocp-e2e run --target cluster --allow-disruptive --image-repo quay.io/me/layered --pull-secret ~/ps.json',
       'ocp-e2e report --reports-dir reports                          # then the HTML report of the run',
     ],
-    environment: ['KUBECONFIG', 'DOCKER_HOST', 'XDG_RUNTIME_DIR', 'REGISTRY_AUTH_FILE', 'DOCKER_CONFIG'],
+    environment: ['KUBECONFIG', 'DOCKER_HOST', 'XDG_RUNTIME_DIR', 'REGISTRY_AUTH_FILE', 'DOCKER_CONFIG', 'OCP_E2E_INTERRUPT_GRACE_SECONDS'],
     faults: true,
   });
   run.addHelpText('after', CI_HELP);
