@@ -3,12 +3,12 @@
  * `ocp-e2e cluster up` as a real cluster: the run names the signal it got, undoes what the spec changed and waits until
  * the pools have settled back, leaves whole JUnit and Allure files and the summary line, and exits 130 or 143. When the undo
  * gets no time (OCP_E2E_INTERRUPT_GRACE_SECONDS=0), it prints exactly what is left and the commands that undo it, and
- * those commands, run with the real `oc`, do. The cluster is reused: after each case it must be as it was before.
+ * those commands, run with the real `oc`, do. `oc` is on the run's PATH, as on a QE engineer's machine. The cluster is reused: after each case it must be as it was before.
  */
 import { expect } from 'chai';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { Cluster } from '../../helpers/cluster.js';
 import { poolRolledOut } from '../../helpers/facts/pool.js';
@@ -66,7 +66,7 @@ describe('reliability: interrupting a --target cluster run during prepare', func
   });
 
   const start = (reports: string, env: Record<string, string> = {}) =>
-    startCli(['run', '--target', 'cluster', '--kubeconfig', up!.kubeconfig, '--allow-disruptive', '--grep', '54183', '--reports-dir', reports], { ...up!.env, ...env });
+    startCli(['run', '--target', 'cluster', '--kubeconfig', up!.kubeconfig, '--allow-disruptive', '--grep', '54183', '--reports-dir', reports], { ...up!.env, PATH: `${dirname(OC)}:${process.env.PATH ?? ''}`, ...env });
 
   for (const [signal, expected, other] of [['SIGINT', 130, 'SIGTERM'], ['SIGTERM', 143, 'SIGINT']] as const) {
     it(`${signal}: the MachineConfigs are deleted, the pools settle back, reports stay whole, exit ${expected}`, async () => {
