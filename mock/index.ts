@@ -63,6 +63,8 @@ export interface RunningApiServer {
   token: string;
   /** PEM of the CA that signed the serving certificate (empty string for plain HTTP). */
   caPem: string;
+  /** What it serves TLS with (undefined for plain HTTP), to restart it as the same server. */
+  certificates?: ServingCertificates;
   kubeconfigYaml(): string;
   writeKubeconfig(path: string): Promise<void>;
   setFaults(f: FaultConfig): void;
@@ -110,6 +112,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     url,
     token,
     caPem,
+    certificates: certs,
     kubeconfigYaml: kubeconfig,
     writeKubeconfig: (path: string) => writeFile(path, kubeconfig(), { mode: 0o600 }),
     setFaults: (f: FaultConfig) => faults.set(f),

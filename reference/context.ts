@@ -28,6 +28,11 @@ export interface ImageReader {
   readRelease(payloadRef: string): Promise<ReleaseImages>;
   /** Pull an OS image: digest, os-release and packages. Throws with a pull error a person can act on. */
   readOsImage(ref: string): Promise<OsImageContent>;
+  /**
+   * What every node's pull does even when the reference already holds the content another node read: reach the
+   * registry and resolve the image's manifest. Throws like readOsImage.
+   */
+  resolveOsImage(ref: string): Promise<void>;
 }
 
 export type Logger = (component: string, line: string) => void;

@@ -61,6 +61,14 @@ export function registryImageReader(clients: RegistryClient | (() => Promise<Reg
         throw new ImagePullError(`unable to read release image ${payloadRef}: ${(error as Error).message}`, { cause: error });
       }
     },
+    async resolveOsImage(ref: string): Promise<void> {
+      guard(ref);
+      try {
+        await (await clientNow()).manifestDigest(ref);
+      } catch (error) {
+        throw new ImagePullError(explain(ref, error), { cause: error });
+      }
+    },
     async readOsImage(ref: string): Promise<OsImageContent> {
       guard(ref);
       try {

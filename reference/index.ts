@@ -1,7 +1,8 @@
 /**
  * The reference OpenShift cluster: the mock API server with the OpenShift CRDs on a compressed clock, a local OCI
  * registry holding the two releases as real images, a cluster seeded "installed and settled", and the MCO (template,
- * render and node controllers, operator), the machine-config daemons and the CVO running against it through the API.
+ * render and node controllers, operator), the machine-config daemons and the CVO running against it through the API,
+ * each group as its own process (components.ts) that can be killed and restarted, as can the API server.
  *
  *   const cluster = await startReferenceCluster({ profile: '4.12-nightly-2022-09-08' });
  *   // KUBECONFIG=cluster.kubeconfigPath kubectl get co machine-config
@@ -12,14 +13,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { issueServingCertificate, makeCertificateAuthority, startApiServer, type CertificateAuthority, type FaultConfig, type RunningApiServer } from '../mock/index.js';
+import { issueServingCertificate, makeCertificateAuthority, type CertificateAuthority, type FaultConfig } from '../mock/index.js';
 import type { RegistryCredentials } from '../lib/oci/credentials.js';
 import { connectEngine } from '../lib/oci/engine.js';
 import { RegistryClient } from '../lib/oci/registry-client.js';
+import { ReferenceApiServer } from './api-server.js';
 import { ClusterClock } from './clock.js';
+import { COMPONENTS, ComponentProcess, OperatorRollout, type ComponentName, type ProcessBase } from './components.js';
 import type { Controller, ControllerContext, ReleaseImages } from './context.js';
-import { OPENSHIFT_EXTRA_PRINTER_COLUMNS, openShiftCrds } from './crds/index.js';
-import { ClusterVersionOperator, type CvoOptions } from './cvo/cvo.js';
 import { registryImageReader } from './images.js';
 import { KubeClient } from '../lib/kube/client.js';
 import { InformerFactory } from '../lib/kube/informer.js';
@@ -27,16 +28,13 @@ import { NodeHosts, type HostOs } from './kubelet/hosts.js';
 import { Kubelets } from './kubelet/kubelet.js';
 import { startKubeletServer } from './kubelet/log-server.js';
 import { DaemonSet } from './mcd/daemon.js';
-import { NodeController } from './mco/node-controller.js';
-import { Operator } from './mco/operator.js';
-import { RenderController } from './mco/render-controller.js';
-import { TemplateController } from './mco/template-controller.js';
 import { resolveFaults } from './faults.js';
 import { getProfile, type ProfileName } from './profiles.js';
 import { PullSecretRegistryClients, writePullSecret } from './pull-secret.js';
 import { startClusterRegistry, type ClusterRegistry, type ClusterRegistryFiles } from './registry.js';
 import { ensureReleases, type ReleaseInfo } from './releases/index.js';
-import { seedCluster } from './seed.js';
+import { RegistryOutage } from './registry-outage.js';
+import { nodeName, seedCluster } from './seed.js';
 import { acquireWorkDir } from './workdir.js';
 import { ComponentLogs } from './workloads/component-logs.js';
 import { WorkloadController } from './workloads/controller.js';
@@ -44,6 +42,7 @@ import { WorkloadController } from './workloads/controller.js';
 export { FAULTS, type FaultName } from './faults.js';
 export { PROFILES, type ProfileName } from './profiles.js';
 export { CURRENT_VERSION, NEXT_VERSION } from './constants.js';
+export { COMPONENTS, type ComponentName } from './components.js';
 
 export interface ReferenceClusterOptions {
   /** `4.12-ga` (default, the fixed code) or `4.12-nightly-2022-09-08` (the report's code). */
@@ -72,6 +71,8 @@ export interface ReferenceClusterOptions {
    * neither takes a work folder (workDir is ignored) nor stops it. Default: the cluster starts its own.
    */
   registry?: ReferenceRegistry;
+  /** The API server's data directory; with one, `restartApiServer()` brings it back with every object. */
+  apiDataDir?: string;
 }
 
 /**
@@ -116,6 +117,18 @@ export interface ReferenceCluster {
   setApiFaults(faults: FaultConfig): void;
   /** Ends every open watch of the API server, as its restart would (new faults apply only to new requests). */
   dropApiWatches(): void;
+  /**
+   * Restarts the API server on the same address from its data directory (needs `apiDataDir`), down for `downWallMs`
+   * (default 300): every watch is cut, clients reconnect, resource versions go on. Posted as kubelet events on
+   * kube-apiserver's pod.
+   */
+  restartApiServer(downWallMs?: number): Promise<void>;
+  /** Kills a component's process and starts it again in the same pod; it resumes from what the API holds. */
+  restartComponent(name: ComponentName, why?: string): Promise<void>;
+  /** Kills the machine-config-daemon of one node and starts a new one, which redoes that node's update. */
+  restartDaemon(node: string, why?: string): Promise<void>;
+  /** Cuts the registry off from the cluster (false) or brings it back (true): pulls and payload reads fail meanwhile. */
+  setRegistryReachable(reachable: boolean): void;
   /** Stops controllers, API server and registry; leaves no process behind. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -155,7 +168,7 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
       shared = own;
     }
     const { registry, releases, ca } = shared;
-    const api = await startApi(clock, options.apiFaults, kubeconfigPath, ca, cleanups, say);
+    const api = await startApi(clock, options, kubeconfigPath, ca, cleanups, say);
 
     const abort = new AbortController();
     // every sleeping daemon and poll listens to this one signal: a thousand nodes mean a thousand listeners
@@ -171,7 +184,8 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
     await client.apply('Namespace', { metadata: { name: 'openshift-config' } });
     await writePullSecret(client, registry.pullSecretJson);
     const pullClients = new PullSecretRegistryClients(client, [ca.caPem]);
-    const images = registryImageReader(() => pullClients.current());
+    const outage = new RegistryOutage(registry.address);
+    const images = outage.wrap(registryImageReader(() => pullClients.current()));
     // what debug pods read on a host: the node's own disk, so the node's copy of the credentials
     const registryClient = new RegistryClient({ credentials: registry.credentials, caPems: [ca.caPem] });
     const current = releaseImages(releases.current);
@@ -190,9 +204,14 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
     const kubeletServer = await startKubeletServer(kubelets, () => clock.nowMs());
     cleanups.push(() => kubeletServer.close());
     await publishKubeletEndpoint(client, kubeletServer.port);
-    await startControllers(ctx, graph, abort, cleanups, [new DaemonSet(ctx, hosts), new WorkloadController(ctx, [current, next]), kubelets]);
+    // the machines (workloads, kubelets) outlive every component; the components are processes of their own
+    await startMachines(ctx, abort, cleanups, [new WorkloadController(ctx, [current, next]), kubelets]);
+    const base: ProcessBase = { kubeconfigPath, kubelet: client, clusterSignal: abort.signal, graph, hosts, clock, profile, deviations: faults.deviations, seed, images, log };
+    const components = await startComponents(base, cleanups);
     if (options.apiFaults) api.setFaults(options.apiFaults);
     say('controllers running');
+
+    const kubeApiserverPod = { kind: 'Pod', name: `kube-apiserver-${nodeName('master', 0)}`, namespace: 'openshift-kube-apiserver', apiVersion: 'v1' };
 
     let stopped: Promise<void> | undefined;
     return {
@@ -213,6 +232,18 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
       hostOs: (node: string) => hosts.get(node),
       setApiFaults: (f: FaultConfig) => api.setFaults(f),
       dropApiWatches: () => api.dropWatches(),
+      restartApiServer: async (downWallMs = 300) => {
+        await client.event(kubeApiserverPod, 'Normal', 'Killing', 'Stopping container kube-apiserver', 'kubelet', clock.timestamp());
+        await api.restart(downWallMs);
+        await client.event(kubeApiserverPod, 'Normal', 'Started', 'Started container kube-apiserver', 'kubelet', clock.timestamp());
+        say(`API server restarted (down ${downWallMs} ms)`);
+      },
+      restartComponent: (name, why = 'killed') => components.get(name).restart(why),
+      restartDaemon: (node, why = 'killed') => components.restartDaemon(node, why),
+      setRegistryReachable: (reachable) => {
+        outage.reachable = reachable;
+        say(`registry ${reachable ? 'reachable again' : 'cut off from the cluster'}`);
+      },
       stop: () => (stopped ??= cleanups.run()),
     };
   } catch (error) {
@@ -267,45 +298,69 @@ async function startRegistryWithReleases(workDir: string, cleanups: Cleanups, sa
   return { registry, ca, releases: { current: built.current, next: built.next } };
 }
 
-/** The mock API server with the OpenShift CRDs on the cluster clock, and its kubeconfig written. */
-async function startApi(clock: ClusterClock, faults: FaultConfig | undefined, kubeconfigPath: string, ca: CertificateAuthority, cleanups: Cleanups, say: Say): Promise<RunningApiServer> {
-  // The extra columns keep `oc get co`'s MESSAGE even after someone applies the upstream CRDs over ours.
-  const api = await startApiServer({
-    certificates: issueServingCertificate(ca, ['127.0.0.1', 'localhost', '::1']),
-    crds: openShiftCrds(),
-    extraPrinterColumns: OPENSHIFT_EXTRA_PRINTER_COLUMNS,
-    now: () => clock.now(),
-    faults,
-    // one process plays every node's kubelet, on this machine
-    kubeletHost: '127.0.0.1',
-  });
+/** The API server (its serving certificate signed by the cluster's CA), and its kubeconfig written. */
+async function startApi(clock: ClusterClock, options: ReferenceClusterOptions, kubeconfigPath: string, ca: CertificateAuthority, cleanups: Cleanups, say: Say): Promise<ReferenceApiServer> {
+  const api = await ReferenceApiServer.start({ clock, faults: options.apiFaults, dataDir: options.apiDataDir, certificates: issueServingCertificate(ca, ['127.0.0.1', 'localhost', '::1']) });
   cleanups.push(() => api.close());
   await api.writeKubeconfig(kubeconfigPath);
   say(`API server ${api.url}`);
   return api;
 }
 
-/**
- * The MCO's controllers, the CVO and `machines` (the daemons, the workload controllers and the kubelets, which share
- * the simulated machines), started once their caches are synced; stopped by `cleanups`.
- */
-async function startControllers(ctx: ControllerContext, graph: CvoOptions['graph'], abort: AbortController, cleanups: Cleanups, machines: Controller[]): Promise<void> {
-  const controllers: Controller[] = [
-    new TemplateController(ctx),
-    new RenderController(ctx),
-    new NodeController(ctx),
-    new Operator(ctx),
-    ...machines,
-    new ClusterVersionOperator(ctx, { graph }),
-  ];
-  for (const c of controllers) c.setup();
+/** The workload controllers and the kubelets, on the cluster's own caches; stopped by `cleanups`. */
+async function startMachines(ctx: ControllerContext, abort: AbortController, cleanups: Cleanups, machines: Controller[]): Promise<void> {
+  for (const c of machines) c.setup();
   cleanups.push(async () => {
     abort.abort();
-    await Promise.allSettled(controllers.map((c) => c.stop()));
+    await Promise.allSettled(machines.map((c) => c.stop()));
     await ctx.informers.stopAll();
   });
   await ctx.informers.startAll();
-  for (const c of controllers) c.start();
+  for (const c of machines) c.start();
+}
+
+interface RunningComponents {
+  get(name: ComponentName): ComponentProcess;
+  restartDaemon(node: string, why: string): Promise<void>;
+}
+
+/**
+ * The MCO's operator, controller and daemons and the CVO, each a process of its own, and the Deployment rollout that
+ * replaces the operator at a version change; stopped by `cleanups`.
+ */
+async function startComponents(base: ProcessBase, cleanups: Cleanups): Promise<RunningComponents> {
+  const processes = new Map(COMPONENTS.map((name) => [name, new ComponentProcess(name, base)] as const));
+  const get = (name: ComponentName): ComponentProcess => processes.get(name)!;
+  const kubeletInformers = new InformerFactory(base.kubelet, { log: (l) => base.log('informer', `kubelet: ${l}`) });
+  const rollout = new OperatorRollout(get('machine-config-operator'), kubeletInformers, base.log);
+  rollout.setup();
+  cleanups.push(async () => {
+    await rollout.stop();
+    await Promise.allSettled([...processes.values()].map((p) => p.stop()));
+    await kubeletInformers.stopAll();
+  });
+  await kubeletInformers.startAll();
+  await Promise.all([...processes.values()].map((p) => p.start()));
+  return {
+    get,
+    restartDaemon: async (node, why) => {
+      const daemons = get('machine-config-daemon');
+      const set = daemons.controllers().find((c): c is DaemonSet => c instanceof DaemonSet);
+      if (!set) throw new Error('the machine-config-daemon process is not running');
+      const pod = `machine-config-daemon-${podSuffix(node)}`;
+      await daemons.postEvent(pod, 'Killing', `Stopping container machine-config-daemon: ${why}`);
+      await set.restartNode(node);
+      await daemons.postEvent(pod, 'Started', 'Started container machine-config-daemon');
+    },
+  };
+}
+
+/** A stable five-letter pod suffix for a node's daemon pod. */
+function podSuffix(node: string): string {
+  const chars = 'bcdfghjklmnpqrstvwxz2456789';
+  let h = 0;
+  for (const ch of node) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+  return Array.from({ length: 5 }, (_, i) => chars[(h >>> (i * 5)) % chars.length]).join('');
 }
 
 /** Every node's kubelet is reached at the stand-in's port: what `pods/log` on the API server proxies to. */

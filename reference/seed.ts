@@ -194,7 +194,7 @@ export async function seedCluster(input: SeedInput): Promise<void> {
 /** The namespaces, the reference's own description of itself, and the MCO ConfigMaps the CVO would have written. */
 async function seedNamespacesAndConfigMaps(input: SeedInput): Promise<void> {
   const { client, profile, current } = input;
-  for (const ns of [MCO_NAMESPACE, 'openshift-config', 'openshift-config-managed', 'openshift-cluster-version', REFERENCE_INFO_NAMESPACE, 'default']) {
+  for (const ns of [MCO_NAMESPACE, 'openshift-config', 'openshift-config-managed', 'openshift-cluster-version', 'openshift-kube-apiserver', REFERENCE_INFO_NAMESPACE, 'default']) {
     await client.apply('Namespace', { metadata: { name: ns } });
   }
   await client.apply('ConfigMap', {

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { loadPullSecret } from '../../helpers/secrets.js';
 import { resolveFaults } from '../../reference/faults.js';
-import { collect, positiveInteger, positiveNumber } from '../args.js';
+import { collect, nonNegativeInteger, positiveInteger, positiveNumber } from '../args.js';
 import { checkInputSyntax } from './preflight/inputs.js';
 import { parseShard, type Shard } from './schedule/shard.js';
 import { UsageError } from './usage-error.js';
@@ -20,6 +20,8 @@ export interface RunOptions {
   allowDisruptive?: boolean;
   keepOnFailure?: boolean;
   timeFactor?: number;
+  /** Reference only: the seed of every reference cluster of the run (default 1), so a failing run can be replayed. */
+  seed?: number;
   /** Where allure-results, junit and artifacts go (default `reports`). */
   reportsDir?: string;
   /** Spec files to consider (default: every specs/*.spec.ts). */
@@ -49,6 +51,7 @@ export function defineRunOptions(command: Command): Command {
     .option('--allow-disruptive', 'run specs that upgrade the cluster or change its pools (default: off on real clusters, always on on the reference)')
     .option('--keep-on-failure', 'leave what a failed spec created in place for inspection, and print how to undo it (default: off)')
     .addOption(new Option('--time-factor <n>', 'reference only: cluster seconds per wall second (default: 600, ten cluster minutes per wall second)').argParser(positiveNumber))
+    .addOption(new Option('--seed <n>', 'reference only: seed of every reference cluster of the run (durations, resyncs, boot ids), printed with the run and written to the report\'s environment: replays a run (default: 1)').argParser(nonNegativeInteger))
     .option('--reports-dir <dir>', 'where Allure results, JUnit XML and failure artefacts go (those three folders are emptied first)', 'reports')
     .option('--jobs <n>', 'reference only: spec files run at the same time, each on its own reference cluster (default: one per core)', positiveInteger)
     .option('--known-issues <file>', 'YAML list of {case, message, bug, expires}: a failure an unexpired entry matches is reported as a known issue with its bug link, not as a failure (default: none)')
@@ -59,7 +62,7 @@ export function defineRunOptions(command: Command): Command {
 /** Refuses combinations that make no sense and values that cannot work, before anything starts. */
 export function validateOptions(options: RunOptions): void {
   if (options.target === 'cluster') {
-    for (const [flag, value] of [['--profile', options.profile], ['--fault', options.fault], ['--time-factor', options.timeFactor]] as const) {
+    for (const [flag, value] of [['--profile', options.profile], ['--fault', options.fault], ['--time-factor', options.timeFactor], ['--seed', options.seed]] as const) {
       if (value !== undefined) throw new UsageError(`${flag} applies to --target reference only`);
     }
     if (options.jobs !== undefined && options.jobs > 1) {

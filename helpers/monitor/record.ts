@@ -1,9 +1,12 @@
 /**
  * Records an upgrade as origin's monitor does, without judging it: a timeline of what changed (ClusterVersion,
  * ClusterOperators, pools, nodes, one line each), the machine-config ClusterOperator's Degraded periods, and how the
- * master pool stood at the moment ClusterVersion first reported the upgrade completed. judge.ts turns the recording
- * into verdicts.
+ * master pool stood at the moment ClusterVersion first reported the upgrade completed. With the cluster's events it
+ * also records the restarts of the components the upgrade depends on (restart-events.ts). judge.ts turns the
+ * recording into verdicts.
  */
+import type { CoreV1Event } from '@kubernetes/client-node';
+import { RestartRecorder } from '../restart-events.js';
 import type { ClusterWatcher, ObjectChange } from '../cluster-watcher.js';
 import type { TargetCapabilities } from '../capabilities.js';
 import type { ApiObject, ClusterOperator, ClusterVersion } from '../types.js';
@@ -59,14 +62,23 @@ export class UpgradeRecorder {
   private degradedSince?: { at: number; reason?: string; message?: string };
   private readonly listener = (change: ObjectChange) => this.record(change);
   private stopped = false;
+  private readonly restarts?: RestartRecorder;
 
-  /** Starts recording at once; `target` is the release the upgrade goes to. */
+  /**
+   * Starts recording at once; `target` is the release the upgrade goes to. `events`, when given, lists the cluster's
+   * events: component restarts (pods killed and started) then go on the timeline too.
+   */
   constructor(
     private readonly watcher: ClusterWatcher,
     private readonly caps: Pick<TargetCapabilities, 'timeFactor'>,
     private readonly target: ReleaseTarget,
+    events?: { list: () => Promise<CoreV1Event[]>; intervalMs: number },
   ) {
     this.recording = { timeFactor: caps.timeFactor, timeline: [], degradedPeriods: [] };
+    if (events) {
+      this.restarts = new RestartRecorder(events.list, (restart, at) => this.push(at, 'Pod', restart.pod, restart.change), events.intervalMs);
+      this.restarts.start();
+    }
     const snap = watcher.snapshot();
     const seed = (kind: string, objects: Iterable<ApiObject>) => {
       for (const o of objects) this.last.set(`${kind}/${o.metadata.name}`, summarize(kind, o));
@@ -92,9 +104,14 @@ export class UpgradeRecorder {
     if (this.last.get(key) === summary) return;
     this.last.set(key, summary);
     const now = change.at.getTime();
-    this.recording.timeline.push({ at: change.at.toISOString(), clusterTime: this.clusterStamp(now), kind: change.kind, name: change.object.metadata.name ?? '?', change: summary });
+    this.push(change.at, change.kind, change.object.metadata.name ?? '?', summary);
     if (change.kind === 'ClusterOperator' && change.object.metadata.name === 'machine-config') this.recordDegradation(change.object as ClusterOperator, now);
     if (change.kind === 'ClusterVersion') this.recordCompletion(change.object as ClusterVersion);
+  }
+
+  private push(at: Date, kind: string, name: string, change: string): void {
+    if (this.stopped) return;
+    this.recording.timeline.push({ at: at.toISOString(), clusterTime: this.clusterStamp(at.getTime()), kind, name, change });
   }
 
   private recordDegradation(co: ClusterOperator, now: number): void {
@@ -135,6 +152,7 @@ export class UpgradeRecorder {
     if (!this.stopped) {
       this.stopped = true;
       this.watcher.offChange(this.listener);
+      this.restarts?.stop();
       this.closeDegraded(Date.now(), true);
     }
     return this.recording;

@@ -1,15 +1,20 @@
 /**
  * Machine-config daemons on simulated nodes. For a node whose desiredConfig differs from its currentConfig:
  * Working → drain → pull the rendered config's OS image from the registry → reboot → Done, each step lasting a seeded
- * share of 10-20 cluster minutes. A pull that fails leaves the node Degraded with the pull error, retried every
- * 10 cluster minutes. What the node booted is kept with the simulated machine (kubelet/hosts.ts), where a debug pod's
- * `rpm-ostree status` and `rpm -q` read it; each daemon logs what it applies into its pod's log (`mcd/<node>`).
+ * share of 10-20 cluster minutes. A pull is retried as the real daemon retries it (PULL_RETRY_DELAYS_MS); only when
+ * every try failed is the node Degraded with the pull error, and the update is requeued with the daemon queue's
+ * backoff until it succeeds or the node is asked for another config. What the node booted is kept with the simulated
+ * machine (kubelet/hosts.ts), where a debug pod's `rpm-ostree status` and `rpm -q` read it; each daemon logs what it
+ * applies into its pod's log (`mcd/<node>`).
+ *
+ * Each node's daemon can be killed and started again on its own (restartNode): the new one knows only what the node
+ * object and the machine say and redoes the update from the start, as a restarted machine-config-daemon pod does.
  */
 import type { V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import { ANN, MINUTE } from '../constants.js';
 import { AbortedError } from '../clock.js';
 import type { Controller, ControllerContext, OsImageContent } from '../context.js';
-import type { KubeObject } from '../../lib/kube/client.js';
+import type { KubeClient, KubeObject } from '../../lib/kube/client.js';
 import type { Informer } from '../../lib/kube/informer.js';
 import type { NodeHosts } from '../kubelet/hosts.js';
 import type { MachineConfig } from '../mco/types.js';
@@ -18,11 +23,23 @@ import { osImageName, planUpdate, pullFailureReason, type BootedImage } from './
 
 type Node = V1Node & KubeObject;
 
-const RETRY_MS = 10 * MINUTE;
+const SECOND = 1000;
+/**
+ * The waits between the tries of one pull, in cluster ms, as the 4.12 daemon does it (pkg/daemon): the image is
+ * inspected with containers/image and retried twice (1 s, 2 s apart, image-inspect.go retryIfNecessary), then
+ * `podman pull` is run with 5 retries (5, 10, 20, 40, 80 s apart, pivot/utils RunExt with numRetriesNetCommands).
+ * An outage shorter than their sum (158 s) costs the node nothing but time.
+ */
+export const PULL_RETRY_DELAYS_MS = [1, 2, 5, 10, 20, 40, 80].map((s) => s * SECOND);
+/** The daemon queue's rate limiter after a failed sync: 1 s doubling to at most 60 s (daemon.go maxUpdateBackoff). */
+const requeueDelayMs = (failures: number): number => Math.min(SECOND * 2 ** Math.max(0, failures - 1), 60 * SECOND);
 const DIGEST_REF = /@sha256:[0-9a-f]{64}$/;
 
 interface NodeDaemon {
   running: boolean;
+  /** Kills this node's daemon: its update stops where it stands. */
+  abort: AbortController;
+  task?: Promise<void>;
   /** The config this daemon last finished; the cache may still show the node before that write. */
   completed?: string;
   attempts: number;
@@ -53,7 +70,25 @@ export class DaemonSet implements Controller {
   }
 
   async stop(): Promise<void> {
+    for (const daemon of this.daemons.values()) daemon.abort.abort();
     await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Kills one node's daemon and starts a new one, which resumes from what the node object says. */
+  async restartNode(name: string): Promise<void> {
+    const daemon = this.daemons.get(name);
+    if (!daemon) throw new Error(`no daemon runs on node ${name}`);
+    daemon.abort.abort();
+    await daemon.task?.catch(() => undefined);
+    this.daemons.delete(name);
+    const node = this.nodes.get(name);
+    if (node) this.consider(node);
+  }
+
+  private newAbort(): AbortController {
+    const abort = new AbortController();
+    if (this.ctx.signal.aborted) abort.abort();
+    return abort;
   }
 
   private consider(node: Node): void {
@@ -63,7 +98,7 @@ export class DaemonSet implements Controller {
     const current = annotations[ANN.currentConfig] ?? '';
     let daemon = this.daemons.get(name);
     if (!daemon) {
-      daemon = { running: false, attempts: 0 };
+      daemon = { running: false, abort: this.newAbort(), attempts: 0 };
       this.daemons.set(name, daemon);
     }
     if (daemon.running || !desired || (desired === current && annotations[ANN.state] === 'Done')) return;
@@ -71,33 +106,53 @@ export class DaemonSet implements Controller {
     if (this.ctx.signal.aborted) return;
     daemon.running = true;
     let retryAfterWallMs = 0;
+    const alive = daemon;
     const task = this.update(name, desired, daemon)
       .catch((error) => {
-        if (error instanceof AbortedError || this.ctx.signal.aborted) return;
+        if (error instanceof AbortedError || this.ctx.signal.aborted || alive.abort.signal.aborted) return;
         // an API failure the client could not ride out: try again in a cluster minute, as the daemon's requeue does
         this.ctx.log(`mcd/${name}`, `Unable to apply update to ${desired}: ${(error as Error).message}`);
         retryAfterWallMs = this.ctx.clock.pollWallMs(MINUTE);
       })
       .finally(() => {
-        daemon.running = false;
+        alive.running = false;
         this.inFlight.delete(task);
-        if (this.ctx.signal.aborted) return;
+        if (this.ctx.signal.aborted || alive.abort.signal.aborted) return;
         setTimeout(() => {
           const latest = this.nodes.get(name);
           if (latest && !this.ctx.signal.aborted) this.consider(latest);
         }, retryAfterWallMs);
       });
+    daemon.task = task;
     this.inFlight.add(task);
   }
 
-  private pull(ref: string): Promise<OsImageContent> {
+  /** One try of this node's pull. The content one node read is shared, but each node reaches the registry itself. */
+  private async pull(ref: string): Promise<OsImageContent> {
     const cached = this.pulled.get(ref);
     const fresh = cached && (DIGEST_REF.test(ref) || Date.now() - cached.at < 2000);
-    if (fresh) return cached.content;
+    if (fresh) {
+      await this.ctx.images.resolveOsImage(ref);
+      return cached.content;
+    }
     const content = this.ctx.images.readOsImage(ref);
     this.pulled.set(ref, { at: Date.now(), content });
     content.catch(() => this.pulled.delete(ref));
     return content;
+  }
+
+  /** One pull as the real daemon makes it: tried again after each of PULL_RETRY_DELAYS_MS; the last error is thrown. */
+  private async pullWithRetries(ref: string, signal: AbortSignal, log: (line: string) => void): Promise<OsImageContent> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.pull(ref);
+      } catch (error) {
+        const delay = PULL_RETRY_DELAYS_MS[attempt];
+        log(`pull of ${ref} failed (try ${attempt + 1} of ${PULL_RETRY_DELAYS_MS.length + 1}): ${(error as Error).message}${delay === undefined ? '' : `; retrying in ${delay / SECOND} s`}`);
+        if (delay === undefined) throw error;
+        await this.ctx.clock.sleep(delay, signal);
+      }
+    }
   }
 
   private desiredNow(name: string): string | undefined {
@@ -105,7 +160,10 @@ export class DaemonSet implements Controller {
   }
 
   private async update(name: string, desired: string, daemon: NodeDaemon): Promise<void> {
-    const { client, clock, signal, deviations } = this.ctx;
+    const { clock, deviations } = this.ctx;
+    const signal = daemon.abort.signal;
+    // a killed daemon writes nothing more: every write goes through this client
+    const client = alive(this.ctx.client, signal);
     daemon.attempts++;
     const plan = planUpdate(rngFor(this.ctx.seed, name, desired, String(daemon.attempts)));
     const log = (line: string): void => this.ctx.log(`mcd/${name}`, line);
@@ -122,7 +180,7 @@ export class DaemonSet implements Controller {
 
     const config = await client.get<MachineConfig & KubeObject>('MachineConfig', desired);
     if (!config) {
-      await this.degrade(name, `could not find MachineConfig: machineconfig.machineconfiguration.openshift.io "${desired}" not found`);
+      await this.degrade(client, name, `could not find MachineConfig: machineconfig.machineconfiguration.openshift.io "${desired}" not found`);
       return;
     }
     const wanted = config.spec?.osImageURL ?? '';
@@ -130,19 +188,21 @@ export class DaemonSet implements Controller {
     let booted = before;
     if (wanted && wanted !== before.pullspec && !deviations.daemonSkipsRebase) {
       log(`Initiating switch to OS image ${wanted}`);
-      for (;;) {
-        await clock.sleep(plan.pullMs, signal);
+      await clock.sleep(plan.pullMs, signal);
+      log(`pulling ${wanted}`);
+      for (let failures = 1; ; failures++) {
         try {
-          const content = await this.pull(wanted);
+          const content = await this.pullWithRetries(wanted, signal, log);
           booted = { pullspec: wanted, content, timestampMs: clock.nowMs() };
           log(`Running rpm-ostree [rebase --experimental ostree-unverified-registry:${wanted}]: staged ${content.digest}`);
           break;
         } catch (error) {
+          if (error instanceof AbortedError) throw error;
           if (deviations.daemonIgnoresPullErrors) break;
           log(`Marking Degraded due to: ${pullFailureReason(wanted, (error as Error).message)}`);
-          await this.degrade(name, pullFailureReason(wanted, (error as Error).message));
-          // keep retrying while the node is still asked for this config, as the real daemon's requeue does
-          await clock.sleep(RETRY_MS, signal);
+          await this.degrade(client, name, pullFailureReason(wanted, (error as Error).message));
+          // the failed sync is requeued rate-limited, for as long as the node is still asked for this config
+          await clock.sleep(requeueDelayMs(failures), signal);
           if (this.desiredNow(name) !== desired) return;
         }
       }
@@ -152,10 +212,11 @@ export class DaemonSet implements Controller {
     }
 
     log(`Rebooting node (config ${desired})`);
-    await this.setReady(name, false);
+    await this.setReady(client, name, false);
     await clock.sleep(plan.rebootMs, signal);
+    if (signal.aborted) throw new AbortedError();
     this.hosts.boot(name, booted);
-    await this.setReady(name, true, booted);
+    await this.setReady(client, name, true, booted);
     await clock.sleep(plan.settleMs, signal);
     const annotations: Record<string, string> = {
       [ANN.state]: 'Done',
@@ -170,12 +231,12 @@ export class DaemonSet implements Controller {
     daemon.completed = desired;
   }
 
-  private async degrade(name: string, reason: string): Promise<void> {
-    await this.ctx.client.patch('Node', name, { metadata: { annotations: { [ANN.state]: 'Degraded', [ANN.reason]: reason } } });
+  private async degrade(client: Writer, name: string, reason: string): Promise<void> {
+    await client.patch('Node', name, { metadata: { annotations: { [ANN.state]: 'Degraded', [ANN.reason]: reason } } });
   }
 
   /** The kubelet's view around a reboot: NotReady while down, Ready with the new OS name once back. */
-  private async setReady(name: string, ready: boolean, booted?: BootedImage): Promise<void> {
+  private async setReady(client: Writer, name: string, ready: boolean, booted?: BootedImage): Promise<void> {
     const node = this.nodes.get(name);
     const now = this.ctx.clock.now();
     // metav1.Time is second-precision RFC 3339; a Date would serialize with milliseconds
@@ -190,6 +251,21 @@ export class DaemonSet implements Controller {
       const hex = (n: number): string => Array.from({ length: n }, () => Math.floor(rng.next() * 16).toString(16)).join('');
       patch.nodeInfo = { ...(node?.status?.nodeInfo ?? {}), osImage: osImageName(booted.content), bootID: `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}` };
     }
-    await this.ctx.client.patchStatus('Node', name, patch);
+    await client.patchStatus('Node', name, patch);
   }
+}
+
+/** The writes a node's daemon makes. */
+type Writer = Pick<KubeClient, 'patch' | 'patchStatus' | 'get'>;
+
+/** The client as one daemon sees it: once that daemon is killed, every call fails instead of writing. */
+function alive(client: KubeClient, signal: AbortSignal): Writer {
+  const check = (): void => {
+    if (signal.aborted) throw new AbortedError();
+  };
+  return {
+    patch: (...args) => (check(), client.patch(...args)),
+    patchStatus: (...args) => (check(), client.patchStatus(...args)),
+    get: (...args) => (check(), client.get(...args)),
+  } as Writer;
 }

@@ -4,8 +4,10 @@
  * RequiredPools) stopping at the first error, then Degraded, Available, Upgradeable, the version and related objects
  * on ClusterOperator `machine-config`.
  *
- * The operator's RELEASE_VERSION comes from the MCO "deployment" ConfigMap the CVO writes; a new version there
- * replaces the running sync, as a new operator pod replaces the old one.
+ * The operator's RELEASE_VERSION and RELEASE_IMAGE are its environment, fixed for the life of its process: they come
+ * from the MCO "deployment" ConfigMap the CVO writes, read when the process starts. A new version there replaces the
+ * whole process (reference/components.ts), as the new release's operator pod replaces the old one; nothing survives
+ * in memory from one process to the next.
  */
 import {
   CO_NAME,
@@ -77,6 +79,18 @@ interface OsImageUrls {
 
 class SyncFailure extends Error {}
 
+/** The operator process's environment (its Deployment's env in a real cluster). */
+export interface OperatorEnvironment {
+  releaseVersion: string | undefined;
+  releaseImage: string;
+}
+
+/** The environment a new operator process starts with: what the CVO last wrote into the MCO "deployment" ConfigMap. */
+export async function readOperatorEnvironment(ctx: Pick<ControllerContext, 'client'>): Promise<OperatorEnvironment> {
+  const cm = await ctx.client.get<ConfigMap>('ConfigMap', MCO_DEPLOYMENT_CONFIGMAP, MCO_NAMESPACE);
+  return { releaseVersion: cm?.data?.RELEASE_VERSION, releaseImage: cm?.data?.RELEASE_IMAGE ?? '' };
+}
+
 /** One pass of syncAll: what it read at the start and the status it builds up as the tasks run. */
 interface SyncPass {
   co: ClusterOperatorObject;
@@ -98,13 +112,13 @@ export class Operator implements Controller {
   private readonly loop: SyncLoop;
   /** Cluster time of the next informer resync, which runs a sync even when nothing changed. */
   private nextResyncMs = 0;
-  /** Aborted when the operator's version changes: the old "pod" stops mid-sync. */
-  private pod = new AbortController();
-  private podVersion?: string;
   private lastExtensionError?: string;
   private readonly rng;
 
-  constructor(private readonly ctx: ControllerContext) {
+  constructor(
+    private readonly ctx: ControllerContext,
+    private readonly env: OperatorEnvironment,
+  ) {
     this.rng = createRng(ctx.seed ^ 0x6d636f);
     this.loop = new SyncLoop({
       clock: ctx.clock,
@@ -113,11 +127,6 @@ export class Operator implements Controller {
       // a short pause batches a burst of events into one sync, like the rate-limited queue does
       batchWallMs: 25,
       log: (l) => ctx.log('operator', l),
-      retryAtOnce: (error) => {
-        if (!(error instanceof AbortedError)) return false;
-        ctx.log('operator', 'sync interrupted: operator version changed');
-        return true;
-      },
     });
   }
 
@@ -128,13 +137,7 @@ export class Operator implements Controller {
     this.configMaps = this.ctx.informers.for<ConfigMap>('ConfigMap', MCO_NAMESPACE);
     this.pools.onChange(() => this.trigger());
     this.ccs.onChange(() => this.trigger());
-    this.configMaps.onChange((_t, cm) => {
-      if (cm.metadata.name === MCO_DEPLOYMENT_CONFIGMAP) {
-        const version = cm.data?.RELEASE_VERSION;
-        if (this.podVersion !== undefined && version !== this.podVersion) this.pod.abort();
-      }
-      this.trigger();
-    });
+    this.configMaps.onChange(() => this.trigger());
   }
 
   start(): void {
@@ -143,7 +146,6 @@ export class Operator implements Controller {
   }
 
   async stop(): Promise<void> {
-    this.pod.abort();
     await this.loop.stop();
   }
 
@@ -151,13 +153,12 @@ export class Operator implements Controller {
     this.loop.trigger();
   }
 
-  /** One sync by the current "pod", with the informer resync kept scheduled. */
+  /** One sync, with the informer resync kept scheduled. */
   private async syncOnce(): Promise<void> {
     const now = this.ctx.clock.nowMs();
     if (now >= this.nextResyncMs) this.nextResyncMs = now + this.resyncPeriod();
     this.loop.syncAt(this.nextResyncMs);
-    if (this.pod.signal.aborted) this.pod = new AbortController();
-    await this.syncAll(this.pod.signal);
+    await this.syncAll(this.ctx.signal);
   }
 
   /** Informers resync every 20-40 minutes (minResyncPeriod × a factor of 1-2). */
@@ -166,16 +167,14 @@ export class Operator implements Controller {
   }
 
   private async syncAll(pod: AbortSignal): Promise<void> {
-    const deployment = this.configMaps.get(MCO_DEPLOYMENT_CONFIGMAP);
-    const operatorVersion = deployment?.data?.RELEASE_VERSION;
-    if (!operatorVersion) return;
-    this.podVersion = operatorVersion;
+    const operatorVersion = this.env.releaseVersion;
+    if (!operatorVersion) return; // like the real operator without RELEASE_VERSION: nothing to sync towards
     const co = await this.ensureClusterOperator();
     const versions = co.status?.versions ?? [];
     const sync: SyncPass = {
       co,
       operatorVersion,
-      releaseImage: deployment?.data?.RELEASE_IMAGE ?? '',
+      releaseImage: this.env.releaseImage,
       build: mcoBuildFor(operatorVersion, this.ctx.profile.name),
       versionsBefore: versions,
       versions,

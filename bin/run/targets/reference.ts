@@ -14,7 +14,11 @@ import { addCounts, formatCounts, NO_TESTS, type Counts } from '../results/count
 import { runPool } from '../schedule/pool.js';
 import type { Supervisor } from '../supervisor.js';
 import { UsageError } from '../usage-error.js';
+import { writeReferenceEnvironment } from '../results/environment.js';
 import { requireEngine, specTimeoutMs, type RunConfig } from './common.js';
+
+/** The reference's own default seed (reference/index.ts), named here so the run can print it. */
+const DEFAULT_SEED = 1;
 
 /** What this command uses of a started reference cluster (docs/architecture.md, reference/). */
 interface ReferenceCluster {
@@ -33,7 +37,9 @@ export async function runOnReference(files: string[], options: RunOptions, confi
   await requireEngine();
   const profile = options.profile ?? '4.12-ga';
   const jobs = Math.min(options.jobs ?? defaultJobs(), files.length);
-  console.log(`target: embedded reference cluster, profile ${profile}${options.fault?.length ? `, faults ${options.fault.join(', ')}` : ''}`);
+  const seed = options.seed ?? DEFAULT_SEED;
+  console.log(`target: embedded reference cluster, profile ${profile}${options.fault?.length ? `, faults ${options.fault.join(', ')}` : ''}, seed ${seed} (replay with --seed ${seed})`);
+  await writeReferenceEnvironment(config.reportsDir, { profile, seed, faults: options.fault ?? [], timeFactor: options.timeFactor });
   console.log(`disruptive specs run: a reference cluster is made for each spec file and thrown away (${jobs} at a time)`);
   if (options.keepOnFailure) {
     console.log('--keep-on-failure: a failed spec leaves its objects, but its reference cluster still stops with its file; to inspect by hand, use `ocp-e2e cluster up` and --target cluster');
@@ -111,7 +117,7 @@ async function startRegistry(): Promise<ReferenceRegistry> {
 async function startReference({ profile, options, registry }: FileRun): Promise<ReferenceCluster> {
   try {
     const { startReferenceCluster } = await import('../../../reference/index.js');
-    return await startReferenceCluster({ profile, timeFactor: options.timeFactor, faults: options.fault ?? [], registry });
+    return await startReferenceCluster({ profile, seed: options.seed ?? DEFAULT_SEED, timeFactor: options.timeFactor, faults: options.fault ?? [], registry });
   } catch (error) {
     throw new UsageError(`cannot start the reference cluster: ${(error as Error).message}`);
   }

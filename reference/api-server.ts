@@ -1,0 +1,81 @@
+/**
+ * The reference's API server: the mock with the OpenShift CRDs on the cluster clock. With a data directory it can be
+ * restarted as a real kube-apiserver rolls: same address, serving certificate and token, every watch cut, the objects
+ * and their resource versions going on from the data directory. Clients reconnect on their own.
+ */
+import { startApiServer, type FaultConfig, type RunningApiServer, type ServingCertificates } from '../mock/index.js';
+import type { ClusterClock } from './clock.js';
+import { OPENSHIFT_EXTRA_PRINTER_COLUMNS, openShiftCrds } from './crds/index.js';
+
+export interface ReferenceApiServerOptions {
+  clock: ClusterClock;
+  faults?: FaultConfig;
+  /** Keeps every write; needed to restart. */
+  dataDir?: string;
+  /** The serving certificate (the cluster's CA signs it). */
+  certificates?: ServingCertificates;
+}
+
+export class ReferenceApiServer {
+  private constructor(
+    private server: RunningApiServer,
+    private readonly options: ReferenceApiServerOptions,
+    private faults: FaultConfig | undefined,
+  ) {}
+
+  static async start(options: ReferenceApiServerOptions): Promise<ReferenceApiServer> {
+    const server = await startApiServer({
+      certificates: options.certificates,
+      crds: openShiftCrds(),
+      // The extra columns keep `oc get co`'s MESSAGE even after someone applies the upstream CRDs over ours.
+      extraPrinterColumns: OPENSHIFT_EXTRA_PRINTER_COLUMNS,
+      now: () => options.clock.now(),
+      faults: options.faults,
+      dataDir: options.dataDir,
+      // one process plays every node's kubelet, on this machine
+      kubeletHost: '127.0.0.1',
+    });
+    return new ReferenceApiServer(server, options, options.faults);
+  }
+
+  get url(): string {
+    return this.server.url;
+  }
+
+  writeKubeconfig(path: string): Promise<void> {
+    return this.server.writeKubeconfig(path);
+  }
+
+  setFaults(faults: FaultConfig): void {
+    this.faults = faults;
+    this.server.setFaults(faults);
+  }
+
+  dropWatches(): void {
+    this.server.dropWatches();
+  }
+
+  /** Stops the server, waits `downWallMs` (requests meanwhile are refused), and starts it again as the same server. */
+  async restart(downWallMs: number): Promise<void> {
+    if (!this.options.dataDir) throw new Error('restarting the API server needs a data directory (apiDataDir): without one it would come back empty');
+    const { port } = new URL(this.server.url);
+    const { token, certificates } = this.server;
+    await this.server.close();
+    await new Promise((resolve) => setTimeout(resolve, downWallMs));
+    this.server = await startApiServer({
+      port: Number(port),
+      token,
+      certificates,
+      crds: openShiftCrds(),
+      extraPrinterColumns: OPENSHIFT_EXTRA_PRINTER_COLUMNS,
+      now: () => this.options.clock.now(),
+      faults: this.faults,
+      dataDir: this.options.dataDir,
+      kubeletHost: '127.0.0.1',
+    });
+  }
+
+  close(): Promise<void> {
+    return this.server.close();
+  }
+}

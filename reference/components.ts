@@ -1,0 +1,194 @@
+/**
+ * The reference's controllers grouped as the processes (pods) they run in on a cluster: the machine-config operator,
+ * the machine-config controller (template, render and node controllers), the daemons and the CVO. Each process has
+ * its own API connection, its own caches and its own stop signal, so it can be killed and started again as a crashed
+ * or replaced pod is; a started process knows only what the API holds (level-triggered, nothing carried over in
+ * memory).
+ *
+ * Kills and starts are posted as the kubelet posts them, events `Killing` / `Started` on the component's pod, so a
+ * monitor watching events sees every restart on its timeline.
+ */
+import { setMaxListeners } from 'node:events';
+import { MCO_DEPLOYMENT_CONFIGMAP, MCO_NAMESPACE } from './constants.js';
+import type { Controller, ControllerContext } from './context.js';
+import { ClusterVersionOperator, type CvoOptions } from './cvo/cvo.js';
+import { KubeClient, type KubeObject } from '../lib/kube/client.js';
+import { InformerFactory } from '../lib/kube/informer.js';
+import type { NodeHosts } from './kubelet/hosts.js';
+import { DaemonSet } from './mcd/daemon.js';
+import { NodeController } from './mco/node-controller.js';
+import { Operator, readOperatorEnvironment } from './mco/operator.js';
+import { RenderController } from './mco/render-controller.js';
+import { TemplateController } from './mco/template-controller.js';
+import { createRng } from './rng.js';
+
+export const COMPONENTS = ['machine-config-operator', 'machine-config-controller', 'machine-config-daemon', 'cluster-version-operator'] as const;
+export type ComponentName = (typeof COMPONENTS)[number];
+
+/** What every process shares: the cluster (clock, profile, deviations, images) and the kubelet's connection. */
+export interface ProcessBase extends Omit<ControllerContext, 'client' | 'informers' | 'signal'> {
+  kubeconfigPath: string;
+  /** The kubelet stand-in's connection: posts the pod events and outlives every process. */
+  kubelet: KubeClient;
+  /** Fires when the whole cluster stops. */
+  clusterSignal: AbortSignal;
+  /** The update graph the CVO serves. */
+  graph: CvoOptions['graph'];
+  /** The simulated machines: what each node booted (the daemons rebase them). */
+  hosts: NodeHosts;
+}
+
+interface ComponentDefinition {
+  namespace: string;
+  /** The controllers of one process, built on that process's context. */
+  make(ctx: ControllerContext, base: ProcessBase): Promise<Controller[]>;
+}
+
+const DEFINITIONS: Record<ComponentName, ComponentDefinition> = {
+  'machine-config-operator': {
+    namespace: MCO_NAMESPACE,
+    make: async (ctx) => [new Operator(ctx, await readOperatorEnvironment(ctx))],
+  },
+  'machine-config-controller': {
+    namespace: MCO_NAMESPACE,
+    make: async (ctx) => [new TemplateController(ctx), new RenderController(ctx), new NodeController(ctx)],
+  },
+  'machine-config-daemon': {
+    namespace: MCO_NAMESPACE,
+    make: async (ctx, base) => [new DaemonSet(ctx, base.hosts)],
+  },
+  'cluster-version-operator': {
+    namespace: 'openshift-cluster-version',
+    make: async (ctx, base) => [new ClusterVersionOperator(ctx, { graph: base.graph })],
+  },
+};
+
+interface Running {
+  abort: AbortController;
+  informers: InformerFactory;
+  controllers: Controller[];
+}
+
+/** One component's process: start, stop, restart (same pod) and replace (a new pod, as a Deployment rollout does). */
+export class ComponentProcess {
+  private running?: Running;
+  private pod: string;
+  private readonly rng;
+
+  constructor(
+    readonly name: ComponentName,
+    private readonly base: ProcessBase,
+  ) {
+    this.rng = createRng(base.seed ^ hashName(name));
+    this.pod = this.newPodName();
+  }
+
+  /** The running process's controllers (for the daemons' per-node restart). */
+  controllers(): readonly Controller[] {
+    return this.running?.controllers ?? [];
+  }
+
+  async start(): Promise<void> {
+    if (this.running || this.base.clusterSignal.aborted) return;
+    const abort = new AbortController();
+    setMaxListeners(0, abort.signal); // a thousand sleeping node daemons listen to it
+    const stopWithCluster = (): void => abort.abort();
+    this.base.clusterSignal.addEventListener('abort', stopWithCluster, { once: true });
+    abort.signal.addEventListener('abort', () => this.base.clusterSignal.removeEventListener('abort', stopWithCluster), { once: true });
+    const log = this.base.log;
+    const client = KubeClient.fromFile(this.base.kubeconfigPath, { signal: abort.signal, log: (l) => log('client', `${this.name}: ${l}`) });
+    const informers = new InformerFactory(client, { log: (l) => log('informer', `${this.name}: ${l}`) });
+    const { kubeconfigPath: _k, kubelet: _c, clusterSignal: _s, graph: _g, hosts: _h, ...shared } = this.base;
+    const ctx: ControllerContext = { ...shared, client, informers, signal: abort.signal };
+    const controllers = await DEFINITIONS[this.name].make(ctx, this.base);
+    for (const c of controllers) c.setup();
+    this.running = { abort, informers, controllers };
+    await informers.startAll();
+    for (const c of controllers) c.start();
+  }
+
+  /** Kills the process: in-flight work is abandoned where it stands (its sleeps and API calls abort). */
+  async stop(): Promise<void> {
+    const running = this.running;
+    if (!running) return;
+    this.running = undefined;
+    running.abort.abort();
+    await Promise.allSettled(running.controllers.map((c) => c.stop()));
+    await running.informers.stopAll();
+  }
+
+  /** The container is killed and started again in the same pod (a crash, an OOM kill). */
+  async restart(why: string): Promise<void> {
+    await this.cycle(why, this.pod);
+  }
+
+  /** The pod is replaced by a new one (a Deployment rollout: a new release's image, a drained node). */
+  async replace(why: string): Promise<void> {
+    await this.cycle(why, this.newPodName());
+  }
+
+  private async cycle(why: string, nextPod: string): Promise<void> {
+    if (this.base.clusterSignal.aborted) return;
+    await this.postEvent(this.pod, 'Killing', `Stopping container ${this.name}: ${why}`);
+    await this.stop();
+    this.pod = nextPod;
+    await this.start();
+    await this.postEvent(this.pod, 'Started', `Started container ${this.name}`);
+    this.base.log('kubelet', `${this.name} restarted (${why}); pod ${this.pod}`);
+  }
+
+  /** Posts a kubelet event on one of this component's pods. */
+  async postEvent(pod: string, reason: 'Killing' | 'Started', message: string): Promise<void> {
+    const { namespace } = DEFINITIONS[this.name];
+    await this.base.kubelet.event({ kind: 'Pod', name: pod, namespace, apiVersion: 'v1' }, 'Normal', reason, message, 'kubelet', this.base.clock.timestamp());
+  }
+
+  private newPodName(): string {
+    const chars = 'bcdfghjklmnpqrstvwxz2456789';
+    const pick = (n: number): string => Array.from({ length: n }, () => chars[Math.floor(this.rng.next() * chars.length)]).join('');
+    return `${this.name}-${pick(10)}-${pick(5)}`;
+  }
+}
+
+function hashName(name: string): number {
+  let h = 0;
+  for (const ch of name) h = (h * 31 + ch.charCodeAt(0)) | 0;
+  return h;
+}
+
+interface ConfigMap extends KubeObject {
+  data?: Record<string, string>;
+}
+
+/**
+ * The Deployment rollout of the machine-config operator: when the CVO writes a new RELEASE_VERSION into the MCO
+ * "deployment" ConfigMap, the running operator's pod is replaced by one of the new release, as on a real upgrade.
+ */
+export class OperatorRollout implements Controller {
+  private deployed?: string;
+  private rolling = Promise.resolve();
+
+  constructor(
+    private readonly operator: ComponentProcess,
+    private readonly informers: InformerFactory,
+    private readonly log: ControllerContext['log'],
+  ) {}
+
+  setup(): void {
+    const configMaps = this.informers.for<ConfigMap>('ConfigMap', MCO_NAMESPACE);
+    configMaps.onChange((type, cm) => {
+      if (type === 'delete' || cm.metadata.name !== MCO_DEPLOYMENT_CONFIGMAP) return;
+      const version = cm.data?.RELEASE_VERSION;
+      if (this.deployed === undefined) this.deployed = version;
+      if (version === this.deployed) return;
+      this.deployed = version;
+      this.rolling = this.rolling.then(() => this.operator.replace(`new release ${version ?? '(none)'}`)).catch((e) => this.log('kubelet', `operator rollout failed: ${(e as Error).message}`));
+    });
+  }
+
+  start(): void {}
+
+  async stop(): Promise<void> {
+    await this.rolling;
+  }
+}
