@@ -6,16 +6,41 @@
  * A missing `oc` fails these tests with a message; they do not skip.
  */
 import { expect } from 'chai';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path, { delimiter, join } from 'node:path';
 import { lastLine, ocpE2e, ROOT, type CliRun } from './cli.js';
 
 const UPSTREAM_BIN = path.resolve(ROOT, '..', 'shared', 'upstream', 'bin');
 
-/** PATH without any directory holding an `oc`, then (with `withOc`) the upstream bin first. */
-function pathFor(withOc: boolean): string {
+/**
+ * A folder whose `oc` writes its arguments to `calls.log`, then runs the real oc with them: the test then sees which
+ * steps went through oc, not only that the run passed.
+ */
+function recordingOc(): { dir: string; calls(): string[] } {
+  const dir = mkdtempSync(join(tmpdir(), 'ocp-e2e-oc-calls-'));
+  const log = join(dir, 'calls.log');
+  writeFileSync(join(dir, 'oc'), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${join(UPSTREAM_BIN, 'oc')}' "$@"\n`);
+  chmodSync(join(dir, 'oc'), 0o755);
+  return { dir, calls: () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []) };
+}
+
+/** PATH without any directory holding an `oc`, then (with `ocDir`) that folder first. */
+function pathFor(ocDir: string | undefined): string {
   const rest = (process.env.PATH ?? '').split(delimiter).filter((d) => d && !existsSync(join(d, 'oc')));
-  return (withOc ? [UPSTREAM_BIN, ...rest] : rest).join(delimiter);
+  return (ocDir ? [ocDir, ...rest] : rest).join(delimiter);
+}
+
+const upgradeCall = (c: string): boolean => /(^| )adm upgrade --to-image=/.test(c);
+
+/** What the run did through oc: release info, the upgrade, node reads. */
+function expectOcPaths(calls: string[], withOc: boolean): void {
+  const used = {
+    'release info': calls.some((c) => /(^| )adm release info /.test(c)),
+    'oc adm upgrade': calls.some(upgradeCall),
+    'oc debug node': calls.some((c) => /(^| )debug node\//.test(c)),
+  };
+  expect(used, calls.join('\n')).to.deep.equal({ 'release info': withOc, 'oc adm upgrade': withOc, 'oc debug node': withOc });
 }
 
 /** The attachment names of every Allure result: `node <name> asked: <how>` says how a node was read. */
@@ -41,27 +66,33 @@ describe('spec 1 with and without the real oc on PATH', function () {
     if (!existsSync(join(UPSTREAM_BIN, 'oc'))) throw new Error(`the real oc 4.12 is missing: expected ${join(UPSTREAM_BIN, 'oc')} (../shared/upstream/bin/oc); this test runs it and does not skip`);
   });
 
-  // With oc on PATH, step 1 (`oc adm release info`) needs the reference's registry to speak TLS (issue 12, item 1);
-  // the with-oc runs join this list once that is on main.
-  for (const withOc of [false]) {
+  // With oc on PATH every step goes through it: release info (over TLS to the reference's registry, trusting the
+  // cluster's CA), the upgrade (`oc adm upgrade`) and the nodes (`oc debug node`); without it, the API paths.
+  for (const withOc of [true, false]) {
     const how = withOc ? /^node \S+ asked: oc debug node\/\S+ -- chroot \/host sh -c / : /^node \S+ asked: debug pod openshift-debug-[a-z0-9]+\/\S+-debug on node \S+: chroot \/host sh -c /;
     const label = withOc ? 'with oc (nodes through oc debug)' : 'without oc (nodes through a debug pod made through the API)';
 
     it(`${label}: passes on 4.12-ga`, async () => {
-      const r = await ocpE2e(['run', '--grep', '54183'], { timeoutMs: 280_000, env: { PATH: pathFor(withOc) } });
+      const oc = recordingOc();
+      const r = await ocpE2e(['run', '--grep', '54183'], { timeoutMs: 280_000, env: { PATH: pathFor(withOc ? oc.dir : undefined) } });
       expect(r.exitCode, r.output).to.equal(0);
       expect(lastLine(r.output)).to.equal('1 passed, 0 failed, 0 skipped');
       const asked = askedNodes(r);
       expect(asked, 'one debug pod per node and check: 3 masters + 2 workers').to.have.length(5);
       for (const name of asked) expect(name).to.match(how);
+      expect(r.output).to.include(`requested with ${withOc ? 'oc adm upgrade' : 'merge patch of clusterversion/version'}`);
+      expectOcPaths(oc.calls(), withOc);
     });
 
     it(`${label}: fails on 4.12-nightly-2022-09-08 with the deadlock diagnosis`, async () => {
-      const r = await ocpE2e(['run', '--profile', '4.12-nightly-2022-09-08', '--grep', '54183'], { timeoutMs: 280_000, env: { PATH: pathFor(withOc) } });
+      const oc = recordingOc();
+      const r = await ocpE2e(['run', '--profile', '4.12-nightly-2022-09-08', '--grep', '54183'], { timeoutMs: 280_000, env: { PATH: pathFor(withOc ? oc.dir : undefined) } });
       expect(r.exitCode, r.output).to.equal(1);
       expect(lastLine(r.output)).to.equal('0 passed, 1 failed, 0 skipped');
       expect(r.output).to.match(/\[phase upgrade\] .*cannot happen: machine-config stays Degraded on its osImageURL check/);
       expect(r.output).to.include('osImageURL mismatch for master in rendered-master-');
+      const calls = oc.calls();
+      expect(calls.some(upgradeCall), calls.join('\n')).to.equal(withOc);
     });
   }
 });
