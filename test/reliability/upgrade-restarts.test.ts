@@ -146,7 +146,11 @@ async function runDisrupted({ profile, dir, cluster, log, waiters }: Started, di
         waiters.add(waiter);
       });
     const started = Date.now();
-    const run = startCli(['run', '--target', 'cluster', '--kubeconfig', cluster.kubeconfigPath, '--allow-disruptive', '--grep', '54183', '--reports-dir', join(dir, 'reports')]);
+    const run = startCli(['run', '--target', 'cluster', '--kubeconfig', cluster.kubeconfigPath, '--allow-disruptive', '--grep', '54183', '--reports-dir', join(dir, 'reports')], {
+      // a client of the reference's registry trusts its CA and holds its credentials, as `cluster up --env-out` says
+      SSL_CERT_FILE: cluster.registryFiles.caBundleFile,
+      REGISTRY_AUTH_FILE: cluster.registryFiles.authFile,
+    });
     const node = await masterRollingToNext(cluster, run.exited).catch((error: Error) => {
       throw new Error(`${profile}: ${error.message}; output:\n${run.output().slice(-3000)}\nreference log:\n${log.slice(-150).join('\n')}`);
     });
