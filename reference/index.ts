@@ -161,95 +161,154 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
   const cleanups = new Cleanups(say);
   try {
     const kubeconfigPath = await kubeconfigFile(options, cleanups);
-    let shared = options.registry;
-    if (!shared) {
-      const own = await startReferenceRegistry({ workDir: options.workDir, log: say });
-      cleanups.push(() => own.stop());
-      shared = own;
-    }
-    const { registry, releases, ca } = shared;
-    const api = await startApi(clock, options, kubeconfigPath, ca, cleanups, say);
-
+    const shared = options.registry ?? (await ownRegistry(options, cleanups, say));
+    const api = await startApi(clock, options, kubeconfigPath, shared.ca, cleanups, say);
     const abort = new AbortController();
     // every sleeping daemon and poll listens to this one signal: a thousand nodes mean a thousand listeners
     setMaxListeners(0, abort.signal);
-    // controller log lines go to the log of the pod that runs the component, as well as to the caller's log
-    const componentLogs = new ComponentLogs(() => clock.nowMs());
-    const log = (component: string, line: string): void => {
-      componentLogs.write(component, line);
-      say(`[${clock.timestamp()}] ${component}: ${line}`);
-    };
-    const client = KubeClient.fromFile(kubeconfigPath, { signal: abort.signal, log: (l) => log('client', l) });
-    // The pull secret exists before anything pulls: the CVO and the daemons pull with it, read from the API each time.
-    await client.apply('Namespace', { metadata: { name: 'openshift-config' } });
-    await writePullSecret(client, registry.pullSecretJson);
-    const pullClients = new PullSecretRegistryClients(client, [ca.caPem]);
-    const outage = new RegistryOutage(registry.address);
-    const images = outage.wrap(registryImageReader(() => pullClients.current()));
-    // what debug pods read on a host: the node's own disk, so the node's copy of the credentials
-    const registryClient = new RegistryClient({ credentials: registry.credentials, caPems: [ca.caPem] });
-    const current = releaseImages(releases.current);
-    const next = releaseImages(releases.next);
-    const installedImage = profile.newFormatImageByDefault ? current.rhelCoreos8 : current.machineOsContent;
-    const bootedContent = await images.readOsImage(installedImage);
-    const imageRepo = `${registry.address}/ocp-e2e/layered-os`;
-    const hosts = new NodeHosts({ pullspec: installedImage, content: bootedContent, timestampMs: clock.nowMs() });
-    await seedCluster({ client, clock, profile, current, next, bootedContent, registry: registry.address, imageRepo, timeFactor, seed, workers, faults: faults.names });
-    say(`cluster seeded: 3 masters, ${workers} workers at ${current.version}`);
+    const logs = componentLogging(clock, say);
+    const client = KubeClient.fromFile(kubeconfigPath, { signal: abort.signal, log: (l) => logs.log('client', l) });
+    const pulls = await pullWithPullSecret(client, shared);
+    const machines = await seedMachines({ client, clock, profile, shared, images: pulls.images, timeFactor, seed, workers, faultNames: faults.names });
+    say(`cluster seeded: 3 masters, ${workers} workers at ${machines.current.version}`);
 
-    const informers = new InformerFactory(client, { log: (l) => log('informer', l) });
-    const ctx: ControllerContext = { client, informers, clock, profile, deviations: faults.deviations, seed, images, log, signal: abort.signal };
-    const graph = [current, { ...next, previous: releases.next.previous?.length ? releases.next.previous : [current.version] }];
-    const kubelets = new Kubelets(ctx, { hosts, files: registryClient, components: componentLogs });
-    const kubeletServer = await startKubeletServer(kubelets, () => clock.nowMs());
-    cleanups.push(() => kubeletServer.close());
-    await publishKubeletEndpoint(client, kubeletServer.port);
-    // the machines (workloads, kubelets) outlive every component; the components are processes of their own
-    await startMachines(ctx, abort, cleanups, [new WorkloadController(ctx, [current, next]), kubelets]);
-    const base: ProcessBase = { kubeconfigPath, kubelet: client, clusterSignal: abort.signal, graph, hosts, clock, profile, deviations: faults.deviations, seed, images, log };
+    const informers = new InformerFactory(client, { log: (l) => logs.log('informer', l) });
+    const ctx: ControllerContext = { client, informers, clock, profile, deviations: faults.deviations, seed, images: pulls.images, log: logs.log, signal: abort.signal };
+    const { current, next } = machines;
+    const graph = [current, { ...next, previous: shared.releases.next.previous?.length ? shared.releases.next.previous : [current.version] }];
+    await startNodes(ctx, abort, cleanups, { hosts: machines.hosts, files: pulls.hostFiles, logs: logs.componentLogs, releases: [current, next] });
+    const base: ProcessBase = { kubeconfigPath, kubelet: client, clusterSignal: abort.signal, graph, hosts: machines.hosts, clock, profile, deviations: faults.deviations, seed, images: pulls.images, log: logs.log };
     const components = await startComponents(base, cleanups);
     if (options.apiFaults) api.setFaults(options.apiFaults);
     say('controllers running');
-
-    const kubeApiserverPod = { kind: 'Pod', name: `kube-apiserver-${nodeName('master', 0)}`, namespace: 'openshift-kube-apiserver', apiVersion: 'v1' };
-
-    let stopped: Promise<void> | undefined;
-    return {
-      kubeconfigPath,
-      apiUrl: api.url,
-      registry: registry.address,
-      caPem: ca.caPem,
-      registryFiles: registry.files,
-      registryCredentials: registry.credentials,
-      engineTrust: registry.engineTrust,
-      imageRepo,
-      releases,
-      timeFactor,
-      profile: profile.name,
-      seed,
-      faults: faults.names,
-      now: () => clock.now(),
-      hostOs: (node: string) => hosts.get(node),
-      setApiFaults: (f: FaultConfig) => api.setFaults(f),
-      dropApiWatches: () => api.dropWatches(),
-      restartApiServer: async (downWallMs = 300) => {
-        await client.event(kubeApiserverPod, 'Normal', 'Killing', 'Stopping container kube-apiserver', 'kubelet', clock.timestamp());
-        await api.restart(downWallMs);
-        await client.event(kubeApiserverPod, 'Normal', 'Started', 'Started container kube-apiserver', 'kubelet', clock.timestamp());
-        say(`API server restarted (down ${downWallMs} ms)`);
-      },
-      restartComponent: (name, why = 'killed') => components.get(name).restart(why),
-      restartDaemon: (node, why = 'killed') => components.restartDaemon(node, why),
-      setRegistryReachable: (reachable) => {
-        outage.reachable = reachable;
-        say(`registry ${reachable ? 'reachable again' : 'cut off from the cluster'}`);
-      },
-      stop: () => (stopped ??= cleanups.run()),
-    };
+    return clusterHandle({ kubeconfigPath, api, shared, machines, timeFactor, profile: profile.name, seed, faults: faults.names, clock, client, components, outage: pulls.outage, cleanups, say });
   } catch (error) {
     await cleanups.run();
     throw error;
   }
+}
+
+async function ownRegistry(options: ReferenceClusterOptions, cleanups: Cleanups, say: Say): Promise<Omit<ReferenceRegistry, 'stop'>> {
+  const own = await startReferenceRegistry({ workDir: options.workDir, log: say });
+  cleanups.push(() => own.stop());
+  return own;
+}
+
+/** Controller log lines go to the log of the pod that runs the component, as well as to the caller's log. */
+function componentLogging(clock: ClusterClock, say: Say): { componentLogs: ComponentLogs; log: (component: string, line: string) => void } {
+  const componentLogs = new ComponentLogs(() => clock.nowMs());
+  const log = (component: string, line: string): void => {
+    componentLogs.write(component, line);
+    say(`[${clock.timestamp()}] ${component}: ${line}`);
+  };
+  return { componentLogs, log };
+}
+
+/**
+ * The pull secret exists before anything pulls: the CVO and the daemons pull with it, read from the API each time.
+ * Their reads go through the outage switch, so a test can cut the registry off from the cluster.
+ */
+async function pullWithPullSecret(client: KubeClient, shared: Omit<ReferenceRegistry, 'stop'>) {
+  const { registry, ca } = shared;
+  await client.apply('Namespace', { metadata: { name: 'openshift-config' } });
+  await writePullSecret(client, registry.pullSecretJson);
+  const pullClients = new PullSecretRegistryClients(client, [ca.caPem]);
+  const outage = new RegistryOutage(registry.address);
+  const images = outage.wrap(registryImageReader(() => pullClients.current()));
+  // what debug pods read on a host: the node's own disk, so the node's copy of the credentials
+  const hostFiles = new RegistryClient({ credentials: registry.credentials, caPems: [ca.caPem] });
+  return { images, outage, hostFiles };
+}
+
+interface SeedInputs {
+  client: KubeClient;
+  clock: ClusterClock;
+  profile: ReturnType<typeof getProfile>;
+  shared: Omit<ReferenceRegistry, 'stop'>;
+  images: ControllerContext['images'];
+  timeFactor: number;
+  seed: number;
+  workers: number;
+  faultNames: string[];
+}
+
+/** The machines booted from the current release's OS image, and the cluster's objects as an installer leaves them. */
+async function seedMachines(i: SeedInputs): Promise<{ current: ReleaseImages; next: ReleaseImages; hosts: NodeHosts; imageRepo: string }> {
+  const { registry, releases } = i.shared;
+  const current = releaseImages(releases.current);
+  const next = releaseImages(releases.next);
+  const installedImage = i.profile.newFormatImageByDefault ? current.rhelCoreos8 : current.machineOsContent;
+  const bootedContent = await i.images.readOsImage(installedImage);
+  const imageRepo = `${registry.address}/ocp-e2e/layered-os`;
+  const hosts = new NodeHosts({ pullspec: installedImage, content: bootedContent, timestampMs: i.clock.nowMs() });
+  await seedCluster({ client: i.client, clock: i.clock, profile: i.profile, current, next, bootedContent, registry: registry.address, imageRepo, timeFactor: i.timeFactor, seed: i.seed, workers: i.workers, faults: i.faultNames });
+  return { current, next, hosts, imageRepo };
+}
+
+/** The machines' side, which outlives every component: kubelets with their log endpoint, and the workload controller. */
+async function startNodes(ctx: ControllerContext, abort: AbortController, cleanups: Cleanups, n: { hosts: NodeHosts; files: RegistryClient; logs: ComponentLogs; releases: ReleaseImages[] }): Promise<void> {
+  const kubelets = new Kubelets(ctx, { hosts: n.hosts, files: n.files, components: n.logs });
+  const kubeletServer = await startKubeletServer(kubelets, () => ctx.clock.nowMs());
+  cleanups.push(() => kubeletServer.close());
+  await publishKubeletEndpoint(ctx.client, kubeletServer.port);
+  await startMachines(ctx, abort, cleanups, [new WorkloadController(ctx, n.releases), kubelets]);
+}
+
+interface HandleParts {
+  kubeconfigPath: string;
+  api: ReferenceApiServer;
+  shared: Omit<ReferenceRegistry, 'stop'>;
+  machines: { hosts: NodeHosts; imageRepo: string };
+  timeFactor: number;
+  profile: ProfileName;
+  seed: number;
+  faults: string[];
+  clock: ClusterClock;
+  client: KubeClient;
+  components: RunningComponents;
+  outage: RegistryOutage;
+  cleanups: Cleanups;
+  say: Say;
+}
+
+/** What the caller holds: addresses and releases, the switches tests use to restart or cut things, and stop(). */
+function clusterHandle(p: HandleParts): ReferenceCluster {
+  const { api, clock, client, say } = p;
+  const { registry, releases, ca } = p.shared;
+  const kubeApiserverPod = { kind: 'Pod', name: `kube-apiserver-${nodeName('master', 0)}`, namespace: 'openshift-kube-apiserver', apiVersion: 'v1' };
+  let stopped: Promise<void> | undefined;
+  return {
+    kubeconfigPath: p.kubeconfigPath,
+    apiUrl: api.url,
+    registry: registry.address,
+    caPem: ca.caPem,
+    registryFiles: registry.files,
+    registryCredentials: registry.credentials,
+    engineTrust: registry.engineTrust,
+    imageRepo: p.machines.imageRepo,
+    releases,
+    timeFactor: p.timeFactor,
+    profile: p.profile,
+    seed: p.seed,
+    faults: p.faults,
+    now: () => clock.now(),
+    hostOs: (node: string) => p.machines.hosts.get(node),
+    setApiFaults: (f: FaultConfig) => api.setFaults(f),
+    dropApiWatches: () => api.dropWatches(),
+    restartApiServer: async (downWallMs = 300) => {
+      await client.event(kubeApiserverPod, 'Normal', 'Killing', 'Stopping container kube-apiserver', 'kubelet', clock.timestamp());
+      await api.restart(downWallMs);
+      await client.event(kubeApiserverPod, 'Normal', 'Started', 'Started container kube-apiserver', 'kubelet', clock.timestamp());
+      say(`API server restarted (down ${downWallMs} ms)`);
+    },
+    restartComponent: (name, why = 'killed') => p.components.get(name).restart(why),
+    restartDaemon: (node, why = 'killed') => p.components.restartDaemon(node, why),
+    setRegistryReachable: (reachable) => {
+      p.outage.reachable = reachable;
+      say(`registry ${reachable ? 'reachable again' : 'cut off from the cluster'}`);
+    },
+    stop: () => (stopped ??= p.cleanups.run()),
+  };
 }
 
 /**
