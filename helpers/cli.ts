@@ -8,16 +8,17 @@ import { maskSecrets } from './secrets.js';
 
 export type CliName = 'oc' | 'kubectl';
 
-const availability = new Map<CliName, Promise<boolean>>();
+const availability = new Map<string, Promise<boolean>>();
 
-/** Whether a CLI is on PATH and runs (cached per process). */
+/** Whether a CLI is on PATH and runs (cached per process and PATH: a caller that changes PATH asks again). */
 export function hasCli(name: CliName): Promise<boolean> {
-  let known = availability.get(name);
+  const key = `${name}\0${process.env.PATH ?? ''}`;
+  let known = availability.get(key);
   if (!known) {
     known = execa(name, name === 'oc' ? ['version', '--client'] : ['version', '--client=true'], { reject: false, timeout: 10_000 })
       .then((r) => r.exitCode === 0)
       .catch(() => false);
-    availability.set(name, known);
+    availability.set(key, known);
   }
   return known;
 }

@@ -2,6 +2,7 @@
 // get it: `oc adm release info --image-for=TAG RELEASE` when `oc` is installed, otherwise by reading the payload's
 // image-references straight from the registry. Both give the same answer, so the suite works with or without `oc`.
 import { execa } from 'execa';
+import { hasCli } from '../cli.js';
 import { loadRegistryCredentials, type RegistryCredentials } from '../../lib/oci/credentials.js';
 import { ImageHelperError } from '../../lib/oci/errors.js';
 import { RegistryClient } from '../../lib/oci/registry-client.js';
@@ -53,18 +54,13 @@ async function viaOc(releaseImage: string, tag: string, pullSecretFile?: string)
   return { notFound };
 }
 
-async function ocAvailable(): Promise<boolean> {
-  const result = await execa('oc', ['version', '--client'], { reject: false, timeout: 10_000 }).catch(() => undefined);
-  return Boolean(result && result.exitCode === 0);
-}
-
 /**
  * Pullspec of `tag` in the release `releaseImage`. `rhel-coreos` and `rhel-coreos-8` are accepted for each other
  * (4.13 renamed the base OS image). Throws ReleaseImageTagNotFoundError naming the tags the release has.
  */
 export async function releaseImageFor(releaseImage: string, tag: string, opts: ReleaseImageForOptions = {}): Promise<string> {
   const via = opts.via ?? 'auto';
-  if (via === 'oc' || (via === 'auto' && (await ocAvailable()))) {
+  if (via === 'oc' || (via === 'auto' && (await hasCli('oc')))) {
     const { pullspec, notFound } = await viaOc(releaseImage, tag, opts.pullSecretFile);
     if (pullspec) return pullspec;
     throw new ReleaseImageTagNotFoundError(releaseImage, tag, [], notFound);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Cluster } from '../../helpers/cluster.js';
 import { KINDS } from '../../lib/kube/kinds.js';
@@ -28,6 +28,15 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
   this.timeout(30_000);
   let mock: MockCluster;
   let watcher: ClusterWatcher | undefined;
+  // The mock runs no pods, so these tests take the API paths with oc off PATH, whether or not the machine (CI puts
+  // the upstream oc on PATH) has one; the oc paths run against the reference in test/suite/real-oc.test.ts.
+  const pathBefore = process.env.PATH;
+  before(() => {
+    process.env.PATH = (pathBefore ?? '').split(delimiter).filter((d) => d && !existsSync(join(d, 'oc'))).join(delimiter);
+  });
+  after(() => {
+    process.env.PATH = pathBefore;
+  });
 
   beforeEach(async () => {
     mock = await MockCluster.start();

@@ -121,7 +121,7 @@ describe('reference releases as real images', function () {
   it('releaseImageFor reads image-references from the registry, accepting the 4.13+ name', async () => {
     expect(await releaseImageFor(first.current.image, 'rhel-coreos-8', { via: 'registry' })).to.equal(first.current.rhelCoreos8);
     expect(await releaseImageFor(first.current.image, 'rhel-coreos', { via: 'registry' })).to.equal(first.current.rhelCoreos8);
-    expect(await releaseImageFor(first.next.image, 'machine-os-content')).to.equal(first.next.machineOsContent);
+    expect(await releaseImageFor(first.next.image, 'machine-os-content', { via: 'registry' })).to.equal(first.next.machineOsContent);
     const err = await releaseImageFor(first.next.image, 'cli', { via: 'registry' }).catch((e) => e);
     expect(err).to.be.instanceOf(ReleaseImageTagNotFoundError);
     expect(err.message).to.include('machine-os-content');
