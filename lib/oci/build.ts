@@ -179,6 +179,88 @@ async function contextTar(opts: BuildOptions): Promise<{ stream: NodeJS.Readable
 }
 
 /**
+ * What a build stream said so far: every line, the step running and its own output (that is what explains a
+ * failure), the image id once the engine reports it, and the first error.
+ */
+class BuildProgress {
+  readonly output: string[] = [];
+  step: string | undefined;
+  private stepOutput: string[] = [];
+  imageId: string | undefined;
+  failure: ImageBuildError | undefined;
+
+  constructor(private readonly opts: BuildOptions) {}
+
+  lastLines(): string[] {
+    return (this.step ? this.stepOutput : this.output).slice(-LAST_LINES);
+  }
+
+  /** Records a failure the stream did not report itself (the request failed). */
+  failed(message: string): void {
+    this.failure ??= classifyBuildError(message, this.step, this.lastLines(), this.opts.buildArgs);
+  }
+
+  take(o: BuildStreamObject): void {
+    if (o.errorDetail || o.error) return this.failed((o.errorDetail?.message ?? o.error ?? 'unknown error').trim());
+    if (typeof o.stream === 'string') for (const raw of o.stream.split('\n')) this.line(raw);
+    if (o.aux?.ID) this.imageId = o.aux.ID;
+    if (o.status) this.note(o.status + (o.progress ? ` ${o.progress}` : ''));
+  }
+
+  private line(raw: string): void {
+    // The engine colours a RUN's stderr with ANSI escapes; they are noise in an error message.
+    const line = raw.replace(ANSI_ESCAPE, '').trimEnd();
+    if (!line) return;
+    const stepLine = stepHeading(line);
+    if (stepLine) {
+      this.step = stepLine;
+      this.stepOutput = [];
+    } else if (!/^ ---> |^--> |^Removing intermediate container /.test(line)) {
+      this.stepOutput.push(line);
+    }
+    const built = /^Successfully built ([0-9a-f]{12,64})$/.exec(line);
+    if (built && !this.imageId) this.imageId = built[1];
+    this.note(line);
+  }
+
+  private note(line: string): void {
+    this.output.push(line);
+    this.opts.onOutput?.(line);
+  }
+}
+
+/** The engine's build query: tag, Containerfile, arguments, TLS setting and registry credentials for the base pull. */
+function engineBuildQuery(opts: BuildOptions, tlsQuery: object, signal: AbortSignal): never {
+  return {
+    t: opts.tag,
+    dockerfile: opts.containerfile ?? 'Containerfile',
+    buildargs: opts.buildArgs ?? {},
+    labels: opts.labels ?? {},
+    target: opts.target,
+    nocache: opts.noCache ?? false,
+    ...(opts.pull ? { pull: true } : {}),
+    rm: true,
+    forcerm: true,
+    abortSignal: signal,
+    ...tlsQuery,
+    ...(opts.registryConfig && opts.registryConfig.hosts().length ? { registryconfig: opts.registryConfig.toRegistryConfig() } : {}),
+  } as never;
+}
+
+/** Feeds the build stream to the parser until the engine closes it. */
+function drain(response: NodeJS.ReadableStream, parser: BuildStreamParser): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    response.on('data', (chunk: Buffer) => parser.push(chunk));
+    response.on('end', () => {
+      parser.end();
+      resolve();
+    });
+    response.on('error', reject);
+    response.on('close', () => resolve());
+  });
+}
+
+/**
  * Builds an image with the engine. Resolves when the engine reports success; rejects with ContainerfileSyntaxError,
  * BuildStepFailedError, BaseImageUnavailableError, ImageBuildTimeoutError or ImageBuildError.
  */
@@ -188,90 +270,28 @@ export async function buildImage(engine: Engine, opts: BuildOptions): Promise<Bu
   // The base image comes from a build argument (FROM ${BASE_IMAGE}) in every build of this project.
   const tlsQuery = await engineTlsQuery(engine, registriesIn([...Object.values(opts.buildArgs ?? {}), opts.tag]));
   const { stream: tarStream, cleanup } = await contextTar(opts);
+  const progress = new BuildProgress(opts);
   const abort = new AbortController();
-  const output: string[] = [];
-  let step: string | undefined;
-  // Output of the running step only: that is what explains a failure.
-  let stepOutput: string[] = [];
-  const lastLines = () => (step ? stepOutput : output).slice(-LAST_LINES);
-  let imageId: string | undefined;
-  let failure: ImageBuildError | undefined;
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
     abort.abort();
   }, timeoutMs);
-
-  const note = (line: string) => {
-    output.push(line);
-    opts.onOutput?.(line);
-  };
-  const parser = new BuildStreamParser((o) => {
-    if (o.errorDetail || o.error) {
-      const message = (o.errorDetail?.message ?? o.error ?? 'unknown error').trim();
-      failure ??= classifyBuildError(message, step, lastLines(), opts.buildArgs);
-      return;
-    }
-    if (typeof o.stream === 'string') {
-      for (const raw of o.stream.split('\n')) {
-        // The engine colours a RUN's stderr with ANSI escapes; they are noise in an error message.
-        const line = raw.replace(ANSI_ESCAPE, '').trimEnd();
-        if (!line) continue;
-        const stepLine = stepHeading(line);
-        if (stepLine) {
-          step = stepLine;
-          stepOutput = [];
-        } else if (!/^ ---> |^--> |^Removing intermediate container /.test(line)) {
-          stepOutput.push(line);
-        }
-        const built = /^Successfully built ([0-9a-f]{12,64})$/.exec(line);
-        if (built && !imageId) imageId = built[1];
-        note(line);
-      }
-    }
-    if (o.aux?.ID) imageId = o.aux.ID;
-    if (o.status) note(o.status + (o.progress ? ` ${o.progress}` : ''));
-  });
-
   try {
-    const response = (await engine.buildImage(tarStream, {
-      t: opts.tag,
-      dockerfile: opts.containerfile ?? 'Containerfile',
-      buildargs: opts.buildArgs ?? {},
-      labels: opts.labels ?? {},
-      target: opts.target,
-      nocache: opts.noCache ?? false,
-      ...(opts.pull ? { pull: true } : {}),
-      rm: true,
-      forcerm: true,
-      abortSignal: abort.signal,
-      ...tlsQuery,
-      ...(opts.registryConfig && opts.registryConfig.hosts().length ? { registryconfig: opts.registryConfig.toRegistryConfig() } : {}),
-    } as never)) as unknown as NodeJS.ReadableStream;
-    await new Promise<void>((resolve, reject) => {
-      response.on('data', (chunk: Buffer) => parser.push(chunk));
-      response.on('end', () => {
-        parser.end();
-        resolve();
-      });
-      response.on('error', reject);
-      response.on('close', () => resolve());
-    });
+    const response = (await engine.buildImage(tarStream, engineBuildQuery(opts, tlsQuery, abort.signal))) as unknown as NodeJS.ReadableStream;
+    await drain(response, new BuildStreamParser((o) => progress.take(o)));
   } catch (err) {
-    if (!timedOut && !failure) {
-      const message = (err as { json?: { message?: string } }).json?.message ?? (err as Error).message;
-      failure = classifyBuildError(message, step, lastLines(), opts.buildArgs);
-    }
+    if (!timedOut) progress.failed((err as { json?: { message?: string } }).json?.message ?? (err as Error).message);
   } finally {
     clearTimeout(timer);
     await cleanup();
   }
-  if (timedOut) throw new ImageBuildTimeoutError(timeoutMs, step, lastLines());
-  if (failure) throw failure;
-  if (!imageId) {
-    throw new ImageBuildError('The build stream ended without a result (no image id and no error); the engine may have stopped', step, output.slice(-LAST_LINES));
+  if (timedOut) throw new ImageBuildTimeoutError(timeoutMs, progress.step, progress.lastLines());
+  if (progress.failure) throw progress.failure;
+  if (!progress.imageId) {
+    throw new ImageBuildError('The build stream ended without a result (no image id and no error); the engine may have stopped', progress.step, progress.output.slice(-LAST_LINES));
   }
-  return { tag: opts.tag, imageId, durationMs: Date.now() - started, output };
+  return { tag: opts.tag, imageId: progress.imageId, durationMs: Date.now() - started, output: progress.output };
 }
 
 /** Removes a local image (by tag or id). Missing images are fine: cleanups must be idempotent. */
