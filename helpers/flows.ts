@@ -70,6 +70,7 @@ export async function buildCustomOsImage(session: ConformanceSession, caseId: st
       caseId,
       baseImage,
       onOutput: (l) => output.push(l),
+      onProgress: (l) => console.log(`    ${l}`),
     });
     session.cleanup.add({
       description: `remove the local copies of ${image.tag}`,

@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { buildImage, removeImage } from '../lib/oci/build.js';
+import { buildImage, removeImage, stepHeading } from '../lib/oci/build.js';
 import type { RegistryCredentials } from '../lib/oci/credentials.js';
 import type { Engine } from '../lib/oci/engine.js';
 import { pushImage } from '../lib/oci/push.js';
@@ -36,6 +36,8 @@ export interface LayeredImageRequest {
   baseImage: string;
   /** Build output lines (for the report); secrets never reach them, the engine gets credentials out of band. */
   onOutput?: (line: string) => void;
+  /** Where the build and push are, for the console: each build step, then the push and its result. */
+  onProgress?: (line: string) => void;
 }
 
 export async function buildLayeredOsImage(request: LayeredImageRequest): Promise<LayeredImage> {
@@ -47,9 +49,16 @@ export async function buildLayeredOsImage(request: LayeredImageRequest): Promise
     labels: testImageLabels({ runId: request.runId, caseId: request.caseId }),
     tag,
     registryConfig: request.credentials,
-    onOutput: request.onOutput,
+    onOutput: (line) => {
+      request.onOutput?.(line);
+      const heading = stepHeading(line);
+      // one console line per step: a long RUN or ARG is cut, the whole text is in the build output attachment
+      if (heading) request.onProgress?.(`build ${heading.length > 100 ? `${heading.slice(0, 99)}…` : heading}`);
+    },
   });
+  request.onProgress?.(`built ${tag} in ${(built.durationMs / 1000).toFixed(1)}s; pushing it`);
   const pushed = await pushImage(request.engine, tag, { auth: request.credentials });
+  request.onProgress?.(`pushed ${pushed.pullspec} in ${(pushed.durationMs / 1000).toFixed(1)}s`);
   return { pullspec: pushed.pullspec, digest: pushed.digest, tag, baseImage: request.baseImage, buildMs: built.durationMs, pushMs: pushed.durationMs };
 }
 
