@@ -214,7 +214,7 @@ export class ConformanceSession {
     const elapsed = () => formatClusterDuration(Date.now() - started, this.connected?.caps ?? { timeFactor: 1 });
     console.log(`  ▶ phase ${phase}: ${title}`);
     try {
-      const value = await step(`${phase}: ${title}`, body);
+      const value = await step(`${phase}: ${title}`, body, this.connected?.caps);
       console.log(`  ■ phase ${phase} passed in ${elapsed()}`);
       return value;
     } catch (error) {

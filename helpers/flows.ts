@@ -158,7 +158,7 @@ export async function applyOverrides(session: ConformanceSession, overrides: OsI
   return {
     overrides,
     pools,
-    rolledOut: () => step(`wait until pools ${pools.join(', ')} are updated`, () => waitForPools(session.waits, withThem)),
+    rolledOut: () => step(`wait until pools ${pools.join(', ')} are updated`, () => waitForPools(session.waits, withThem), session.waits.caps),
     expectDegradedNode: (because) =>
       step(`wait for pools ${pools.join(', ')}: a node must report it cannot move to the override`, async () => {
         const error = await waitForPools(session.waits, withThem).then(
@@ -172,17 +172,19 @@ export async function applyOverrides(session: ConformanceSession, overrides: OsI
         if (!(error instanceof PoolDegradedError)) expect.fail(`expected the wait to stop on a degraded pool, got: ${(error as Error).message}`);
         await attachText('failure text', error.message);
         return { pool: error.pool, nodes: error.nodes, message: error.message };
-      }),
+      }, session.waits.caps),
     remove: async (options = {}) => {
       await step(`delete MachineConfigs ${list}`, deleteAll);
-      await step(`wait until pools ${pools.join(', ')} roll out without the overrides`, () =>
-        waitForPools(session.waits, { ...without, releaseVersion: options.settledAt }),
+      await step(
+        `wait until pools ${pools.join(', ')} roll out without the overrides`,
+        () => waitForPools(session.waits, { ...without, releaseVersion: options.settledAt }),
+        session.waits.caps,
       );
       if (options.settledAt) {
         const version = options.settledAt;
         // The operator checks the master pool's last rolled-out sources, which named the deleted MachineConfig until
         // the rollout finished, and the CVO relays that as Failing: give both their next sync to clear it.
-        await step(`wait for machine-config and ClusterVersion to settle at ${version}`, () => waitForClusterSettled(session.waits, version));
+        await step(`wait for machine-config and ClusterVersion to settle at ${version}`, () => waitForClusterSettled(session.waits, version), session.waits.caps);
       }
       registered?.dismiss();
     },
@@ -229,12 +231,12 @@ export async function upgradeCluster(session: ConformanceSession, from: string):
       console.log(`    upgrade to ${target.image} requested with ${t.method}`);
       await attachText(`upgrade trigger (${t.method})`, `${t.detail}\n\n${t.output}`);
     });
-    const reached = await step('wait for ClusterVersion to complete the upgrade', () => waitForUpgrade(session.waits, target));
+    const reached = await step('wait for ClusterVersion to complete the upgrade', () => waitForUpgrade(session.waits, target), session.waits.caps);
     const version = target.version ?? reached.clusterVersion?.status?.desired?.version;
     if (!version) throw new Error('ClusterVersion completed the upgrade but reports no version in status.desired');
     const pools = [...reached.pools.keys()];
-    await step(`wait until pools ${pools.join(', ')} run configs of ${version}`, () => waitForPools(session.waits, { pools, releaseVersion: version }));
-    await step(`wait for machine-config and ClusterVersion to settle at ${version}`, () => waitForClusterSettled(session.waits, version));
+    await step(`wait until pools ${pools.join(', ')} run configs of ${version}`, () => waitForPools(session.waits, { pools, releaseVersion: version }), session.waits.caps);
+    await step(`wait for machine-config and ClusterVersion to settle at ${version}`, () => waitForClusterSettled(session.waits, version), session.waits.caps);
     return { from, version, image: target.image, recording: recorder.stop() };
   } finally {
     recorder.stop();

@@ -4,6 +4,7 @@
  */
 import * as allure from 'allure-js-commons';
 import { stringify } from 'yaml';
+import { formatClusterDuration, type TargetCapabilities } from './capabilities.js';
 import { maskDeep, maskSecrets } from './secrets.js';
 
 /** Where Polarion-style case ids link to; the case id is appended. */
@@ -29,8 +30,23 @@ export async function labelCase(labels: CaseLabels): Promise<void> {
   if (labels.tags?.length) await allure.tags(...labels.tags);
 }
 
-export function step<T>(name: string, body: () => T | Promise<T>): Promise<T> {
-  return Promise.resolve(allure.step(maskSecrets(name), () => body()));
+/**
+ * An Allure step. With `clock` (the target's time factor), the step's title ends with how long it took in cluster
+ * time: Allure can only show wall durations, and on the reference a 47-minute wait takes seconds of wall time.
+ */
+export function step<T>(name: string, body: () => T | Promise<T>, clock?: Pick<TargetCapabilities, 'timeFactor'>): Promise<T> {
+  const title = maskSecrets(name);
+  if (!clock || clock.timeFactor === 1) return Promise.resolve(allure.step(title, () => body()));
+  return Promise.resolve(
+    allure.step(title, async (context) => {
+      const started = Date.now();
+      try {
+        return await body();
+      } finally {
+        await context.displayName(`${title} · took ${formatClusterDuration(Date.now() - started, clock)}`);
+      }
+    }),
+  );
 }
 
 export function toYaml(value: unknown): string {

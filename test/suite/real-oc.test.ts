@@ -43,6 +43,20 @@ function expectOcPaths(calls: string[], withOc: boolean): void {
   expect(used, calls.join('\n')).to.deep.equal({ 'release info': withOc, 'oc adm upgrade': withOc, 'oc debug node': withOc });
 }
 
+/** The names of every step of every Allure result. */
+function stepNames(run: CliRun): string[] {
+  const dir = join(run.reportsDir, 'allure-results');
+  const names: string[] = [];
+  const walk = (steps: Array<{ name?: string; steps?: unknown[] }> = []): void => {
+    for (const s of steps) {
+      if (s.name) names.push(s.name);
+      walk(s.steps as typeof steps);
+    }
+  };
+  for (const f of readdirSync(dir).filter((f) => f.endsWith('-result.json'))) walk(JSON.parse(readFileSync(join(dir, f), 'utf8')).steps);
+  return names;
+}
+
 /** The attachment names of every Allure result: `node <name> asked: <how>` says how a node was read. */
 function askedNodes(run: CliRun): string[] {
   const dir = join(run.reportsDir, 'allure-results');
@@ -82,6 +96,8 @@ describe('spec 1 with and without the real oc on PATH', function () {
       for (const name of asked) expect(name).to.match(how);
       expect(r.output).to.include(`requested with ${withOc ? 'oc adm upgrade' : 'merge patch of clusterversion/version'}`);
       expectOcPaths(oc.calls(), withOc);
+      // Allure shows wall durations only: the long waits say in their titles how long they took on the cluster's clock
+      expect(stepNames(r).join('\n')).to.match(/^wait for ClusterVersion to complete the upgrade · took [1-9]\d*m\d\ds cluster time \(\d+\.\ds wall\)$/m);
     });
 
     it(`${label}: fails on 4.12-nightly-2022-09-08 with the deadlock diagnosis`, async () => {
