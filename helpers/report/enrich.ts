@@ -23,8 +23,16 @@ interface StepResult {
   statusDetails?: StatusDetails;
   steps?: StepResult[];
 }
+interface Attachment {
+  name: string;
+  source: string;
+  type: string;
+}
 export interface TestResult extends StepResult {
+  uuid?: string;
   labels?: Label[];
+  parameters?: Array<{ name: string; value: string }>;
+  attachments?: Attachment[];
 }
 
 const PHASES = ['prepare', 'upgrade', 'check'] as const;
@@ -86,6 +94,17 @@ export function enrichResult(input: TestResult, facts: RunFacts[]): TestResult {
   return result;
 }
 
+/**
+ * The report cuts long parameter values (release pullspecs, digests) with "…" and offers no way to see them whole:
+ * each test with parameters gets them whole as a text attachment too.
+ */
+async function attachWholeParameters(result: TestResult, staging: string): Promise<void> {
+  if (!result.parameters?.length) return;
+  const source = `${result.uuid ?? 'test'}-parameters-attachment.txt`;
+  await writeFile(join(staging, source), result.parameters.map((p) => `${p.name}: ${p.value}`).join('\n') + '\n');
+  (result.attachments ??= []).push({ name: 'parameters (whole values)', source, type: 'text/plain' });
+}
+
 /** Copies a results folder into `staging`, enriched; returns how many test results it holds. */
 export async function stageResults(resultsDir: string, staging: string): Promise<number> {
   await mkdir(staging, { recursive: true });
@@ -94,8 +113,9 @@ export async function stageResults(resultsDir: string, staging: string): Promise
   for (const name of await readdir(resultsDir)) {
     if (name.startsWith(FACTS_FILE_PREFIX)) continue;
     if (name.endsWith('-result.json')) {
-      const result = JSON.parse(await readFile(join(resultsDir, name), 'utf8')) as TestResult;
-      await writeFile(join(staging, name), JSON.stringify(enrichResult(result, facts)));
+      const result = enrichResult(JSON.parse(await readFile(join(resultsDir, name), 'utf8')) as TestResult, facts);
+      await attachWholeParameters(result, staging);
+      await writeFile(join(staging, name), JSON.stringify(result));
       tests++;
     } else {
       await copyFile(join(resultsDir, name), join(staging, name));

@@ -1,7 +1,10 @@
 /** The report's pure parts: offline post-processing, failure kinds and masking, result enrichment, the timeline. */
 import { expect } from 'chai';
 import { failureKind, failureSummary, maskVolatile } from '../../helpers/report/failure-kinds.cjs';
-import { enrichResult, phaseOf, type TestResult } from '../../helpers/report/enrich.js';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { enrichResult, phaseOf, stageResults, type TestResult } from '../../helpers/report/enrich.js';
 import { makeOffline, remoteReferences, stripAnalytics } from '../../helpers/report/offline.js';
 import { environmentOf, toProperties, type RunFacts } from '../../helpers/report/run-facts.js';
 import { trimStack } from '../../helpers/report/stack.cjs';
@@ -95,6 +98,17 @@ describe('report: stacks and results', () => {
     expect(enriched.steps![1]!.steps![0]!.statusDetails).to.deep.equal(enriched.statusDetails);
     expect(enriched.steps![2]!.status, 'a later red step keeps its status').to.equal('failed');
     expect(result.steps![1]!.statusDetails!.message, 'the input is not changed').to.equal('same again');
+  });
+
+  it('attaches the parameters whole, since the report cuts long values with "…"', async () => {
+    const results = mkdtempSync(join(tmpdir(), 'ocp-e2e-enrich-'));
+    const staging = join(mkdtempSync(join(tmpdir(), 'ocp-e2e-staged-')), 'staged');
+    const image = `127.0.0.1:5000/ocp/release@sha256:${'ab'.repeat(32)}`;
+    writeFileSync(join(results, 'u1-result.json'), JSON.stringify({ ...result, uuid: 'u1', parameters: [{ name: 'upgrade to', value: image }] }));
+    expect(await stageResults(results, staging)).to.equal(1);
+    const staged = JSON.parse(readFileSync(join(staging, 'u1-result.json'), 'utf8')) as TestResult;
+    const attachment = staged.attachments!.find((a) => a.name === 'parameters (whole values)')!;
+    expect(readFileSync(join(staging, attachment.source), 'utf8')).to.equal(`upgrade to: ${image}\n`);
   });
 
   it('falls back to the last phase entered when the message names none', () => {
