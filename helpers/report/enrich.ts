@@ -19,6 +19,7 @@ interface StatusDetails {
 }
 interface StepResult {
   name?: string;
+  parameters?: Array<{ name: string; value: string }>;
   status?: string;
   statusDetails?: StatusDetails;
   steps?: StepResult[];
@@ -31,7 +32,6 @@ interface Attachment {
 export interface TestResult extends StepResult {
   uuid?: string;
   labels?: Label[];
-  parameters?: Array<{ name: string; value: string }>;
   attachments?: Attachment[];
 }
 
@@ -99,9 +99,16 @@ export function enrichResult(input: TestResult, facts: RunFacts[]): TestResult {
  * each test with parameters gets them whole as a text attachment too.
  */
 async function attachWholeParameters(result: TestResult, staging: string): Promise<void> {
-  if (!result.parameters?.length) return;
+  // the suite sets its parameters inside steps; the test's own come first
+  const all: Array<{ name: string; value: string }> = [];
+  const collect = (s: StepResult): void => {
+    all.push(...(s.parameters ?? []));
+    s.steps?.forEach(collect);
+  };
+  collect(result);
+  if (!all.length) return;
   const source = `${result.uuid ?? 'test'}-parameters-attachment.txt`;
-  await writeFile(join(staging, source), result.parameters.map((p) => `${p.name}: ${p.value}`).join('\n') + '\n');
+  await writeFile(join(staging, source), all.map((p) => `${p.name}: ${p.value}`).join('\n') + '\n');
   (result.attachments ??= []).push({ name: 'parameters (whole values)', source, type: 'text/plain' });
 }
 

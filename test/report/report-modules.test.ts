@@ -104,11 +104,11 @@ describe('report: stacks and results', () => {
     const results = mkdtempSync(join(tmpdir(), 'ocp-e2e-enrich-'));
     const staging = join(mkdtempSync(join(tmpdir(), 'ocp-e2e-staged-')), 'staged');
     const image = `127.0.0.1:5000/ocp/release@sha256:${'ab'.repeat(32)}`;
-    writeFileSync(join(results, 'u1-result.json'), JSON.stringify({ ...result, uuid: 'u1', parameters: [{ name: 'upgrade to', value: image }] }));
+    writeFileSync(join(results, 'u1-result.json'), JSON.stringify({ ...result, uuid: 'u1', parameters: [{ name: 'upgrade to', value: image }], steps: [{ name: 'prepare: x', parameters: [{ name: 'engine', value: 'Docker' }] }] }));
     expect(await stageResults(results, staging)).to.equal(1);
     const staged = JSON.parse(readFileSync(join(staging, 'u1-result.json'), 'utf8')) as TestResult;
     const attachment = staged.attachments!.find((a) => a.name === 'parameters (whole values)')!;
-    expect(readFileSync(join(staging, attachment.source), 'utf8')).to.equal(`upgrade to: ${image}\n`);
+    expect(readFileSync(join(staging, attachment.source), 'utf8')).to.equal(`upgrade to: ${image}\nengine: Docker\n`);
   });
 
   it('falls back to the last phase entered when the message names none', () => {
