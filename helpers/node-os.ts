@@ -92,16 +92,33 @@ export function parseNodeOsOutput(node: string, output: string, packages: string
   return { booted, packages: Object.fromEntries(packages.map((p) => [p, packageInList(listing, p)])) };
 }
 
+/** What `oc` prints when the API server failed for a moment (a rolling API server, a 5xx): worth asking again. */
+const TRANSIENT_API_ERROR = /InternalError|Internal error occurred|ServiceUnavailable|TooManyRequests|the server is currently unable|connection refused|connection reset|i\/o timeout|TLS handshake timeout|GOAWAY|unexpected EOF/i;
+const OC_DEBUG_ATTEMPTS = 4;
+
+/**
+ * `oc debug node/N -- CMD`. oc itself does not retry: a passing API error would fail the check although the node is
+ * fine, so a run whose stderr names one is repeated, with a growing pause, a bounded number of times.
+ */
+async function ocDebug(name: string, command: string[], kubeconfig: string): Promise<{ command: string; stdout: string }> {
+  for (let attempt = 1; ; attempt++) {
+    // `oc debug` without a terminal prints the log and exits 1 when the command did not exit 0 (rpm -q of a missing package)
+    const r = await oc(['debug', `node/${name}`, '--', ...command], { kubeconfig, timeoutMs: 300_000, allowFailure: true });
+    if (r.exitCode === 0 || r.stdout.includes('"deployments"')) return r;
+    const last = r.stderr.trim().split('\n').pop() ?? '';
+    if (attempt >= OC_DEBUG_ATTEMPTS || !TRANSIENT_API_ERROR.test(r.stderr)) {
+      throw new Error(`\`${r.command}\` exited ${r.exitCode}${attempt > 1 ? ` (attempt ${attempt} of ${OC_DEBUG_ATTEMPTS})` : ''}: ${last}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** (attempt - 1)));
+  }
+}
+
 /** One debug pod on `node`: its booted image, and which of `packages` it has. */
 export async function readNodeOs(cluster: Cluster, kubeconfig: string, node: Node, packages: string[] = []): Promise<NodeOs> {
   const name = node.metadata?.name ?? '?';
   const command = ['chroot', '/host', 'sh', '-c', nodeOsScript(packages)];
   if (await hasCli('oc')) {
-    // `oc debug` without a terminal prints the log and exits 1 when the command did not exit 0 (rpm -q of a missing package)
-    const r = await oc(['debug', `node/${name}`, '--', ...command], { kubeconfig, timeoutMs: 300_000, allowFailure: true });
-    if (r.exitCode !== 0 && !r.stdout.includes('"deployments"')) {
-      throw new Error(`\`${r.command}\` exited ${r.exitCode}: ${r.stderr.trim().split('\n').pop() ?? ''}`);
-    }
+    const r = await ocDebug(name, command, kubeconfig);
     return { ...parseNodeOsOutput(name, r.stdout, packages, 'oc debug'), asked: { how: r.command, output: r.stdout } };
   }
   const r = await runOnNode(cluster.kubeConfig, name, command);

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { startReferenceCluster, type ReferenceCluster } from '../../reference/index.js';
-import { startCli, type CliProcess } from './support/cli.js';
+import { referenceClientEnv, startCli, type CliProcess } from './support/cli.js';
 
 /** Marks the spec at work on the cluster: the pools are rendering or rolling out its MachineConfigs. */
 const MID_SPEC = /not yet rendered|updated, node/;
@@ -159,7 +159,7 @@ describe('reliability: interrupting ocp-e2e run', function () {
 
   it('SIGINT on a cluster target deletes what the spec created before exiting', async () => {
     reference = await startReferenceCluster({ profile: '4.12-ga' });
-    run = startCli(['run', '--target', 'cluster', '--kubeconfig', reference.kubeconfigPath, '--allow-disruptive', '--grep', '54183', '--reports-dir', join(dir, 'reports')]);
+    run = startCli(['run', '--target', 'cluster', '--kubeconfig', reference.kubeconfigPath, '--allow-disruptive', '--grep', '54183', '--reports-dir', join(dir, 'reports')], referenceClientEnv(reference));
     await run.waitFor(MID_SPEC, 120_000);
     run.child.kill('SIGINT');
     const { code } = await run.exited;

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startReferenceCluster, type ReferenceCluster } from '../../reference/index.js';
-import { startCli } from './support/cli.js';
+import { referenceClientEnv, startCli } from './support/cli.js';
 
 const FIVE_PERCENT = { rate500: 0.02, rate429: 0.02, retryAfterSeconds: 1, resetRate: 0.01, watchCutSeconds: 3 };
 /** The spec's own budget on the reference (bin/run/targets/common.ts: max(60 s, 4 h of cluster time)). */
@@ -33,7 +33,7 @@ describe('reliability: the report\'s flow on the reference cluster under API fau
     reference = await startReferenceCluster({ profile: '4.12-ga' });
     reference.setApiFaults(FIVE_PERCENT);
     const started = Date.now();
-    const run = startCli(runArgs(reference));
+    const run = startCli(runArgs(reference), referenceClientEnv(reference));
     const { code } = await run.exited;
     const output = run.output();
     console.log(`reference flow under 5% API errors + watch cuts every 3 s: exit ${code} in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
@@ -44,7 +44,7 @@ describe('reliability: the report\'s flow on the reference cluster under API fau
 
   it('fails within its budget, naming the API error, when every request fails partway through', async () => {
     reference = await startReferenceCluster({ profile: '4.12-ga' });
-    const run = startCli(runArgs(reference));
+    const run = startCli(runArgs(reference), referenceClientEnv(reference));
     // Once the pools are rolling out the spec's MachineConfigs, break the API server completely: every request
     // answers 500 and open watches end within 3 s (as they would when a real API server goes away).
     await run.waitFor(/not yet rendered|updated, node/, 120_000);

@@ -16,7 +16,7 @@ import { NEXT_VERSION, startReferenceCluster, type ReferenceCluster } from '../.
 import { KubeClient, type KubeObject } from '../../lib/kube/client.js';
 import { KILL_MATRIX } from '../suite/kill-matrix.js';
 import { TEST_WORK_DIR } from '../reference/support/cluster.js';
-import { startCli } from './support/cli.js';
+import { referenceClientEnv, startCli } from './support/cli.js';
 
 const GA = '4.12-ga';
 const NIGHTLY = '4.12-nightly-2022-09-08';
@@ -146,11 +146,7 @@ async function runDisrupted({ profile, dir, cluster, log, waiters }: Started, di
         waiters.add(waiter);
       });
     const started = Date.now();
-    const run = startCli(['run', '--target', 'cluster', '--kubeconfig', cluster.kubeconfigPath, '--allow-disruptive', '--grep', '54183', '--reports-dir', join(dir, 'reports')], {
-      // a client of the reference's registry trusts its CA and holds its credentials, as `cluster up --env-out` says
-      SSL_CERT_FILE: cluster.registryFiles.caBundleFile,
-      REGISTRY_AUTH_FILE: cluster.registryFiles.authFile,
-    });
+    const run = startCli(['run', '--target', 'cluster', '--kubeconfig', cluster.kubeconfigPath, '--allow-disruptive', '--grep', '54183', '--reports-dir', join(dir, 'reports')], referenceClientEnv(cluster));
     const node = await masterRollingToNext(cluster, run.exited).catch((error: Error) => {
       throw new Error(`${profile}: ${error.message}; output:\n${run.output().slice(-3000)}\nreference log:\n${log.slice(-150).join('\n')}`);
     });

@@ -17,6 +17,14 @@ export interface CliProcess {
   firstSeen(pattern: RegExp): number | undefined;
 }
 
+/**
+ * What a client of a reference cluster started in this process needs, as `cluster up --env-out` writes it: trust in
+ * the cluster's CA (its registry serves TLS; `oc` reads SSL_CERT_FILE) and the registry's credentials.
+ */
+export function referenceClientEnv(cluster: { registryFiles: { caBundleFile: string; authFile: string } }): Record<string, string> {
+  return { SSL_CERT_FILE: cluster.registryFiles.caBundleFile, REGISTRY_AUTH_FILE: cluster.registryFiles.authFile };
+}
+
 const SIGNAL_NUMBERS: Record<string, number> = { SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
 
 export function startCli(args: string[], env: Record<string, string> = {}): CliProcess {
