@@ -215,18 +215,23 @@ describe('the report\'s commands with the real oc after `cluster up --env-out` (
     const upgrade = await sh(`oc adm upgrade --to-image  ${registry}/ocp/release:${NEXT} --allow-explicit-upgrade --force`);
     expect(upgrade.exitCode, upgrade.all).to.equal(0);
     expect(upgrade.stdout).to.include(`Requesting update to ${NEXT}`);
-    const co = await until('oc get co machine-config', // the report's state: the master pool is done rolling out and the operator's osImageURL check keeps failing (before
-      // that, the message says the master pool is not ready yet, as the real operator's does)
-      (out) => columns(out.split('\n')[1]).slice(2, 5).join(' ') === 'True True True' && out.includes('osImageURL mismatch for master'));
-    const [coHeader, coRow] = co.split('\n');
-    expect(columns(coHeader)).to.deep.equal(['NAME', 'VERSION', 'AVAILABLE', 'PROGRESSING', 'DEGRADED', 'SINCE', 'MESSAGE']);
-    expect(columns(coRow).slice(0, 5)).to.deep.equal(['machine-config', CURRENT, 'True', 'True', 'True']);
     const reg = registry.replace(/\./g, '\\.');
-    expect(coRow, coRow).to.match(new RegExp(
+    const reportMessage = new RegExp(
       `Failed to resync ${CURRENT} because: error during syncRequiredMachineConfigPools: \\[timed out waiting for the condition, ` +
         `pool master has not progressed to latest configuration: osImageURL mismatch for master in ${masterConfig} ` +
         `expected: ${reg}/openshift-release-dev/ocp-v4\\.0-art-dev@sha256:[0-9a-f]{64} got: ${reg}/sregidor/sregidor-os:mco_layering, retrying\\]$`,
-    ));
+    );
+    // the report's state: the master pool is done rolling out and the operator's osImageURL check keeps failing. On
+    // the way there the message passes through other texts (the master pool not ready yet, as the real operator says),
+    // so wait for the report's whole row; `until` fails with the last row it saw.
+    const co = await until('oc get co machine-config', (out) => {
+      const row = out.split('\n')[1] ?? '';
+      return columns(row).slice(2, 5).join(' ') === 'True True True' && reportMessage.test(row);
+    });
+    const [coHeader, coRow] = co.split('\n');
+    expect(columns(coHeader)).to.deep.equal(['NAME', 'VERSION', 'AVAILABLE', 'PROGRESSING', 'DEGRADED', 'SINCE', 'MESSAGE']);
+    expect(columns(coRow).slice(0, 5)).to.deep.equal(['machine-config', CURRENT, 'True', 'True', 'True']);
+    expect(coRow, coRow).to.match(reportMessage);
     const cv = await until('oc get clusterversion', (out) => out.includes('wait has exceeded 40 minutes'));
     const [cvHeader, cvRow] = cv.split('\n');
     expect(columns(cvHeader)).to.deep.equal(['NAME', 'VERSION', 'AVAILABLE', 'PROGRESSING', 'SINCE', 'STATUS']);
