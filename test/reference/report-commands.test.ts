@@ -217,13 +217,15 @@ describe('the report\'s commands with the real oc after `cluster up --env-out` (
     expect(upgrade.stdout).to.include(`Requesting update to ${NEXT}`);
     const reg = registry.replace(/\./g, '\\.');
     const reportMessage = new RegExp(
-      `Failed to resync ${CURRENT} because: error during syncRequiredMachineConfigPools: \\[timed out waiting for the condition, ` +
-        `pool master has not progressed to latest configuration: osImageURL mismatch for master in ${masterConfig} ` +
+      `(?:Failed to resync ${CURRENT} because|Unable to apply ${NEXT}): error during syncRequiredMachineConfigPools: \\[timed out waiting for the condition, ` +
+        `pool master has not progressed to latest configuration: osImageURL mismatch for master in rendered-master-[0-9a-f]{32} ` +
         `expected: ${reg}/openshift-release-dev/ocp-v4\\.0-art-dev@sha256:[0-9a-f]{64} got: ${reg}/sregidor/sregidor-os:mco_layering, retrying\\]$`,
     );
     // the report's state: the master pool is done rolling out and the operator's osImageURL check keeps failing. On
     // the way there the message passes through other texts (the master pool not ready yet, as the real operator says),
-    // so wait for the report's whole row; `until` fails with the last row it saw.
+    // so wait for the report's whole row; `until` fails with the last row it saw. The report caught the old "Failed to
+    // resync <old>" text, which the new operator replaces with "Unable to apply <new>" at its first 10-minute timeout
+    // (a second of wall time here): both carry the same mismatch.
     const co = await until('oc get co machine-config', (out) => {
       const row = out.split('\n')[1] ?? '';
       return columns(row).slice(2, 5).join(' ') === 'True True True' && reportMessage.test(row);
