@@ -148,3 +148,19 @@ export class MockCluster {
     };
   }
 }
+
+/**
+ * A settled mock cluster for the enclosing mocha block: started before its tests, stopped after them. Returns the
+ * accessor the tests call once the block runs.
+ */
+export function useSettledMockCluster(): () => MockCluster {
+  let mock: MockCluster | undefined;
+  before(async () => {
+    mock = await MockCluster.start();
+    await mock.seedSettledCluster();
+  });
+  after(async () => {
+    await mock?.stop();
+  });
+  return () => mock!;
+}

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MockCluster } from '../helpers/fixture.js';
+import { useSettledMockCluster } from '../helpers/fixture.js';
 import { lastLine, ocpE2e, tempReportsDir } from './cli.js';
 
 /** The lines of the output between a file's "ready" line and its own result line. */
@@ -45,20 +45,13 @@ describe('ocp-e2e run --jobs and --shard', function () {
   });
 
   describe('a fan-out of shards against one cluster, merged', () => {
-    let mock: MockCluster;
-    before(async () => {
-      mock = await MockCluster.start();
-      await mock.seedSettledCluster();
-    });
-    after(async () => {
-      await mock.stop();
-    });
+    const cluster = useSettledMockCluster();
 
     it('each shard runs its part, together the whole suite once; merge-reports makes one report of them', async () => {
       const shards = [tempReportsDir(), tempReportsDir(), tempReportsDir()];
       const runs = [];
       for (const [k, dir] of shards.entries()) {
-        runs.push(await ocpE2e(['run', '--target', 'cluster', '--kubeconfig', mock.kubeconfigPath, '--shard', `${k + 1}/3`], { reportsDir: dir }));
+        runs.push(await ocpE2e(['run', '--target', 'cluster', '--kubeconfig', cluster().kubeconfigPath, '--shard', `${k + 1}/3`], { reportsDir: dir }));
       }
       for (const r of runs) {
         expect(r.exitCode, r.output).to.equal(0);

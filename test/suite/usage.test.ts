@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lastLine, ocpE2e } from './cli.js';
-import { MockCluster } from '../helpers/fixture.js';
+import { useSettledMockCluster } from '../helpers/fixture.js';
 
 describe('ocp-e2e run: usage and environment errors exit 2 with one clear message', function () {
   this.timeout(60_000);
@@ -26,27 +26,20 @@ describe('ocp-e2e run: usage and environment errors exit 2 with one clear messag
   }
 
   describe('against a cluster that is not a reference cluster (the mock API server with OpenShift objects)', () => {
-    let mock: MockCluster;
-    before(async () => {
-      mock = await MockCluster.start();
-      await mock.seedSettledCluster();
-    });
-    after(async () => {
-      await mock.stop();
-    });
+    const cluster = useSettledMockCluster();
 
     it('--allow-disruptive without --image-repo is refused before anything runs', async () => {
-      const r = await ocpE2e(['run', '--target', 'cluster', '--kubeconfig', mock.kubeconfigPath, '--allow-disruptive']);
+      const r = await ocpE2e(['run', '--target', 'cluster', '--kubeconfig', cluster().kubeconfigPath, '--allow-disruptive']);
       expect(r.exitCode, r.output).to.equal(2);
       expect(r.output).to.match(/^target: cluster https:\/\/127\.0\.0\.1:\d+\ncurrent version: 4\.12\.0-0\.nightly-2022-09-08-002336 \(5 nodes\)/);
       expect(r.output).to.include('--image-repo is required on a real cluster');
     });
 
     it('without --allow-disruptive every spec is skipped with the reason and the cluster is untouched', async () => {
-      const r = await ocpE2e(['run', '--target', 'cluster', '--kubeconfig', mock.kubeconfigPath]);
+      const r = await ocpE2e(['run', '--target', 'cluster', '--kubeconfig', cluster().kubeconfigPath]);
       expect(r.exitCode, r.output).to.equal(0);
       expect(lastLine(r.output)).to.equal('0 passed, 0 failed, 6 skipped');
-      expect((await mock.cluster.getClusterVersion()).spec?.desiredUpdate ?? null).to.equal(null);
+      expect((await cluster().cluster.getClusterVersion()).spec?.desiredUpdate ?? null).to.equal(null);
     });
   });
 
