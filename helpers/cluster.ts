@@ -95,6 +95,31 @@ export class Cluster {
     return this.client.get<V1ConfigMap & KubeObject>('ConfigMap', name, namespace);
   }
 
+  async listConfigMaps(namespace: string, labelSelector?: string): Promise<V1ConfigMap[]> {
+    return (await this.client.list<V1ConfigMap & KubeObject>('ConfigMap', { namespace, labelSelector })).items;
+  }
+
+  /** Creates the ConfigMap, or replaces the data of the one of that name. */
+  async writeConfigMap(configMap: V1ConfigMap & KubeObject): Promise<V1ConfigMap> {
+    const { name, namespace } = configMap.metadata;
+    const existing = await this.getConfigMap(namespace!, name!);
+    if (!existing) return this.client.create<V1ConfigMap & KubeObject>('ConfigMap', configMap);
+    return this.client.replace<V1ConfigMap & KubeObject>('ConfigMap', { ...configMap, metadata: { ...configMap.metadata, resourceVersion: existing.metadata?.resourceVersion } });
+  }
+
+  /** Deletes a ConfigMap; true if it existed. */
+  deleteConfigMap(namespace: string, name: string): Promise<boolean> {
+    return this.client.delete('ConfigMap', name, namespace);
+  }
+
+  /** Creates the namespace unless it exists. */
+  async ensureNamespace(name: string, labels: Record<string, string> = {}): Promise<void> {
+    if (await this.client.get('Namespace', name)) return;
+    await this.client.create('Namespace', { metadata: { name, labels } }).catch((error: Error) => {
+      if (!/AlreadyExists|HTTP 409/.test(error.message)) throw error;
+    });
+  }
+
   /** A Secret's data decoded to text, or undefined when it does not exist. Callers register values for masking. */
   async getSecretData(namespace: string, name: string): Promise<Record<string, string> | undefined> {
     const secret = await this.client.get<V1Secret & KubeObject>('Secret', name, namespace);

@@ -20,11 +20,18 @@ import { poolNotDegraded } from './facts/pool.js';
 import { gatherArtifacts } from './artifacts.js';
 import { consoleProgress, waitFor, WaitTimeoutError } from './wait.js';
 import type { WaitContext } from './cluster-waits.js';
-import { labelCase, step, type CaseLabels } from './report.js';
+import { attachYaml, labelCase, step, type CaseLabels } from './report.js';
 import { gatherRunFacts, writeRunFacts } from './report/run-facts.js';
 import { handleInterrupts } from './interrupt.js';
 import { maskSecrets } from './secrets.js';
-import { DEFAULT_INTERRUPT_GRACE_SECONDS, readTargetConfig, type TargetConfig } from './target.js';
+import { DEFAULT_INTERRUPT_GRACE_SECONDS, readRunPhase, readTargetConfig, type RunPhase, type TargetConfig } from './target.js';
+import { CHECKPOINT_FORMAT, type Checkpoint } from './checkpoint/format.js';
+import { deleteCheckpoint, readCheckpoint, writeCheckpoint } from './checkpoint/store.js';
+import { phaseStartProblem } from './checkpoint/validate.js';
+import { decodePrepared, encodePrepared, PhaseHandOver, phaseTag, phaseTitle } from './split-phases.js';
+import { suiteVersion } from './suite-version.js';
+import { adoptOverrides, followUpgradeStartedElsewhere, upgradeCluster, type CompletedUpgrade, type PoolOverride } from './flows.js';
+import type { OsImageOverride } from './machineconfigs.js';
 
 export type PhaseName = 'prepare' | 'upgrade' | 'check';
 
@@ -86,6 +93,18 @@ export class ConformanceSession {
   private gatheredFor = new Set<string>();
   private failed = false;
   readonly progress = consoleProgress();
+  /** Base name of the spec file (names its checkpoint). */
+  private specFile = 'spec';
+  /** --phase upgrade and post: the checkpoint this process goes on from. */
+  private checkpoint?: Checkpoint;
+  /** Override MachineConfigs on the cluster now, each group with the dismissal of its undo (hand-over to post). */
+  private readonly heldOverrides: { overrides: OsImageOverride[]; dismiss: () => void; released: boolean }[] = [];
+  /** Layered images this process pushed (named in the checkpoint). */
+  readonly pushedImages: string[] = [];
+  /** The running test's full title (the checkpoint names it). */
+  private testTitle = '';
+  /** Set when this process's part of a split test is done and its cluster changes belong to a later phase. */
+  private handedOver?: string;
 
   // Nothing is read from the target until the before-all hook: `mocha --dry-run` lists the specs without one.
   // `targetConfig` is for tests of the session itself; specs get the target of the run from the environment.
@@ -120,6 +139,26 @@ export class ConformanceSession {
   get watcher(): ClusterWatcher {
     return this.need().watcher;
   }
+  /** The part of the upgrade spec this process runs (--phase). */
+  get runPhase(): RunPhase {
+    return this.target.phase;
+  }
+
+  /**
+   * The test's title in this run's phase: an upgrade test run in halves carries QE's PreChkUpgrade / PstChkUpgrade
+   * marker. Called when the spec file loads, before any target exists, so it reads only the phase.
+   */
+  title(title: string): string {
+    return this.options.upgrades ? phaseTitle(title, readRunPhase()) : title;
+  }
+
+  /** Called by the override flows: these MachineConfigs are on the cluster until `release`. */
+  holdOverrides(overrides: OsImageOverride[], dismissUndo: () => void): { index: number; release: () => void } {
+    const entry = { overrides, dismiss: dismissUndo, released: false };
+    this.heldOverrides.push(entry);
+    return { index: this.heldOverrides.length - 1, release: () => (entry.released = true) };
+  }
+
   get kubeconfig(): string {
     return this.target.kubeconfigPath;
   }
@@ -143,8 +182,12 @@ export class ConformanceSession {
   /** Connects, discovers the target and returns a reason to skip, or undefined to go on. */
   async prepareSuite(specFile = 'spec'): Promise<string | undefined> {
     void this.access; // reads the pull secret, registering its credentials for masking before anything is printed
+    this.specFile = basename(specFile);
     if (this.options.disruptive && !this.target.allowDisruptive) {
       return 'disruptive spec (upgrades the cluster or changes its pools): pass --allow-disruptive to run it';
+    }
+    if (this.runPhase !== 'all' && !this.options.upgrades) {
+      return `does not upgrade, so it has no pre and post halves: it runs whole with --phase all (this run is --phase ${this.runPhase})`;
     }
     const cluster = Cluster.fromKubeconfig(this.target.kubeconfigPath);
     const caps = await discoverCapabilities(cluster);
@@ -152,7 +195,25 @@ export class ConformanceSession {
     await watcher.start();
     this.connected = { cluster, caps, watcher };
     await this.recordFacts(specFile);
-    return this.preflight();
+    if (this.runPhase === 'all' || this.runPhase === 'pre') return this.preflight();
+    await this.loadCheckpoint();
+    // The cluster is mid-upgrade or past it here, by design: the idle preflight belongs to the pre phase.
+    return this.runPhase === 'upgrade' ? this.noUpdateReason() : undefined;
+  }
+
+  /** --phase upgrade and post: the checkpoint of --phase pre, checked again here (the run command checked it first). */
+  private async loadCheckpoint(): Promise<void> {
+    const checkpoint = await readCheckpoint(this.cluster, this.specFile);
+    const problem = phaseStartProblem({
+      phase: this.runPhase as Exclude<RunPhase, 'all'>,
+      specFile: this.specFile,
+      checkpoint,
+      suiteVersion: await suiteVersion(),
+      clusterVersion: await this.cluster.getClusterVersion(),
+    });
+    if (problem) throw new Error(problem);
+    this.checkpoint = checkpoint;
+    console.log(`  checkpoint of --phase pre: written ${checkpoint!.createdAt} by run ${checkpoint!.runId} at ${checkpoint!.from.version}${checkpoint!.upgrade ? `, upgraded to ${checkpoint!.upgrade.version} by --phase upgrade` : ''}`);
   }
 
   /** The facts that identify this run in its report (target, API URL, version, profile, faults, clock, seed). */
@@ -206,8 +267,83 @@ export class ConformanceSession {
     return `needs a release to upgrade to: ClusterVersion (at ${currentVersion(cv!) ?? 'unknown'}) lists no availableUpdates; pass --to-image <release image>`;
   }
 
-  /** Runs one phase as an Allure step; a failure carries the phase name and gathers the artefacts. */
+  /**
+   * Runs one phase as an Allure step; a failure carries the phase name and gathers the artefacts. In a split run
+   * (--phase pre|upgrade|post) the prepare phase runs in `pre`, which then leaves its value in the checkpoint and
+   * ends the test there; `upgrade` and `post` take the value from the checkpoint instead of preparing again.
+   */
   async phase<T>(phase: PhaseName, title: string, body: () => Promise<T>): Promise<T> {
+    if (phase === 'prepare' && this.checkpoint) return this.preparedFromCheckpoint<T>(title, this.checkpoint);
+    if (phase === 'prepare' && this.runPhase === 'pre') {
+      const value = await this.runPhaseStep(phase, title, body);
+      return this.handOverAfterPrepare(value);
+    }
+    return this.runPhaseStep(phase, title, body);
+  }
+
+  /**
+   * The upgrade phase: this run upgrades the cluster (--phase all and upgrade; upgrade then records it in the
+   * checkpoint and ends the test), or follows the upgrade the pipeline's own step started (--phase post).
+   */
+  async upgradePhase(from: string): Promise<CompletedUpgrade> {
+    const checkpoint = this.checkpoint;
+    if (this.runPhase === 'post' && checkpoint?.upgrade) {
+      const done = checkpoint.upgrade;
+      return this.runPhaseStep('upgrade', `the upgrade --phase upgrade ran (${done.from} to ${done.version}, finished ${done.finishedAt})`, async () => ({ ...done }));
+    }
+    if (this.runPhase === 'post' && checkpoint) {
+      return this.runPhaseStep('upgrade', 'follow the upgrade started outside this run until the cluster settles', () => followUpgradeStartedElsewhere(this, checkpoint.from));
+    }
+    const upgraded = await this.runPhaseStep('upgrade', 'upgrade the cluster to the next release', () => upgradeCluster(this, from));
+    if (this.runPhase === 'upgrade' && checkpoint) {
+      const stored = { ...checkpoint, upgrade: { ...upgraded, finishedAt: new Date().toISOString() } };
+      const where = await step('record the upgrade in the checkpoint for --phase post', () => writeCheckpoint(this.cluster, stored, this.target.reportsDir));
+      throw new PhaseHandOver('upgrade', where);
+    }
+    return upgraded;
+  }
+
+  /** --phase pre: the checkpoint (what was prepared, created, pushed) on the cluster and in reports/, then the hand-over. */
+  private async handOverAfterPrepare(value: unknown): Promise<never> {
+    const cv = await this.cluster.getClusterVersion();
+    const from = { version: currentVersion(cv) ?? '', image: cv.status?.desired?.image ?? '' };
+    const held = this.heldOverrides.filter((h) => !h.released);
+    const checkpoint: Checkpoint = {
+      format: CHECKPOINT_FORMAT,
+      suiteVersion: await suiteVersion(),
+      clusterId: cv.spec?.clusterID ?? '',
+      apiUrl: this.cluster.apiUrl,
+      specFile: this.specFile,
+      title: this.testTitle,
+      runId: this.target.runId,
+      createdAt: new Date().toISOString(),
+      from,
+      prepared: encodePrepared(value),
+      overrides: this.heldOverrides.map((h) => (h.released ? [] : h.overrides)),
+      images: [...this.pushedImages],
+    };
+    const where = await step('write the checkpoint for --phase upgrade and post', () => writeCheckpoint(this.cluster, checkpoint, this.target.reportsDir));
+    // From here the overrides are the later phases' to judge and delete: this process's cleanup leaves them.
+    for (const h of held) h.dismiss();
+    this.handedOver = where;
+    throw new PhaseHandOver('pre', where);
+  }
+
+  /** --phase upgrade and post: the prepare phase's value from the checkpoint, its override handles bound again. */
+  private async preparedFromCheckpoint<T>(title: string, checkpoint: Checkpoint): Promise<T> {
+    return this.runPhaseStep('prepare', `${title} (done by --phase pre at ${checkpoint.createdAt}, run ${checkpoint.runId})`, async () => {
+      const takeOver = this.runPhase === 'post';
+      const handles: PoolOverride[] = checkpoint.overrides.map((group) => adoptOverrides(this, group, { takeOver }));
+      await attachYaml('checkpoint', checkpoint);
+      return decodePrepared(checkpoint.prepared, (ref) => {
+        const handle = handles[ref.$poolOverride];
+        if (!handle?.overrides.length) throw new Error(`the checkpoint refers to override group ${ref.$poolOverride}, which it does not hold`);
+        return handle;
+      }) as T;
+    });
+  }
+
+  private async runPhaseStep<T>(phase: PhaseName, title: string, body: () => Promise<T>): Promise<T> {
     const started = Date.now();
     // One line when a phase starts and one when it ends, with its elapsed time (cluster time beside wall time on a
     // compressed clock), so a log says where the run is and how long each part took.
@@ -228,10 +364,16 @@ export class ConformanceSession {
   test(labels: CaseLabels, body: (session: ConformanceSession) => Promise<void>): Func {
     const session = this;
     return async function (this: Context) {
-      await labelCase(labels);
+      session.testTitle = this.test?.fullTitle() ?? labels.caseId;
+      const tag = session.options.upgrades ? phaseTag(session.runPhase) : undefined;
+      await labelCase(tag ? { ...labels, tags: [...(labels.tags ?? []), tag] } : labels);
       try {
         await body(session);
       } catch (error) {
+        if (error instanceof PhaseHandOver) {
+          console.log(`  ■ ${error.message}`);
+          return;
+        }
         session.failed = true;
         await session.gather(this.test?.fullTitle() ?? labels.caseId);
         throw error;
@@ -249,6 +391,13 @@ export class ConformanceSession {
     console.error(`    artefacts of the failure: ${result.dir}${result.errors.length ? ` (${result.errors.length} could not be gathered, see gather-errors.txt)` : ''}`);
   }
 
+  /** --phase post: the checkpoint goes once its objects are cleaned up (kept with them on --keep-on-failure). */
+  private async finishCheckpoint(kept: boolean, problems: string[]): Promise<void> {
+    if (this.runPhase !== 'post' || !this.checkpoint || kept || problems.length) return;
+    await deleteCheckpoint(this.cluster, this.specFile);
+    console.log(`    checkpoint of ${this.specFile} removed from the cluster (its copy stays in ${this.target.reportsDir}/checkpoints/)`);
+  }
+
   /** After all: cleanup (unless kept), leak check, disconnect. Throws when something leaked. */
   async finish(): Promise<void> {
     if (!this.connected) return;
@@ -262,7 +411,14 @@ export class ConformanceSession {
         return;
       }
       const problems: string[] = report.failed.map((f) => `cleanup "${f.description}" failed: ${f.error}`);
-      const leaked = await leakedObjects(this.cluster, this.target.runId);
+      await this.finishCheckpoint(keep, problems);
+      // What was handed over to a later phase is on the cluster by design (its checkpoint names it); post checks for
+      // leaks of the pre run whose objects it took over.
+      if (this.handedOver || this.runPhase === 'upgrade') {
+        if (problems.length) throw new Error(maskSecrets(problems.join('\n')));
+        return;
+      }
+      const leaked = await leakedObjects(this.cluster, this.checkpoint?.runId ?? this.target.runId);
       if (leaked.length) problems.push(`left behind with label ocp-e2e.io/run-id=${this.target.runId}: ${leaked.join(', ')}`);
       if (problems.length) throw new Error(maskSecrets(problems.join('\n')));
     } finally {

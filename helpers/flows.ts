@@ -12,7 +12,7 @@ import { currentVersion } from './facts/cluster-version.js';
 import type { DegradedNode } from './facts/diagnoses.js';
 import { identifyEngine } from '../lib/oci/engine.js';
 import { imageRepository } from './images/repository.js';
-import type { Registered } from './cleanup.js';
+import type { Registered, UndoAction } from './cleanup.js';
 import { buildCredentials } from './credentials.js';
 import { buildLayeredOsImage, removeLocalLayeredImage, type LayeredImage } from './layered-image.js';
 import { createOsImageOverride, overridesByPool, type OsImageOverride } from './machineconfigs.js';
@@ -23,7 +23,8 @@ import { releaseOsImage } from './release.js';
 import { attachText, attachYaml, parameter, step } from './report.js';
 import { attachTimelineChart } from './report/timeline-attachment.js';
 import { reportInvariants } from './report/invariant-steps.js';
-import { resolveUpgradeTarget, triggerUpgrade } from './upgrade.js';
+import { resolveUpgradeTarget, triggerUpgrade, type UpgradeTarget } from './upgrade.js';
+import type { ClusterVersion } from './types.js';
 
 export interface StartingPoint {
   version: string;
@@ -77,6 +78,7 @@ export async function buildCustomOsImage(session: ConformanceSession, caseId: st
       undo: () => removeLocalLayeredImage(engine, image),
       byHand: [`docker rmi ${image.tag} ${image.pullspec}   # or podman rmi`],
     });
+    session.pushedImages.push(image.pullspec);
     await attachText('build output', output.join('\n'));
     await attachYaml('layered image', image);
     return image;
@@ -108,20 +110,43 @@ export interface PoolOverride {
    * and with machine-config and ClusterVersion settled at it. The cleanup then has nothing left to do.
    */
   remove(options?: { settledAt?: string }): Promise<void>;
+  /** In a checkpoint the handle is a reference to its overrides (split-phases.ts). */
+  toJSON(): { $poolOverride: number };
 }
 
 /** Steps 3-4: creates the override MachineConfigs (not waiting for them) and registers their one undo. */
 export async function applyOverrides(session: ConformanceSession, overrides: OsImageOverride[]): Promise<PoolOverride> {
-  const pools = [...new Set(overrides.map((o) => o.role))];
-  const names = overrides.map((o) => o.name);
-  const byPool = overridesByPool(overrides);
-  const list = names.join(', ');
-  const without: PoolExpectation = { pools, rendered: Object.fromEntries(pools.map((p) => [p, { without: byPool[p] }])) };
+  const list = overrides.map((o) => o.name).join(', ');
   // Only what this run created is ever deleted: an MC of the same name left by someone else is not ours to remove.
   const created: string[] = [];
-  const deleteAll = async () => {
-    for (const name of created) await session.cluster.deleteMachineConfig(name);
-  };
+  const undo = overrideUndo(session, overrides, created);
+  let registered: Registered | undefined;
+  await step(`create MachineConfigs ${list}`, async () => {
+    for (const override of overrides) {
+      const mc = await createOsImageOverride(session.cluster, override, session.target.runId);
+      created.push(override.name);
+      // One undo for all of them, registered the moment the first exists; it reads `created` when it runs.
+      registered ??= session.cleanup.add(undo);
+      await attachYaml(`${mc.metadata.name}.yaml`, mc);
+    }
+  });
+  return overrideHandle(session, overrides, created, registered);
+}
+
+/**
+ * The handle on overrides an earlier process created (`--phase pre`, read from its checkpoint): nothing is created,
+ * and with `takeOver` their undo is registered here, so this process deletes them and settles the pools at its end.
+ */
+export function adoptOverrides(session: ConformanceSession, overrides: OsImageOverride[], options: { takeOver: boolean }): PoolOverride {
+  const created = overrides.map((o) => o.name);
+  const registered = options.takeOver ? session.cleanup.add(overrideUndo(session, overrides, created)) : undefined;
+  return overrideHandle(session, overrides, created, registered);
+}
+
+/** Deleting the overrides of `created` (read when it runs), then pointing degraded nodes back and settling the pools. */
+function overrideUndo(session: ConformanceSession, overrides: OsImageOverride[], created: string[]): UndoAction {
+  const pools = [...new Set(overrides.map((o) => o.role))];
+  const byPool = overridesByPool(overrides);
   // A node that could not reach the override's config stays degraded after its deletion (MCO will not move it):
   // point it back first, then the pools can settle.
   const settle = async () => {
@@ -129,35 +154,45 @@ export async function applyOverrides(session: ConformanceSession, overrides: OsI
       const nodes = await recoverDegradedNodes(session.cluster, session.waits, pool, byPool[pool]!);
       if (nodes.length) console.log(`    recovered degraded nodes: ${nodes.join(', ')}`);
     }
-    await waitForPools(session.waits, without);
+    await waitForPools(session.waits, withoutOverrides(overrides));
   };
-  let registered: Registered | undefined;
-  await step(`create MachineConfigs ${list}`, async () => {
-    for (const override of overrides) {
-      const mc = await createOsImageOverride(session.cluster, override, session.target.runId);
-      created.push(override.name);
-      // One undo for all of them, registered the moment the first exists; it reads `created` when it runs.
-      registered ??= session.cleanup.add({
-        get description() {
-          return `delete MachineConfigs ${created.join(', ')}`;
-        },
-        undo: deleteAll,
-        get byHand() {
-          return [`oc delete machineconfig ${created.join(' ')}`];
-        },
-        settle: {
-          description: `wait until pools ${pools.join(', ')} settle without them`,
-          run: settle,
-          byHand: [`oc get mcp ${pools.join(' ')} -w   # until UPDATED=True, UPDATING=False, DEGRADED=False on every pool`],
-        },
-      });
-      await attachYaml(`${mc.metadata.name}.yaml`, mc);
-    }
-  });
+  return {
+    get description() {
+      return `delete MachineConfigs ${created.join(', ')}`;
+    },
+    undo: () => deleteOverrides(session, created),
+    get byHand() {
+      return [`oc delete machineconfig ${created.join(' ')}`];
+    },
+    settle: {
+      description: `wait until pools ${pools.join(', ')} settle without them`,
+      run: settle,
+      byHand: [`oc get mcp ${pools.join(' ')} -w   # until UPDATED=True, UPDATING=False, DEGRADED=False on every pool`],
+    },
+  };
+}
+
+async function deleteOverrides(session: ConformanceSession, names: string[]): Promise<void> {
+  for (const name of names) await session.cluster.deleteMachineConfig(name);
+}
+
+function withoutOverrides(overrides: OsImageOverride[]): PoolExpectation {
+  const pools = [...new Set(overrides.map((o) => o.role))];
+  const byPool = overridesByPool(overrides);
+  return { pools, rendered: Object.fromEntries(pools.map((p) => [p, { without: byPool[p] }])) };
+}
+
+function overrideHandle(session: ConformanceSession, overrides: OsImageOverride[], created: string[], registered: Registered | undefined): PoolOverride {
+  const pools = [...new Set(overrides.map((o) => o.role))];
+  const byPool = overridesByPool(overrides);
+  const list = overrides.map((o) => o.name).join(', ');
   const withThem: PoolExpectation = { pools, rendered: Object.fromEntries(pools.map((p) => [p, { with: byPool[p] }])) };
+  // Held by the session while on the cluster: a split run's checkpoint names them, and hands their undo to post.
+  const held = session.holdOverrides(overrides, () => registered?.dismiss());
   return {
     overrides,
     pools,
+    toJSON: () => ({ $poolOverride: held.index }),
     rolledOut: () => step(`wait until pools ${pools.join(', ')} are updated`, () => waitForPools(session.waits, withThem), session.waits.caps),
     expectDegradedNode: (because) =>
       step(`wait for pools ${pools.join(', ')}: a node must report it cannot move to the override`, async () => {
@@ -174,10 +209,10 @@ export async function applyOverrides(session: ConformanceSession, overrides: OsI
         return { pool: error.pool, nodes: error.nodes, message: error.message };
       }, session.waits.caps),
     remove: async (options = {}) => {
-      await step(`delete MachineConfigs ${list}`, deleteAll);
+      await step(`delete MachineConfigs ${list}`, () => deleteOverrides(session, created));
       await step(
         `wait until pools ${pools.join(', ')} roll out without the overrides`,
-        () => waitForPools(session.waits, { ...without, releaseVersion: options.settledAt }),
+        () => waitForPools(session.waits, { ...withoutOverrides(overrides), releaseVersion: options.settledAt }),
         session.waits.caps,
       );
       if (options.settledAt) {
@@ -187,6 +222,7 @@ export async function applyOverrides(session: ConformanceSession, overrides: OsI
         await step(`wait for machine-config and ClusterVersion to settle at ${version}`, () => waitForClusterSettled(session.waits, version), session.waits.caps);
       }
       registered?.dismiss();
+      held.release();
     },
   };
 }
@@ -214,6 +250,39 @@ export async function upgradeCluster(session: ConformanceSession, from: string):
     throw new Error(`the cluster already runs ${target.image} (${from}): give --to-image a newer release`);
   }
   await parameter('upgrade to', `${target.image} (${target.source})`);
+  return followUpgrade(session, from, target, () =>
+    step(`upgrade to ${target.image}`, async () => {
+      const t = await triggerUpgrade(session.cluster, session.kubeconfig, target.image);
+      console.log(`    upgrade to ${target.image} requested with ${t.method}`);
+      await attachText(`upgrade trigger (${t.method})`, `${t.detail}\n\n${t.output}`);
+    }),
+  );
+}
+
+/**
+ * `--phase post` when the pipeline's own step upgraded the cluster (`oc adm upgrade` by a person or CI's tooling):
+ * the upgrade ClusterVersion was asked for since `from`, followed from wherever it is now to the settled cluster.
+ */
+export async function followUpgradeStartedElsewhere(session: ConformanceSession, from: { version: string; image: string }): Promise<CompletedUpgrade> {
+  const cv = await session.cluster.getClusterVersion();
+  const target = requestedUpgrade(cv, from);
+  await parameter('upgrade to', `${target.image} (${target.source})`);
+  console.log(`    following the upgrade to ${target.image} requested outside this run (ClusterVersion at ${currentVersion(cv) ?? 'unknown'})`);
+  return followUpgrade(session, from.version, target, undefined);
+}
+
+/** The upgrade someone asked ClusterVersion for since `from`; an error when nobody did. */
+export function requestedUpgrade(cv: ClusterVersion, from: { version: string; image: string }): UpgradeTarget {
+  const image = cv.spec?.desiredUpdate?.image || cv.status?.desired?.image;
+  if (!image || image === from.image) {
+    throw new Error(`the cluster was not upgraded: it runs ${from.version} (${from.image}) and ClusterVersion asks for no other release`);
+  }
+  const version = cv.status?.desired?.image === image ? cv.status.desired.version : cv.spec?.desiredUpdate?.version || cv.status?.availableUpdates?.find((u) => u.image === image)?.version;
+  return { image, version: version || undefined, source: 'requested outside this run' };
+}
+
+/** Records from now, runs `trigger` (when this run starts the upgrade), then waits for ClusterVersion, every pool, and the operator. */
+async function followUpgrade(session: ConformanceSession, from: string, target: UpgradeTarget, trigger: (() => Promise<void>) | undefined): Promise<CompletedUpgrade> {
   // restarts are polled from the events: every second on the reference, every 15 s on a real cluster (a big list)
   const events = { list: () => session.cluster.listEvents(), intervalMs: session.caps.isReference ? 1000 : 15_000 };
   const recorder = new UpgradeRecorder(session.watcher, session.caps, { image: target.image, version: target.version }, events);
@@ -226,11 +295,7 @@ export async function upgradeCluster(session: ConformanceSession, from: string):
     return { 'upgrade-timeline': recording.timeline, 'upgrade-invariants': invariants };
   });
   try {
-    await step(`upgrade to ${target.image}`, async () => {
-      const t = await triggerUpgrade(session.cluster, session.kubeconfig, target.image);
-      console.log(`    upgrade to ${target.image} requested with ${t.method}`);
-      await attachText(`upgrade trigger (${t.method})`, `${t.detail}\n\n${t.output}`);
-    });
+    await trigger?.();
     const reached = await step('wait for ClusterVersion to complete the upgrade', () => waitForUpgrade(session.waits, target), session.waits.caps);
     const version = target.version ?? reached.clusterVersion?.status?.desired?.version;
     if (!version) throw new Error('ClusterVersion completed the upgrade but reports no version in status.desired');

@@ -7,6 +7,14 @@ import { randomBytes } from 'node:crypto';
 
 export type TargetKind = 'reference' | 'cluster';
 
+/**
+ * Which part of each upgrade spec this process runs (QE's upgrade pipelines split it over processes and machines):
+ * `pre` prepares and leaves a checkpoint on the cluster, `upgrade` triggers the upgrade and waits, `post` judges what
+ * someone's upgrade did and cleans up; `all` does the three in one process.
+ */
+export type RunPhase = 'all' | 'pre' | 'upgrade' | 'post';
+export const RUN_PHASES: readonly RunPhase[] = ['all', 'pre', 'upgrade', 'post'];
+
 export interface TargetConfig {
   kind: TargetKind;
   kubeconfigPath: string;
@@ -26,6 +34,8 @@ export interface TargetConfig {
    * DEFAULT_INTERRUPT_GRACE_SECONDS; 0 undoes nothing and only prints it).
    */
   interruptGraceSeconds?: number;
+  /** The part of each upgrade spec this process runs (default `all`). */
+  phase: RunPhase;
 }
 
 /** Enough for MachineConfigs to be deleted and a small or fast cluster's pools to settle back; a real one says what is left. */
@@ -42,7 +52,15 @@ export const TargetEnv = {
   runId: 'OCP_E2E_RUN_ID',
   reportsDir: 'OCP_E2E_REPORTS_DIR',
   interruptGraceSeconds: 'OCP_E2E_INTERRUPT_GRACE_SECONDS',
+  phase: 'OCP_E2E_PHASE',
 } as const;
+
+/** The phase of the run. Read on its own, at spec load, because it changes the tests' titles (PreChkUpgrade). */
+export function readRunPhase(env: NodeJS.ProcessEnv = process.env): RunPhase {
+  const phase = (env[TargetEnv.phase]?.trim() || 'all') as RunPhase;
+  if (!RUN_PHASES.includes(phase)) throw new Error(`${TargetEnv.phase}=${phase} is not a phase; use ${RUN_PHASES.join(', ')}`);
+  return phase;
+}
 
 function flag(value: string | undefined): boolean {
   return value !== undefined && /^(1|true|yes)$/i.test(value.trim());
@@ -85,6 +103,7 @@ export function readTargetConfig(env: NodeJS.ProcessEnv = process.env): TargetCo
     keepOnFailure: flag(env[TargetEnv.keepOnFailure]),
     runId,
     reportsDir: env[TargetEnv.reportsDir]?.trim() || 'reports',
+    phase: readRunPhase(env),
   };
 }
 
@@ -97,6 +116,7 @@ export function targetEnvironment(config: TargetConfig): Record<string, string> 
     [TargetEnv.keepOnFailure]: config.keepOnFailure ? '1' : '0',
     [TargetEnv.runId]: config.runId,
     [TargetEnv.reportsDir]: config.reportsDir,
+    [TargetEnv.phase]: config.phase,
   };
   if (config.toImage) env[TargetEnv.toImage] = config.toImage;
   if (config.imageRepo) env[TargetEnv.imageRepo] = config.imageRepo;

@@ -12,7 +12,7 @@ export interface UpgradeTarget {
   image: string;
   /** Known when the target came from availableUpdates; otherwise learned from ClusterVersion once accepted. */
   version?: string;
-  source: 'explicit --to-image' | 'availableUpdates[0]';
+  source: 'explicit --to-image' | 'availableUpdates[0]' | 'requested outside this run';
 }
 
 /** The release to upgrade to: the explicit image, else the cluster's first available update. */

@@ -4,6 +4,7 @@
  * controllers run, so they find nothing to change), pools at their rendered configs, nodes that look real and are
  * booted from the current release's OS image, ClusterOperator machine-config and ClusterVersion `version`.
  */
+import { randomUUID } from 'node:crypto';
 import type { V1Node } from '@kubernetes/client-node';
 import {
   ANN,
@@ -304,7 +305,8 @@ async function seedClusterVersion(client: KubeClient, current: ReleaseImages, ne
     apiVersion: CONFIG_API_VERSION,
     kind: 'ClusterVersion',
     metadata: { name: CV_NAME },
-    spec: { clusterID: '3b7f1c52-9a0e-4d0b-b1d7-reference0001', channel: 'stable-4.12' },
+    // Unique per cluster: it is what tells one cluster from another (a checkpoint of --phase pre names it).
+    spec: { clusterID: randomUUID(), channel: 'stable-4.12' },
   };
   await client.apply('ClusterVersion', cv);
   const history = completeHistoryHead(startHistoryEntry([], { version: current.version, image: current.image, verified: false }, now), now);

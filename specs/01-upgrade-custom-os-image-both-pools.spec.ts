@@ -4,7 +4,7 @@
  */
 import { checkPoolRunsImage, checkUpgradeCompleted, checkUpgradeInvariants } from '../helpers/checks.js';
 import { conformanceSession } from '../helpers/conformance.js';
-import { buildCustomOsImage, findStartingPoint, overridePools, upgradeCluster } from '../helpers/flows.js';
+import { buildCustomOsImage, findStartingPoint, overridePools } from '../helpers/flows.js';
 
 const CASE = '54183';
 const MASTER_MC = `tc-${CASE}-new-os-image-upgrade-master`;
@@ -14,7 +14,7 @@ describe('[sig-mco] MCO layering: upgrade with a custom osImage', function () {
   const session = conformanceSession({ disruptive: true, upgrades: true });
 
   it(
-    `Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] upgrade with custom osImage in master and worker pools`,
+    session.title(`Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] upgrade with custom osImage in master and worker pools`),
     session.test(
       { epic: 'MCO layering', feature: 'osImageURL override', story: 'upgrade keeps the custom OS image', caseId: CASE, severity: 'critical', tags: ['Serial', 'Disruptive'] },
       async (s) => {
@@ -28,7 +28,7 @@ describe('[sig-mco] MCO layering: upgrade with a custom osImage', function () {
           return { from: start.version, image };
         });
 
-        const upgraded = await s.phase('upgrade', 'upgrade the cluster to the next release', () => upgradeCluster(s, from));
+        const upgraded = await s.upgradePhase(from);
 
         await s.phase('check', 'the upgrade completed and the overridden nodes kept the custom image', async () => {
           await checkUpgradeCompleted(s, upgraded.version);

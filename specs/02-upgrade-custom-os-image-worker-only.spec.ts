@@ -4,7 +4,7 @@
  */
 import { checkPoolRunsImage, checkUpgradeCompleted, checkUpgradeInvariants } from '../helpers/checks.js';
 import { conformanceSession } from '../helpers/conformance.js';
-import { buildCustomOsImage, findReleaseOsImage, findStartingPoint, overridePools, upgradeCluster } from '../helpers/flows.js';
+import { buildCustomOsImage, findReleaseOsImage, findStartingPoint, overridePools } from '../helpers/flows.js';
 
 const CASE = 'E2E-002';
 const WORKER_MC = 'tc-e2e-002-worker-only-os-image-worker';
@@ -13,7 +13,7 @@ describe('[sig-mco] MCO layering: upgrade with a custom osImage in the worker po
   const session = conformanceSession({ disruptive: true, upgrades: true });
 
   it(
-    `Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] upgrade with custom osImage in the worker pool only moves masters to the new release OS image`,
+    session.title(`Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] upgrade with custom osImage in the worker pool only moves masters to the new release OS image`),
     session.test(
       { epic: 'MCO layering', feature: 'osImageURL override', story: 'only overridden pools keep the custom OS image', caseId: CASE, tags: ['Serial', 'Disruptive'] },
       async (s) => {
@@ -24,7 +24,7 @@ describe('[sig-mco] MCO layering: upgrade with a custom osImage in the worker po
           return { from: start.version, image };
         });
 
-        const upgraded = await s.phase('upgrade', 'upgrade the cluster to the next release', () => upgradeCluster(s, from));
+        const upgraded = await s.upgradePhase(from);
 
         await s.phase('check', 'workers kept the custom image, masters run the new release OS image', async () => {
           await checkUpgradeCompleted(s, upgraded.version);

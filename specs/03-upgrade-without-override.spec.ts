@@ -4,7 +4,7 @@
  */
 import { checkPoolRunsImage, checkUpgradeCompleted, checkUpgradeInvariants } from '../helpers/checks.js';
 import { conformanceSession } from '../helpers/conformance.js';
-import { findReleaseOsImage, findStartingPoint, upgradeCluster } from '../helpers/flows.js';
+import { findReleaseOsImage, findStartingPoint } from '../helpers/flows.js';
 
 const CASE = 'E2E-003';
 
@@ -12,13 +12,13 @@ describe('[sig-mco] MCO upgrade baseline without an osImage override', function 
   const session = conformanceSession({ disruptive: true, upgrades: true });
 
   it(
-    `Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] upgrade without override moves every node to the new release OS image`,
+    session.title(`Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] upgrade without override moves every node to the new release OS image`),
     session.test(
       { epic: 'MCO layering', feature: 'cluster upgrade', story: 'every node moves to the new release OS image', caseId: CASE, tags: ['Serial', 'Disruptive'] },
       async (s) => {
         const from = await s.phase('prepare', 'note the current release', async () => (await findStartingPoint(s)).version);
 
-        const upgraded = await s.phase('upgrade', 'upgrade the cluster to the next release', () => upgradeCluster(s, from));
+        const upgraded = await s.upgradePhase(from);
 
         await s.phase('check', 'every node runs the new release OS image', async () => {
           await checkUpgradeCompleted(s, upgraded.version);

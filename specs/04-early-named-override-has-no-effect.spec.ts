@@ -16,7 +16,7 @@ describe('[sig-mco] MCO layering: osImageURL override ordering', function () {
   const session = conformanceSession({ disruptive: true });
 
   it(
-    `Author:ocp-e2e-NonPreRelease-Medium-${CASE}-[Serial][Disruptive] an osImage override named before the templates has no effect`,
+    session.title(`Author:ocp-e2e-NonPreRelease-Medium-${CASE}-[Serial][Disruptive] an osImage override named before the templates has no effect`),
     session.test(
       { epic: 'MCO layering', feature: 'osImageURL override', story: 'overrides merge in name order', caseId: CASE, severity: 'normal', tags: ['Serial', 'Disruptive'] },
       async (s) => {

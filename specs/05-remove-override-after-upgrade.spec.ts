@@ -4,7 +4,7 @@
  */
 import { checkPoolRunsImage, checkUpgradeCompleted } from '../helpers/checks.js';
 import { conformanceSession } from '../helpers/conformance.js';
-import { buildCustomOsImage, findReleaseOsImage, findStartingPoint, overridePools, upgradeCluster } from '../helpers/flows.js';
+import { buildCustomOsImage, findReleaseOsImage, findStartingPoint, overridePools } from '../helpers/flows.js';
 
 const CASE = 'E2E-005';
 const MASTER_MC = 'tc-e2e-005-remove-after-upgrade-master';
@@ -14,7 +14,7 @@ describe('[sig-mco] MCO layering: removing the osImage override after an upgrade
   const session = conformanceSession({ disruptive: true, upgrades: true });
 
   it(
-    `Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] deleting the osImage overrides after an upgrade returns the pools to the new release OS image`,
+    session.title(`Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] deleting the osImage overrides after an upgrade returns the pools to the new release OS image`),
     session.test(
       { epic: 'MCO layering', feature: 'osImageURL override', story: 'removing an override restores the release OS image', caseId: CASE, tags: ['Serial', 'Disruptive'] },
       async (s) => {
@@ -28,14 +28,11 @@ describe('[sig-mco] MCO layering: removing the osImage override after an upgrade
           return { from: start.version, override };
         });
 
-        const upgraded = await s.phase('upgrade', 'upgrade, then delete the overrides', async () => {
-          const upgraded = await upgradeCluster(s, from);
-          await override.remove({ settledAt: upgraded.version });
-          return upgraded;
-        });
+        const upgraded = await s.upgradePhase(from);
 
-        await s.phase('check', 'every node runs the new release OS image again', async () => {
+        await s.phase('check', 'after deleting the overrides every node runs the new release OS image again', async () => {
           await checkUpgradeCompleted(s, upgraded.version);
+          await override.remove({ settledAt: upgraded.version });
           const newOsImage = await findReleaseOsImage(s, upgraded.image);
           for (const pool of ['master', 'worker']) {
             await checkPoolRunsImage(s, { pool, image: newOsImage, why: `rhel-coreos-8 of ${upgraded.version}; the override was deleted`, releaseVersion: upgraded.version });

@@ -16,7 +16,7 @@ describe('[sig-mco] MCO layering: unpullable custom osImage', function () {
   const session = conformanceSession({ disruptive: true });
 
   it(
-    `Author:ocp-e2e-NonPreRelease-Medium-${CASE}-[Serial][Disruptive] an unpullable custom osImage degrades the pool and the failure names node, image and reason`,
+    session.title(`Author:ocp-e2e-NonPreRelease-Medium-${CASE}-[Serial][Disruptive] an unpullable custom osImage degrades the pool and the failure names node, image and reason`),
     session.test(
       { epic: 'MCO layering', feature: 'osImageURL override', story: 'a bad custom image is reported, not hidden', caseId: CASE, severity: 'normal', tags: ['Serial', 'Disruptive'] },
       async (s) => {

@@ -101,7 +101,7 @@ async function withRerunSelection(options: RunOptions, reportsDir: string): Prom
 
 /** The spec files selected by the options, narrowed to this job's shard. */
 async function filesOfThisRun(options: RunOptions): Promise<string[]> {
-  const selected = await selectSpecFiles(options.specs, options.grep);
+  const selected = await selectSpecFiles(options.specs, options.grep, options.phase);
   if (!options.shard) return selected;
   const files = filesOfShard(selected, options.shard);
   console.log(`shard ${formatShard(options.shard)}: ${files.length} of ${selected.length} spec files${files.length ? `: ${files.map((f) => basename(f)).join(', ')}` : ''}`);
@@ -117,5 +117,6 @@ function runConfig(options: RunOptions, reportsDir: string): RunConfig {
     allowDisruptive: Boolean(options.allowDisruptive),
     keepOnFailure: Boolean(options.keepOnFailure),
     runId: newRunId(),
+    phase: options.phase ?? 'all',
   };
 }

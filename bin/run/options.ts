@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { loadPullSecret } from '../../helpers/secrets.js';
+import { RUN_PHASES, type RunPhase } from '../../helpers/target.js';
 import { resolveFaults } from '../../reference/faults.js';
 import { collect, nonNegativeInteger, positiveInteger, positiveNumber } from '../args.js';
 import { checkInputSyntax } from './preflight/inputs.js';
@@ -34,6 +35,8 @@ export interface RunOptions {
   knownIssues?: string;
   /** Re-run only what failed in the run of this reports folder (true: the --reports-dir). */
   rerunFailed?: string | true;
+  /** The part of each upgrade spec this run does (default all); pre, upgrade and post need --target cluster. */
+  phase?: RunPhase;
 }
 
 export function defineRunOptions(command: Command): Command {
@@ -56,6 +59,7 @@ export function defineRunOptions(command: Command): Command {
     .option('--jobs <n>', 'reference only: spec files run at the same time, each on its own reference cluster (default: one per core)', positiveInteger)
     .option('--known-issues <file>', 'YAML list of {case, message, bug, expires}: a failure an unexpired entry matches is reported as a known issue with its bug link, not as a failure (default: none)')
     .option('--rerun-failed [reports-dir]', 'run only the tests that failed in the run whose reports are in this folder (default: --reports-dir)')
+    .addOption(new Option('--phase <phase>', 'cluster only: the part of each upgrade spec to run: pre (prepare, leave a checkpoint on the cluster), upgrade (upgrade and wait), post (judge whoever upgraded, clean up, remove the checkpoint) or all').choices([...RUN_PHASES]).default('all'))
     .option('--shard <i/n>', 'run only the i-th of n deterministic parts of the spec files (CI fan-out; merge the reports with `ocp-e2e merge-reports`) (default: all of them)', parseShard);
 }
 
@@ -70,6 +74,15 @@ export function validateOptions(options: RunOptions): void {
     }
   } else if (options.kubeconfig) {
     throw new UsageError('--kubeconfig applies to --target cluster only (the reference cluster makes its own)');
+  }
+  if (options.phase && options.phase !== 'all') {
+    if (options.target !== 'cluster') {
+      throw new UsageError(
+        `--phase ${options.phase} needs --target cluster: the reference target gives every spec file a fresh cluster, so no phase could go on from another; ` +
+          'start one that stays with `ocp-e2e cluster up --env-out FILE`, then run each phase with --target cluster --kubeconfig <its kubeconfig>',
+      );
+    }
+    if (options.rerunFailed !== undefined) throw new UsageError(`--rerun-failed re-runs whole tests: it cannot be combined with --phase ${options.phase}`);
   }
   if (options.rerunFailed !== undefined) {
     for (const [flag, value] of [['--grep', options.grep], ['--shard', options.shard]] as const) {

@@ -10,6 +10,7 @@ import { dirname, join, relative } from 'node:path';
 import { execa } from 'execa';
 import { MOCHA_CLI, MOCHA_CONFIG, ROOT, TSX_LOADER } from './paths.js';
 import { UsageError } from './usage-error.js';
+import { TargetEnv, type RunPhase } from '../../helpers/target.js';
 
 export interface ListedTest {
   /** Absolute path of the spec file. */
@@ -21,11 +22,14 @@ export interface ListedTest {
 const CACHE = join(ROOT, '.cache', 'spec-listing.json');
 const SOURCES = ['specs', 'helpers', 'lib'];
 
-export async function listTests(files: string[]): Promise<ListedTest[]> {
-  const key = await sourcesKey(files);
+/** `phase` changes the titles of upgrade tests (PreChkUpgrade / PstChkUpgrade), so it is part of the listing's key. */
+export async function listTests(files: string[], phase: RunPhase = 'all'): Promise<ListedTest[]> {
+  const key = `${phase}:${await sourcesKey(files)}`;
   const cached = await readFile(CACHE, 'utf8').then((t) => JSON.parse(t) as { key: string; tests: Array<{ file: string; fullTitle: string }> }, () => undefined);
-  if (cached?.key === key) return cached.tests.map((t) => ({ file: join(ROOT, t.file), fullTitle: t.fullTitle }));
-  const tests = await dryRun(files);
+  // The key covers every spec file, so a cached listing may hold more files than asked for: only theirs are returned.
+  const asked = new Set(files);
+  if (cached?.key === key) return cached.tests.map((t) => ({ file: join(ROOT, t.file), fullTitle: t.fullTitle })).filter((t) => asked.has(t.file));
+  const tests = await dryRun(files, phase);
   await mkdir(dirname(CACHE), { recursive: true });
   await writeFile(CACHE, JSON.stringify({ key, tests: tests.map((t) => ({ file: relative(ROOT, t.file), fullTitle: t.fullTitle })) }));
   return tests;
@@ -48,11 +52,11 @@ async function filesUnder(dir: string): Promise<string[]> {
 }
 
 /** mocha --dry-run over the files: loads them without running anything; no target is needed. */
-async function dryRun(files: string[]): Promise<ListedTest[]> {
+async function dryRun(files: string[], phase: RunPhase): Promise<ListedTest[]> {
   const r = await execa(process.execPath, ['--import', TSX_LOADER, MOCHA_CLI, '--config', MOCHA_CONFIG, '--dry-run', '--reporter', 'json', ...files], {
     cwd: ROOT,
     reject: false,
-    env: { KUBECONFIG: '' },
+    env: { KUBECONFIG: '', [TargetEnv.phase]: phase },
   });
   let report: { tests?: { file?: string; fullTitle?: string }[] };
   try {

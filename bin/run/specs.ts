@@ -4,10 +4,11 @@ import { join, resolve } from 'node:path';
 import { SPECS_DIR } from './paths.js';
 import { listTests } from './spec-listing.js';
 import { UsageError } from './usage-error.js';
+import type { RunPhase } from '../../helpers/target.js';
 
-export async function selectSpecFiles(given: string[] | undefined, grep: string | undefined): Promise<string[]> {
+export async function selectSpecFiles(given: string[] | undefined, grep: string | undefined, phase: RunPhase = 'all'): Promise<string[]> {
   let files = await specFiles(given);
-  if (grep) files = await filesMatching(files, grep);
+  if (grep) files = await filesMatching(files, grep, phase);
   if (files.length === 0) throw new UsageError(grep ? `no spec title matches --grep ${grep}` : `no *.spec.ts in ${SPECS_DIR}`);
   return files;
 }
@@ -19,8 +20,8 @@ async function specFiles(given: string[] | undefined): Promise<string[]> {
 }
 
 /** The spec files with at least one test whose full title matches --grep, as mocha's --grep matches it. */
-async function filesMatching(files: string[], grep: string): Promise<string[]> {
+async function filesMatching(files: string[], grep: string, phase: RunPhase): Promise<string[]> {
   const pattern = new RegExp(grep);
-  const wanted = new Set((await listTests(files)).filter((t) => pattern.test(t.fullTitle)).map((t) => t.file));
+  const wanted = new Set((await listTests(files, phase)).filter((t) => pattern.test(t.fullTitle)).map((t) => t.file));
   return files.filter((f) => wanted.has(f));
 }

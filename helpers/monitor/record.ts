@@ -90,6 +90,9 @@ export class UpgradeRecorder {
     const d = operatorDegradation(snap.operators.get('machine-config'));
     if (d) this.degradedSince = { at: this.started, reason: d.reason, message: d.message };
     watcher.onChange(this.listener);
+    // Following an upgrade someone else started (--phase post), it may be over already: the master pool is then judged
+    // as it stands now, and the recording says so.
+    if (snap.clusterVersion) this.recordCompletion(snap.clusterVersion, ' (the upgrade had completed before monitoring began: the pool as found then)');
   }
 
   private clusterStamp(now: number): string {
@@ -121,7 +124,7 @@ export class UpgradeRecorder {
     else if (!d && this.degradedSince) this.closeDegraded(now);
   }
 
-  private recordCompletion(cv: ClusterVersion): void {
+  private recordCompletion(cv: ClusterVersion, note = ''): void {
     if (this.recording.masterAtCompletion || !upgradeCompleted(cv, this.target).ok) return;
     const snap = this.watcher.snapshot();
     const master = snap.pools.get('master');
@@ -131,7 +134,7 @@ export class UpgradeRecorder {
       version: cv.status?.history?.[0]?.version,
       rolledOut: master ? poolRolledOut(master) : { ok: false, why: 'no master pool' },
       renderedFor,
-      line: master ? `${poolLine(master)}, rolled out ${master.status?.configuration?.name ?? '-'}, target rendered for ${renderedFor ?? 'unknown release'}` : 'no master pool',
+      line: master ? `${poolLine(master)}, rolled out ${master.status?.configuration?.name ?? '-'}, target rendered for ${renderedFor ?? 'unknown release'}${note}` : 'no master pool',
     };
   }
 

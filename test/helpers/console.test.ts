@@ -71,7 +71,7 @@ describe('console: phases and waits say where the run is', function () {
   });
 
   it('each phase prints a line when it starts and one when it ends, passed or failed, with its elapsed time', async () => {
-    const target = { kind: 'cluster', kubeconfigPath: '/nonexistent', allowDisruptive: false, keepOnFailure: false, runId: 'r1', reportsDir: '/tmp/ocp-e2e-console-test' } as TargetConfig;
+    const target = { kind: 'cluster', kubeconfigPath: '/nonexistent', allowDisruptive: false, keepOnFailure: false, runId: 'r1', reportsDir: '/tmp/ocp-e2e-console-test', phase: 'all' } as TargetConfig;
     const session = new ConformanceSession({ disruptive: false }, target);
     const ok = await printed(() => session.phase('prepare', 'override both pools', async () => 42));
     expect(ok.result).to.equal(42);

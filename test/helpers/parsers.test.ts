@@ -112,6 +112,7 @@ describe('helpers: target configuration from the environment', () => {
       runId: 'r12010203-abcd',
       reportsDir: '/tmp/reports',
       interruptGraceSeconds: 0,
+      phase: 'post' as const,
     };
     expect(readTargetConfig(targetEnvironment(config))).to.deep.equal(config);
   });

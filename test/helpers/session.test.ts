@@ -16,6 +16,7 @@ describe('helpers: the conformance session refuses unsafe or meaningless runs, s
     keepOnFailure: false,
     runId: 'session-test',
     reportsDir: '/tmp/ocp-e2e-session-test',
+    phase: 'all',
     ...overrides,
   });
 

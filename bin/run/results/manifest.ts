@@ -27,10 +27,8 @@ export interface RunManifest {
   interruptedBy?: string;
 }
 
-export async function suiteVersion(): Promise<string> {
-  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-  return pkg.version;
-}
+/** The suite's version: one definition, in helpers (checkpoints carry it too). */
+export { suiteVersion } from '../../../helpers/suite-version.js';
 
 export async function writeManifest(reportsDir: string, manifest: RunManifest): Promise<void> {
   await writeFile(join(reportsDir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);

@@ -5,6 +5,7 @@ import { discoverCapabilities } from '../../../helpers/capabilities.js';
 import { runMocha } from '../mocha.js';
 import { consoleLane } from '../output.js';
 import { preflightCluster } from '../preflight/cluster.js';
+import { preflightPhase } from '../preflight/phases.js';
 import type { RunOptions } from '../options.js';
 import type { Counts } from '../results/counts.js';
 import type { Supervisor } from '../supervisor.js';
@@ -24,13 +25,15 @@ export async function runOnCluster(files: string[], options: RunOptions, config:
   console.log(`target: cluster ${cluster.apiUrl}`);
   console.log(`current version: ${version ?? 'unknown'} (${nodes} nodes${caps.isReference ? `, an ocp-e2e reference cluster, time factor ${caps.timeFactor}` : ''})`);
   if (toImage) console.log(`upgrade target: ${toImage.image} (release ${toImage.version})`);
+  if (config.phase !== 'all') await preflightPhase(cluster, config.phase, files);
   if (!options.allowDisruptive) {
     console.log('disruptive specs (upgrades, pool changes) will be SKIPPED: nothing on this cluster is changed; pass --allow-disruptive to run them');
   } else {
     if (!options.imageRepo && !caps.imageRepo) {
       throw new UsageError('--image-repo is required on a real cluster: the repository the layered OS images are pushed to and the nodes pull from (push credentials in --pull-secret)');
     }
-    await requireEngine();
+    // Only pre (and a whole run) builds the layered image: the machine of a later phase needs no engine.
+    if (config.phase === 'all' || config.phase === 'pre') await requireEngine();
   }
   return runMocha({
     files,

@@ -1,0 +1,33 @@
+/**
+ * `--phase pre|upgrade|post`, before any spec starts: every selected upgrade spec's checkpoint must be where the phase
+ * needs it (none before pre; one from this suite and this cluster before upgrade and post; an upgrade between pre and
+ * post). All problems are said at once, exit 2: a pipeline step that cannot go on should not spend cluster time.
+ */
+import { basename } from 'node:path';
+import type { Cluster } from '../../../helpers/cluster.js';
+import { listCheckpoints } from '../../../helpers/checkpoint/store.js';
+import { phaseStartProblem } from '../../../helpers/checkpoint/validate.js';
+import { phaseTag } from '../../../helpers/split-phases.js';
+import { suiteVersion } from '../../../helpers/suite-version.js';
+import type { RunPhase } from '../../../helpers/target.js';
+import { listTests } from '../spec-listing.js';
+import { UsageError } from '../usage-error.js';
+import { EXIT } from './exit-codes.js';
+
+export async function preflightPhase(cluster: Cluster, phase: Exclude<RunPhase, 'all'>, files: string[]): Promise<void> {
+  // The upgrade specs are the ones whose titles carry the phase's marker; the others are skipped in a split run.
+  const marker = phaseTag(phase)!;
+  const upgradeFiles = [...new Set((await listTests(files, phase)).filter((t) => t.fullTitle.includes(`-${marker}-`)).map((t) => t.file))];
+  let checkpoints;
+  try {
+    checkpoints = await listCheckpoints(cluster);
+  } catch (error) {
+    throw new UsageError(`cannot read the checkpoints of --phase ${phase}: ${(error as Error).message}`, EXIT.usage);
+  }
+  const [version, cv] = await Promise.all([suiteVersion(), cluster.getClusterVersion()]);
+  const problems = upgradeFiles
+    .map((file) => phaseStartProblem({ phase, specFile: basename(file), checkpoint: checkpoints.get(basename(file)), suiteVersion: version, clusterVersion: cv }))
+    .filter((p): p is string => p !== undefined);
+  if (problems.length) throw new UsageError(`--phase ${phase} cannot start:\n${problems.map((p) => `  - ${p}`).join('\n')}`, EXIT.usage);
+  console.log(`phase: ${phase} (${upgradeFiles.length} upgrade spec file(s)${phase === 'pre' ? '' : `, checkpoints of run ${[...new Set(upgradeFiles.map((f) => checkpoints.get(basename(f))?.runId))].join(', ')}`})`);
+}

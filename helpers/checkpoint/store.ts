@@ -1,0 +1,74 @@
+/**
+ * Where checkpoints live: a ConfigMap per spec file in the suite's namespace (the copy another machine reads), and a
+ * copy in `<reports>/checkpoints/` (what a CI job archives with its results).
+ */
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Cluster } from '../cluster.js';
+import { RunIdLabel } from '../types.js';
+import { CHECKPOINT_KEY, CHECKPOINT_LABEL, CHECKPOINT_NAMESPACE, checkpointName, type Checkpoint } from './format.js';
+
+/** A ConfigMap holds at most 1 MiB; the recorded timeline is the only part that can grow, so it is cut to its end. */
+const MAX_TIMELINE_ENTRIES = 2000;
+
+/** The checkpoint of a spec file, or undefined when there is none. Throws when it is there but cannot be read. */
+export async function readCheckpoint(cluster: Cluster, specFile: string): Promise<Checkpoint | undefined> {
+  const name = checkpointName(specFile);
+  const cm = await cluster.getConfigMap(CHECKPOINT_NAMESPACE, name);
+  if (!cm) return undefined;
+  return parseCheckpoint(cm.data?.[CHECKPOINT_KEY], `configmap/${name} -n ${CHECKPOINT_NAMESPACE}`);
+}
+
+/** Every checkpoint on the cluster, by spec file. */
+export async function listCheckpoints(cluster: Cluster): Promise<Map<string, Checkpoint>> {
+  const out = new Map<string, Checkpoint>();
+  for (const cm of await cluster.listConfigMaps(CHECKPOINT_NAMESPACE, CHECKPOINT_LABEL)) {
+    const checkpoint = parseCheckpoint(cm.data?.[CHECKPOINT_KEY], `configmap/${cm.metadata?.name} -n ${CHECKPOINT_NAMESPACE}`);
+    out.set(checkpoint.specFile, checkpoint);
+  }
+  return out;
+}
+
+export function parseCheckpoint(text: string | undefined, where: string): Checkpoint {
+  if (text === undefined) throw new Error(`${where} has no ${CHECKPOINT_KEY}: it is not a checkpoint of ocp-e2e; delete it with \`oc delete ${where}\``);
+  try {
+    const value = JSON.parse(text) as Checkpoint;
+    if (typeof value !== 'object' || value === null || typeof value.specFile !== 'string' || typeof value.format !== 'number') throw new Error('fields are missing');
+    return value;
+  } catch (error) {
+    throw new Error(`${where} is not a readable checkpoint (${(error as Error).message})`);
+  }
+}
+
+export async function writeCheckpoint(cluster: Cluster, checkpoint: Checkpoint, reportsDir: string): Promise<string> {
+  const name = checkpointName(checkpoint.specFile);
+  const stored = cutTimeline(checkpoint);
+  const text = JSON.stringify(stored, null, 2);
+  await cluster.ensureNamespace(CHECKPOINT_NAMESPACE, { 'ocp-e2e.io/purpose': 'checkpoints' });
+  await cluster.writeConfigMap({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: CHECKPOINT_NAMESPACE, labels: { [CHECKPOINT_LABEL]: 'true', [RunIdLabel]: checkpoint.runId } },
+    data: { [CHECKPOINT_KEY]: text },
+  });
+  const dir = join(reportsDir, 'checkpoints');
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, `${name}.json`), `${text}\n`);
+  return `configmap/${name} -n ${CHECKPOINT_NAMESPACE}`;
+}
+
+/** Deletes the cluster's copy (the reports' copy stays: it is the record of what the pipeline did). */
+export async function deleteCheckpoint(cluster: Cluster, specFile: string): Promise<boolean> {
+  return cluster.deleteConfigMap(CHECKPOINT_NAMESPACE, checkpointName(specFile));
+}
+
+/** Removes the reports' copy of a checkpoint, for a phase that failed before its checkpoint meant anything. */
+export async function forgetLocalCheckpoint(reportsDir: string, specFile: string): Promise<void> {
+  await rm(join(reportsDir, 'checkpoints', `${checkpointName(specFile)}.json`), { force: true });
+}
+
+function cutTimeline(checkpoint: Checkpoint): Checkpoint {
+  const recording = checkpoint.upgrade?.recording;
+  if (!recording || recording.timeline.length <= MAX_TIMELINE_ENTRIES) return checkpoint;
+  return { ...checkpoint, upgrade: { ...checkpoint.upgrade!, recording: { ...recording, timeline: recording.timeline.slice(-MAX_TIMELINE_ENTRIES) } } };
+}
