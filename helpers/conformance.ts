@@ -26,7 +26,7 @@ import { handleInterrupts } from './interrupt.js';
 import { maskSecrets } from './secrets.js';
 import { DEFAULT_INTERRUPT_GRACE_SECONDS, readRunPhase, readTargetConfig, type RunPhase, type TargetConfig } from './target.js';
 import { CHECKPOINT_FORMAT, type Checkpoint } from './checkpoint/format.js';
-import { deleteCheckpoint, readCheckpoint, writeCheckpoint } from './checkpoint/store.js';
+import { deleteCheckpoint, keepLocalCopy, readCheckpoint, writeCheckpoint } from './checkpoint/store.js';
 import { phaseStartProblem } from './checkpoint/validate.js';
 import { decodePrepared, encodePrepared, PhaseHandOver, phaseTag, phaseTitle } from './split-phases.js';
 import { suiteVersion } from './suite-version.js';
@@ -213,6 +213,7 @@ export class ConformanceSession {
     });
     if (problem) throw new Error(problem);
     this.checkpoint = checkpoint;
+    await keepLocalCopy(this.target.reportsDir, checkpoint!);
     console.log(`  checkpoint of --phase pre: written ${checkpoint!.createdAt} by run ${checkpoint!.runId} at ${checkpoint!.from.version}${checkpoint!.upgrade ? `, upgraded to ${checkpoint!.upgrade.version} by --phase upgrade` : ''}`);
   }
 

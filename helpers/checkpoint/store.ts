@@ -2,7 +2,7 @@
  * Where checkpoints live: a ConfigMap per spec file in the suite's namespace (the copy another machine reads), and a
  * copy in `<reports>/checkpoints/` (what a CI job archives with its results).
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Cluster } from '../cluster.js';
 import { RunIdLabel } from '../types.js';
@@ -51,20 +51,20 @@ export async function writeCheckpoint(cluster: Cluster, checkpoint: Checkpoint, 
     metadata: { name, namespace: CHECKPOINT_NAMESPACE, labels: { [CHECKPOINT_LABEL]: 'true', [RunIdLabel]: checkpoint.runId } },
     data: { [CHECKPOINT_KEY]: text },
   });
+  await keepLocalCopy(reportsDir, stored);
+  return `configmap/${name} -n ${CHECKPOINT_NAMESPACE}`;
+}
+
+/** The reports' copy: what a phase wrote or went on from, archived with its results. */
+export async function keepLocalCopy(reportsDir: string, checkpoint: Checkpoint): Promise<void> {
   const dir = join(reportsDir, 'checkpoints');
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, `${name}.json`), `${text}\n`);
-  return `configmap/${name} -n ${CHECKPOINT_NAMESPACE}`;
+  await writeFile(join(dir, `${checkpointName(checkpoint.specFile)}.json`), `${JSON.stringify(checkpoint, null, 2)}\n`);
 }
 
 /** Deletes the cluster's copy (the reports' copy stays: it is the record of what the pipeline did). */
 export async function deleteCheckpoint(cluster: Cluster, specFile: string): Promise<boolean> {
   return cluster.deleteConfigMap(CHECKPOINT_NAMESPACE, checkpointName(specFile));
-}
-
-/** Removes the reports' copy of a checkpoint, for a phase that failed before its checkpoint meant anything. */
-export async function forgetLocalCheckpoint(reportsDir: string, specFile: string): Promise<void> {
-  await rm(join(reportsDir, 'checkpoints', `${checkpointName(specFile)}.json`), { force: true });
 }
 
 function cutTimeline(checkpoint: Checkpoint): Checkpoint {

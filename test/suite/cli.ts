@@ -48,11 +48,11 @@ export interface ClusterUp {
  * `ocp-e2e cluster up --env-out` in the background, as a user would start it in another terminal; `env` is what
  * sourcing its env file gives a shell (the registry's CA bundle and credentials files).
  */
-export async function clusterUp(): Promise<ClusterUp> {
+export async function clusterUp(args: string[] = []): Promise<ClusterUp> {
   const dir = mkdtempSync(join(tmpdir(), 'ocp-e2e-cluster-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const envFile = join(dir, 'env');
-  const child = execa(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', 'ocp-e2e.ts'), 'cluster', 'up', '--kubeconfig-out', kubeconfig, '--env-out', envFile], {
+  const child = execa(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', 'ocp-e2e.ts'), 'cluster', 'up', '--kubeconfig-out', kubeconfig, '--env-out', envFile, ...args], {
     cwd: ROOT,
     reject: false,
     all: true,

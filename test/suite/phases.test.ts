@@ -1,0 +1,219 @@
+/**
+ * QE's upgrade pipeline with ocp-e2e as its PreChkUpgrade and PstChkUpgrade steps (issue 13), against `ocp-e2e cluster
+ * up` as a real cluster: `run --phase pre --target cluster`, then the upgrade by hand with the real `oc` (`oc adm
+ * upgrade --to-image … --allow-explicit-upgrade --force`, as the report does), then `run --phase post` from a new
+ * process. It passes on 4.12-ga and fails on the report's nightly with the deadlock diagnosis; `--phase upgrade` in
+ * between instead of `oc` hands its recorded upgrade on; every wrong order is refused with exit 2 before any spec runs.
+ */
+import { expect } from 'chai';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { execa } from 'execa';
+import { Cluster } from '../../helpers/cluster.js';
+import { CHECKPOINT_KEY, CHECKPOINT_NAMESPACE, checkpointName } from '../../helpers/checkpoint/format.js';
+import { clusterUp, lastLine, ocpE2e, ROOT, type ClusterUp, type CliRun } from './cli.js';
+import { KILL_MATRIX } from './kill-matrix.js';
+
+const OC = join(ROOT, '..', 'shared', 'upstream', 'bin', 'oc');
+const SPEC1 = '01-upgrade-custom-os-image-both-pools.spec.ts';
+const CHECKPOINT = checkpointName(SPEC1);
+const NIGHTLY = '4.12-nightly-2022-09-08';
+const DEADLOCK = KILL_MATRIX.find((row) => row.grep === '54183' && row.profile === NIGHTLY)!.expect;
+
+function requireOc(): void {
+  if (!existsSync(OC)) throw new Error(`the upstream oc is missing at ${OC} (../shared/upstream/bin/oc): this test upgrades the cluster with it, as a person in the pipeline would`);
+}
+
+/** One cluster of a profile, with the phases run against it as a CI job's steps would. */
+class Pipeline {
+  private constructor(
+    readonly up: ClusterUp,
+    readonly cluster: Cluster,
+  ) {}
+
+  static async start(profile: string): Promise<Pipeline> {
+    const up = await clusterUp(['--profile', profile]);
+    return new Pipeline(up, Cluster.fromKubeconfig(up.kubeconfig));
+  }
+
+  get env(): Record<string, string> {
+    return { ...this.up.env, PATH: `${dirname(OC)}:${process.env.PATH ?? ''}` };
+  }
+
+  phase(phase: string, extra: string[] = []): Promise<CliRun> {
+    return ocpE2e(['run', '--target', 'cluster', '--kubeconfig', this.up.kubeconfig, '--allow-disruptive', '--phase', phase, '--grep', '54183', ...extra], { env: this.env, timeoutMs: 200_000 });
+  }
+
+  /** The pipeline's own upgrade step: what the report ran, with the real oc. */
+  async ocAdmUpgrade(): Promise<string> {
+    const cv = await this.cluster.getClusterVersion();
+    const image = cv.status?.availableUpdates?.[0]?.image;
+    if (!image) throw new Error('the reference cluster offers no update');
+    const r = await execa(OC, ['adm', 'upgrade', `--to-image=${image}`, '--allow-explicit-upgrade', '--force', `--kubeconfig=${this.up.kubeconfig}`], { env: this.env, reject: false, all: true });
+    expect(r.exitCode, String(r.all)).to.equal(0);
+    return image;
+  }
+
+  async checkpointText(): Promise<string | undefined> {
+    return (await this.cluster.getConfigMap(CHECKPOINT_NAMESPACE, CHECKPOINT))?.data?.[CHECKPOINT_KEY];
+  }
+
+  async overrides(): Promise<string[]> {
+    return (await this.cluster.listMachineConfigs()).map((mc) => mc.metadata.name ?? '').filter((n) => n.startsWith('tc-54183-'));
+  }
+}
+
+const junitNames = (run: CliRun): string =>
+  readdirSync(join(run.reportsDir, 'junit'))
+    .map((f) => readFileSync(join(run.reportsDir, 'junit', f), 'utf8'))
+    .join('\n');
+
+function expectExit(run: CliRun, code: number, why: string): void {
+  expect(run.exitCode, `${why}; output:\n${run.output.slice(-3000)}`).to.equal(code);
+}
+
+describe('suite: --phase pre, an upgrade by hand, --phase post (QE upgrade pipeline)', function () {
+  this.timeout(600_000);
+
+  describe('on 4.12-ga', () => {
+    let p: Pipeline | undefined;
+    before(async () => {
+      requireOc();
+      p = await Pipeline.start('4.12-ga');
+    });
+    after(async () => {
+      await p?.up.stop();
+    });
+
+    it('post before pre is refused (exit 2) and names the missing checkpoint', async () => {
+      const run = await p!.phase('post');
+      expectExit(run, 2, 'post without a checkpoint');
+      expect(run.output).to.include(`no checkpoint on this cluster (no configmap/${CHECKPOINT} -n ocp-e2e): run --phase pre first`);
+      expect(run.output).to.not.match(/▶ phase/);
+    });
+
+    it('pre prepares, leaves the checkpoint on the cluster and in reports/, and passes as PreChkUpgrade', async () => {
+      const run = await p!.phase('pre');
+      expectExit(run, 0, 'pre on a healthy cluster');
+      expect(lastLine(run.output)).to.equal('1 passed, 0 failed, 0 skipped');
+      expect(run.output).to.match(/--phase pre done: configmap\/ocp-e2e-checkpoint-01-upgrade-custom-os-image-both-pools -n ocp-e2e/);
+      expect(run.output, 'pre does not upgrade').to.not.match(/▶ phase (upgrade|check)/);
+      expect(junitNames(run)).to.include('Author:ocp-e2e-NonPreRelease-PreChkUpgrade-Longduration-High-54183-');
+      const text = await p!.checkpointText();
+      expect(text, 'the checkpoint ConfigMap').to.be.a('string');
+      const checkpoint = JSON.parse(text!) as { overrides: { name: string }[][]; images: string[]; from: { version: string }; clusterId: string };
+      expect(checkpoint.overrides.flat().map((o) => o.name).sort()).to.deep.equal(['tc-54183-new-os-image-upgrade-master', 'tc-54183-new-os-image-upgrade-worker']);
+      expect(checkpoint.images[0]).to.match(/layered-os@sha256:[0-9a-f]{64}$/);
+      expect(checkpoint.clusterId).to.equal((await p!.cluster.getClusterVersion()).spec?.clusterID);
+      expect(JSON.parse(readFileSync(join(run.reportsDir, 'checkpoints', `${CHECKPOINT}.json`), 'utf8'))).to.deep.equal(JSON.parse(text!));
+      expect(await p!.overrides(), 'the overrides stay for post').to.have.length(2);
+    });
+
+    it('pre twice is refused (exit 2), saying how to go on or throw the checkpoint away', async () => {
+      const run = await p!.phase('pre');
+      expectExit(run, 2, 'a second pre');
+      expect(run.output).to.include('--phase pre already ran on this cluster');
+      expect(run.output).to.include(`oc delete configmap/${CHECKPOINT} -n ocp-e2e`);
+    });
+
+    it('post on a cluster nobody upgraded is refused (exit 2)', async () => {
+      const run = await p!.phase('post');
+      expectExit(run, 2, 'post without an upgrade');
+      expect(run.output).to.include('the cluster was not upgraded after --phase pre');
+    });
+
+    it('a checkpoint from another suite version or another cluster is refused (exit 2)', async () => {
+      const original = (await p!.checkpointText())!;
+      const rewrite = async (change: (c: Record<string, unknown>) => void) => {
+        const c = JSON.parse(original) as Record<string, unknown>;
+        change(c);
+        await p!.cluster.client.patch('ConfigMap', CHECKPOINT, { data: { [CHECKPOINT_KEY]: JSON.stringify(c) } }, CHECKPOINT_NAMESPACE);
+      };
+      try {
+        await rewrite((c) => (c.suiteVersion = '0.0.1'));
+        let run = await p!.phase('post');
+        expectExit(run, 2, 'another suite version');
+        expect(run.output).to.match(/was written by ocp-e2e 0\.0\.1 .*run every phase of a pipeline with the same suite/);
+        await rewrite((c) => (c.clusterId = '00000000-0000-0000-0000-000000000000'));
+        run = await p!.phase('post');
+        expectExit(run, 2, 'another cluster');
+        expect(run.output).to.include('comes from another cluster (clusterID 00000000-0000-0000-0000-000000000000');
+      } finally {
+        await p!.cluster.client.patch('ConfigMap', CHECKPOINT, { data: { [CHECKPOINT_KEY]: original } }, CHECKPOINT_NAMESPACE);
+      }
+    });
+
+    it('after `oc adm upgrade` by hand, post from a new process follows it, passes as PstChkUpgrade, cleans up and removes the checkpoint', async () => {
+      const image = await p!.ocAdmUpgrade();
+      const run = await p!.phase('post');
+      expectExit(run, 0, 'post after a good upgrade');
+      expect(lastLine(run.output)).to.equal('1 passed, 0 failed, 0 skipped');
+      expect(run.output).to.include(`following the upgrade to ${image} requested outside this run`);
+      expect(run.output).to.match(/▶ phase check/);
+      expect(run.output, 'post builds nothing').to.not.match(/build Step|engine:/);
+      expect(junitNames(run)).to.include('Author:ocp-e2e-NonPreRelease-PstChkUpgrade-Longduration-High-54183-');
+      expect(await p!.checkpointText(), 'the checkpoint is removed').to.equal(undefined);
+      expect(await p!.overrides(), 'the overrides are deleted').to.deep.equal([]);
+      expect(existsSync(join(run.reportsDir, 'checkpoints', `${CHECKPOINT}.json`)), 'the reports keep a copy of what post went on from').to.equal(true);
+    });
+  });
+
+  describe(`on ${NIGHTLY} (the report's buggy MCO)`, () => {
+    let p: Pipeline | undefined;
+    before(async () => {
+      requireOc();
+      p = await Pipeline.start(NIGHTLY);
+    });
+    after(async () => {
+      await p?.up.stop();
+    });
+
+    it('pre passes, the upgrade by hand deadlocks, post fails with the report\'s diagnosis', async () => {
+      expectExit(await p!.phase('pre'), 0, 'pre on the nightly');
+      await p!.ocAdmUpgrade();
+      const run = await p!.phase('post');
+      expectExit(run, 1, 'post after the deadlocked upgrade');
+      expect(run.output).to.include('[phase upgrade] follow the upgrade started outside this run until the cluster settles failed');
+      for (const pattern of DEADLOCK) expect(run.output).to.match(pattern);
+      expect(lastLine(run.output)).to.equal('0 passed, 1 failed, 0 skipped');
+      expect(await p!.overrides(), 'post cleans up after a failure too').to.deep.equal([]);
+    });
+  });
+
+  describe('on 4.12-ga with --phase upgrade in between', () => {
+    let p: Pipeline | undefined;
+    before(async () => {
+      p = await Pipeline.start('4.12-ga');
+    });
+    after(async () => {
+      await p?.up.stop();
+    });
+
+    it('upgrade before pre is refused; after pre it upgrades and records; a second upgrade is refused; post judges the recorded upgrade', async () => {
+      expectExit(await p!.phase('upgrade'), 2, 'upgrade without a checkpoint');
+      expectExit(await p!.phase('pre'), 0, 'pre');
+      const upgrade = await p!.phase('upgrade');
+      expectExit(upgrade, 0, 'upgrade after pre');
+      expect(upgrade.output).to.match(/▶ phase upgrade: upgrade the cluster to the next release/);
+      expect(upgrade.output).to.match(/--phase upgrade done: configmap\/ocp-e2e-checkpoint-01/);
+      const recorded = JSON.parse((await p!.checkpointText())!) as { upgrade?: { version: string; recording: { timeline: unknown[] } } };
+      expect(recorded.upgrade?.version).to.match(/^4\.12\.0-0\.nightly-2022-09-12/);
+      expect(recorded.upgrade?.recording.timeline.length, 'the recorded timeline').to.be.greaterThan(10);
+      expect(await p!.overrides(), 'the overrides stay for post').to.have.length(2);
+      const again = await p!.phase('upgrade');
+      expectExit(again, 2, 'a second upgrade');
+      expect(again.output).to.include('the cluster was already upgraded after --phase pre');
+      const post = await p!.phase('post');
+      expectExit(post, 0, 'post after --phase upgrade');
+      expect(post.output).to.match(/▶ phase upgrade: the upgrade --phase upgrade ran \(4\.12\.0-0\.nightly-2022-09-08-002336 to 4\.12\.0-0\.nightly-2022-09-12-152748/);
+      expect(await p!.overrides()).to.deep.equal([]);
+    });
+  });
+
+  it('--phase on the reference target is refused (exit 2), pointing at cluster up', async () => {
+    const run = await ocpE2e(['run', '--phase', 'pre', '--grep', '54183']);
+    expectExit(run, 2, '--phase pre --target reference');
+    expect(run.output).to.include('--phase pre needs --target cluster');
+    expect(run.output).to.include('ocp-e2e cluster up --env-out FILE');
+  });
+});
