@@ -6,6 +6,9 @@ import { addHelpExtras } from '../help.js';
 
 const CI_HELP = `
 In CI:
+  ocp-e2e run --target cluster --allow-disruptive --phase pre   PreChkUpgrade: prepare, leave a checkpoint (ConfigMap in ocp-e2e)
+  oc adm upgrade --to-image $RELEASE --allow-explicit-upgrade --force      the pipeline's own upgrade step (or --phase upgrade)
+  ocp-e2e run --target cluster --allow-disruptive --phase post  PstChkUpgrade: follow the upgrade, judge, clean up (new process)
   ocp-e2e run --jobs 2                                  spec files in parallel, each on its own reference cluster
   ocp-e2e run --shard 2/3 --reports-dir reports-2       one of 3 CI jobs; together they run every spec file once
   ocp-e2e merge-reports --out reports reports-1 reports-2 reports-3    one report of the shards
