@@ -66,6 +66,7 @@ export async function runSuite(given: RunOptions): Promise<number> {
       target: options.target,
       profile: options.target === 'reference' ? options.profile ?? '4.12-ga' : undefined,
       grep: options.grep,
+      phase: options.phase && options.phase !== 'all' ? options.phase : undefined,
       shard: options.shard ? formatShard(options.shard) : undefined,
       files: files.map((f) => relative(ROOT, f)),
       counts,

@@ -99,6 +99,7 @@ describe('suite: --phase pre, an upgrade by hand, --phase post (QE upgrade pipel
       expect(run.output).to.match(/--phase pre done: configmap\/ocp-e2e-checkpoint-01-upgrade-custom-os-image-both-pools -n ocp-e2e/);
       expect(run.output, 'pre does not upgrade').to.not.match(/▶ phase (upgrade|check)/);
       expect(junitNames(run)).to.include('Author:ocp-e2e-NonPreRelease-PreChkUpgrade-Longduration-High-54183-');
+      expect(JSON.parse(readFileSync(join(run.reportsDir, 'run.json'), 'utf8'))).to.include({ phase: 'pre' });
       const text = await p!.checkpointText();
       expect(text, 'the checkpoint ConfigMap').to.be.a('string');
       const checkpoint = JSON.parse(text!) as { overrides: { name: string }[][]; images: string[]; from: { version: string }; clusterId: string };

@@ -15,6 +15,8 @@ export interface RunManifest {
   target: 'reference' | 'cluster';
   profile?: string;
   grep?: string;
+  /** --phase of the run (pre, upgrade, post; absent for a whole run). */
+  phase?: string;
   /** `i/n` when the run was one shard of a fan-out. */
   shard?: string;
   /** Paths of the spec files this run ran, relative to the checkout. */
