@@ -63,6 +63,9 @@ const DEFINITIONS: Record<ComponentName, ComponentDefinition> = {
   },
 };
 
+/** How long a replaced component waits for its new Pod object (the rollout makes it within a few syncs). */
+const REPLACEMENT_POD_WAIT_MS = 3_000;
+
 interface Running {
   abort: AbortController;
   informers: InformerFactory;
@@ -119,22 +122,61 @@ export class ComponentProcess {
 
   /** The container is killed and started again in the same pod (a crash, an OOM kill). */
   async restart(why: string): Promise<void> {
-    await this.cycle(why, this.pod);
-  }
-
-  /** The pod is replaced by a new one (a Deployment rollout: a new release's image, a drained node). */
-  async replace(why: string): Promise<void> {
-    await this.cycle(why, this.newPodName());
-  }
-
-  private async cycle(why: string, nextPod: string): Promise<void> {
     if (this.base.clusterSignal.aborted) return;
-    await this.postEvent(this.pod, 'Killing', `Stopping container ${this.name}: ${why}`);
+    const pod = await this.apiPod();
+    await this.postEvent(pod, 'Killing', `Stopping container ${this.name}: ${why}`);
     await this.stop();
-    this.pod = nextPod;
     await this.start();
+    await this.postEvent(pod, 'Started', `Started container ${this.name}`);
+    this.base.log('kubelet', `${this.name} restarted (${why}); pod ${pod}`);
+  }
+
+  /**
+   * The pod is replaced by a new one (a Deployment rollout: a new release's image, a drained node). The events name the
+   * Pod objects the workload controller made, the old and the one its new ReplicaSet brings up, so `oc get pods`,
+   * `oc logs` and the timeline agree; without such objects (a cluster without workloads) the names are made up.
+   */
+  async replace(why: string): Promise<void> {
+    if (this.base.clusterSignal.aborted) return;
+    const old = await this.apiPod();
+    await this.postEvent(old, 'Killing', `Stopping container ${this.name}: ${why}`);
+    await this.stop();
+    await this.start();
+    const next = await this.apiPod({ other: old, waitMs: REPLACEMENT_POD_WAIT_MS });
+    this.pod = next === old ? this.newPodName() : next;
     await this.postEvent(this.pod, 'Started', `Started container ${this.name}`);
-    this.base.log('kubelet', `${this.name} restarted (${why}); pod ${this.pod}`);
+    this.base.log('kubelet', `${this.name} replaced (${why}); pod ${old} -> ${this.pod}`);
+  }
+
+  /**
+   * The name of this component's Pod object: the newest of its workload's pods (with `other`, the newest that is not
+   * that one, waited for up to `waitMs` while its ReplicaSet brings it up), else the name the process made up.
+   */
+  private async apiPod(options: { other?: string; waitMs?: number } = {}): Promise<string> {
+    const { namespace } = DEFINITIONS[this.name];
+    const deadline = Date.now() + (options.waitMs ?? 0);
+    for (;;) {
+      const pods = await this.base.kubelet.list<KubeObject>('Pod', { namespace, labelSelector: `k8s-app=${this.name}` }).then(
+        (l) => l.items,
+        () => [] as KubeObject[],
+      );
+      const newest = pods
+        .filter((p) => p.metadata.name !== options.other && !p.metadata.deletionTimestamp)
+        .sort((a, b) => String(b.metadata.creationTimestamp ?? '').localeCompare(String(a.metadata.creationTimestamp ?? '')))[0];
+      if (newest?.metadata.name) return (this.pod = newest.metadata.name);
+      if (Date.now() >= deadline || this.base.clusterSignal.aborted) return options.other ?? this.pod;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** The daemon pod of one node, as the DaemonSet made it (or a stable made-up name without one). */
+  async daemonPodOn(node: string, fallback: string): Promise<string> {
+    const { namespace } = DEFINITIONS[this.name];
+    const pods = await this.base.kubelet.list<KubeObject & { spec?: { nodeName?: string } }>('Pod', { namespace, labelSelector: `k8s-app=${this.name}` }).then(
+      (l) => l.items,
+      () => [],
+    );
+    return pods.find((p) => p.spec?.nodeName === node && !p.metadata.deletionTimestamp)?.metadata.name ?? fallback;
   }
 
   /** Posts a kubelet event on one of this component's pods. */

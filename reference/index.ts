@@ -406,7 +406,7 @@ async function startComponents(base: ProcessBase, cleanups: Cleanups): Promise<R
       const daemons = get('machine-config-daemon');
       const set = daemons.controllers().find((c): c is DaemonSet => c instanceof DaemonSet);
       if (!set) throw new Error('the machine-config-daemon process is not running');
-      const pod = `machine-config-daemon-${podSuffix(node)}`;
+      const pod = await daemons.daemonPodOn(node, `machine-config-daemon-${podSuffix(node)}`);
       await daemons.postEvent(pod, 'Killing', `Stopping container machine-config-daemon: ${why}`);
       await set.restartNode(node);
       await daemons.postEvent(pod, 'Started', 'Started container machine-config-daemon');
