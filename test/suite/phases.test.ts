@@ -72,142 +72,170 @@ function expectExit(run: CliRun, code: number, why: string): void {
   expect(run.exitCode, `${why}; output:\n${run.output.slice(-3000)}`).to.equal(code);
 }
 
+interface NightlyOutcome {
+  pre: CliRun;
+  post: CliRun;
+  overridesLeft: string[];
+}
+
+interface UpgradeSteps {
+  early: CliRun;
+  pre: CliRun;
+  upgrade: CliRun;
+  recorded: { upgrade?: { version: string; recording: { timeline: unknown[] } } };
+  overridesAfterUpgrade: string[];
+  again: CliRun;
+  post: CliRun;
+  overridesLeft: string[];
+}
+
+async function nightlyPipeline(p: Pipeline): Promise<NightlyOutcome> {
+  const pre = await p.phase('pre');
+  await p.ocAdmUpgrade();
+  const post = await p.phase('post');
+  return { pre, post, overridesLeft: await p.overrides() };
+}
+
+async function pipelineWithUpgradePhase(p: Pipeline): Promise<UpgradeSteps> {
+  const early = await p.phase('upgrade');
+  const pre = await p.phase('pre');
+  const upgrade = await p.phase('upgrade');
+  const recorded = JSON.parse((await p.checkpointText()) ?? '{}') as UpgradeSteps['recorded'];
+  const overridesAfterUpgrade = await p.overrides();
+  const again = await p.phase('upgrade');
+  const post = await p.phase('post');
+  return { early, pre, upgrade, recorded, overridesAfterUpgrade, again, post, overridesLeft: await p.overrides() };
+}
+
 describe('suite: --phase pre, an upgrade by hand, --phase post (QE upgrade pipeline)', function () {
   this.timeout(600_000);
+  const started: Pipeline[] = [];
+  let ga: Pipeline;
+  // The nightly's pipeline and the one with --phase upgrade run in the background while the 4.12-ga steps below run
+  // one by one (the clusters mostly wait on their clocks), and are judged in their tests.
+  let nightly: Promise<NightlyOutcome>;
+  let withUpgradePhase: Promise<UpgradeSteps>;
+
+  before(async () => {
+    requireOc();
+    // One after another: the clusters share the registry of the reference's work folder, which one start fills.
+    for (const profile of ['4.12-ga', NIGHTLY, '4.12-ga']) started.push(await Pipeline.start(profile));
+    ga = started[0]!;
+    nightly = nightlyPipeline(started[1]!);
+    withUpgradePhase = pipelineWithUpgradePhase(started[2]!);
+    nightly.catch(() => undefined); // judged in its test
+    withUpgradePhase.catch(() => undefined);
+  });
+  after(async () => {
+    await Promise.allSettled([nightly, withUpgradePhase]);
+    await Promise.allSettled(started.map((p) => p.up.stop()));
+  });
 
   describe('on 4.12-ga', () => {
-    let p: Pipeline | undefined;
-    before(async () => {
-      requireOc();
-      p = await Pipeline.start('4.12-ga');
-    });
-    after(async () => {
-      await p?.up.stop();
-    });
+    const p = (): Pipeline => ga;
 
     it('post before pre is refused (exit 2) and names the missing checkpoint', async () => {
-      const run = await p!.phase('post');
+      const run = await p().phase('post');
       expectExit(run, 2, 'post without a checkpoint');
       expect(run.output).to.include(`no checkpoint on this cluster (no configmap/${CHECKPOINT} -n ocp-e2e): run --phase pre first`);
       expect(run.output).to.not.match(/▶ phase/);
     });
 
     it('pre prepares, leaves the checkpoint on the cluster and in reports/, and passes as PreChkUpgrade', async () => {
-      const run = await p!.phase('pre');
+      const run = await p().phase('pre');
       expectExit(run, 0, 'pre on a healthy cluster');
       expect(lastLine(run.output)).to.equal('1 passed, 0 failed, 0 skipped');
       expect(run.output).to.match(/--phase pre done: configmap\/ocp-e2e-checkpoint-01-upgrade-custom-os-image-both-pools -n ocp-e2e/);
       expect(run.output, 'pre does not upgrade').to.not.match(/▶ phase (upgrade|check)/);
       expect(junitNames(run)).to.include('Author:ocp-e2e-NonPreRelease-PreChkUpgrade-Longduration-High-54183-');
       expect(JSON.parse(readFileSync(join(run.reportsDir, 'run.json'), 'utf8'))).to.include({ phase: 'pre' });
-      const text = await p!.checkpointText();
+      const text = await p().checkpointText();
       expect(text, 'the checkpoint ConfigMap').to.be.a('string');
       const checkpoint = JSON.parse(text!) as { overrides: { name: string }[][]; images: string[]; from: { version: string }; clusterId: string };
       expect(checkpoint.overrides.flat().map((o) => o.name).sort()).to.deep.equal(['tc-54183-new-os-image-upgrade-master', 'tc-54183-new-os-image-upgrade-worker']);
       expect(checkpoint.images[0]).to.match(/layered-os@sha256:[0-9a-f]{64}$/);
-      expect(checkpoint.clusterId).to.equal((await p!.cluster.getClusterVersion()).spec?.clusterID);
+      expect(checkpoint.clusterId).to.equal((await p().cluster.getClusterVersion()).spec?.clusterID);
       expect(JSON.parse(readFileSync(join(run.reportsDir, 'checkpoints', `${CHECKPOINT}.json`), 'utf8'))).to.deep.equal(JSON.parse(text!));
-      expect(await p!.overrides(), 'the overrides stay for post').to.have.length(2);
+      expect(await p().overrides(), 'the overrides stay for post').to.have.length(2);
     });
 
     it('pre twice is refused (exit 2), saying how to go on or throw the checkpoint away', async () => {
-      const run = await p!.phase('pre');
+      const run = await p().phase('pre');
       expectExit(run, 2, 'a second pre');
       expect(run.output).to.include('--phase pre already ran on this cluster');
       expect(run.output).to.include(`oc delete configmap/${CHECKPOINT} -n ocp-e2e`);
     });
 
     it('post on a cluster nobody upgraded is refused (exit 2)', async () => {
-      const run = await p!.phase('post');
+      const run = await p().phase('post');
       expectExit(run, 2, 'post without an upgrade');
       expect(run.output).to.include('the cluster was not upgraded after --phase pre');
     });
 
     it('a checkpoint from another suite version or another cluster is refused (exit 2)', async () => {
-      const original = (await p!.checkpointText())!;
+      const original = (await p().checkpointText())!;
       const rewrite = async (change: (c: Record<string, unknown>) => void) => {
         const c = JSON.parse(original) as Record<string, unknown>;
         change(c);
-        await p!.cluster.client.patch('ConfigMap', CHECKPOINT, { data: { [CHECKPOINT_KEY]: JSON.stringify(c) } }, CHECKPOINT_NAMESPACE);
+        await p().cluster.client.patch('ConfigMap', CHECKPOINT, { data: { [CHECKPOINT_KEY]: JSON.stringify(c) } }, CHECKPOINT_NAMESPACE);
       };
       try {
         await rewrite((c) => (c.suiteVersion = '0.0.1'));
-        let run = await p!.phase('post');
+        let run = await p().phase('post');
         expectExit(run, 2, 'another suite version');
         expect(run.output).to.match(/was written by ocp-e2e 0\.0\.1 .*run every phase of a pipeline with the same suite/);
         await rewrite((c) => (c.clusterId = '00000000-0000-0000-0000-000000000000'));
-        run = await p!.phase('post');
+        run = await p().phase('post');
         expectExit(run, 2, 'another cluster');
         expect(run.output).to.include('comes from another cluster (clusterID 00000000-0000-0000-0000-000000000000');
       } finally {
-        await p!.cluster.client.patch('ConfigMap', CHECKPOINT, { data: { [CHECKPOINT_KEY]: original } }, CHECKPOINT_NAMESPACE);
+        await p().cluster.client.patch('ConfigMap', CHECKPOINT, { data: { [CHECKPOINT_KEY]: original } }, CHECKPOINT_NAMESPACE);
       }
     });
 
     it('after `oc adm upgrade` by hand, post from a new process follows it, passes as PstChkUpgrade, cleans up and removes the checkpoint', async () => {
-      const image = await p!.ocAdmUpgrade();
-      const run = await p!.phase('post');
+      const image = await p().ocAdmUpgrade();
+      const run = await p().phase('post');
       expectExit(run, 0, 'post after a good upgrade');
       expect(lastLine(run.output)).to.equal('1 passed, 0 failed, 0 skipped');
       expect(run.output).to.include(`following the upgrade to ${image} requested outside this run`);
       expect(run.output).to.match(/▶ phase check/);
       expect(run.output, 'post builds nothing').to.not.match(/build Step|engine:/);
       expect(junitNames(run)).to.include('Author:ocp-e2e-NonPreRelease-PstChkUpgrade-Longduration-High-54183-');
-      expect(await p!.checkpointText(), 'the checkpoint is removed').to.equal(undefined);
-      expect(await p!.overrides(), 'the overrides are deleted').to.deep.equal([]);
+      expect(await p().checkpointText(), 'the checkpoint is removed').to.equal(undefined);
+      expect(await p().overrides(), 'the overrides are deleted').to.deep.equal([]);
       expect(existsSync(join(run.reportsDir, 'checkpoints', `${CHECKPOINT}.json`)), 'the reports keep a copy of what post went on from').to.equal(true);
     });
   });
 
   describe(`on ${NIGHTLY} (the report's buggy MCO)`, () => {
-    let p: Pipeline | undefined;
-    before(async () => {
-      requireOc();
-      p = await Pipeline.start(NIGHTLY);
-    });
-    after(async () => {
-      await p?.up.stop();
-    });
-
     it('pre passes, the upgrade by hand deadlocks, post fails with the report\'s diagnosis', async () => {
-      expectExit(await p!.phase('pre'), 0, 'pre on the nightly');
-      await p!.ocAdmUpgrade();
-      const run = await p!.phase('post');
-      expectExit(run, 1, 'post after the deadlocked upgrade');
-      expect(run.output).to.include('[phase upgrade] follow the upgrade started outside this run until the cluster settles failed');
-      for (const pattern of DEADLOCK) expect(run.output).to.match(pattern);
-      expect(lastLine(run.output)).to.equal('0 passed, 1 failed, 0 skipped');
-      expect(await p!.overrides(), 'post cleans up after a failure too').to.deep.equal([]);
+      const { pre, post, overridesLeft } = await nightly;
+      expectExit(pre, 0, 'pre on the nightly');
+      expectExit(post, 1, 'post after the deadlocked upgrade');
+      expect(post.output).to.include('[phase upgrade] follow the upgrade started outside this run until the cluster settles failed');
+      for (const pattern of DEADLOCK) expect(post.output).to.match(pattern);
+      expect(lastLine(post.output)).to.equal('0 passed, 1 failed, 0 skipped');
+      expect(overridesLeft, 'post cleans up after a failure too').to.deep.equal([]);
     });
   });
 
   describe('on 4.12-ga with --phase upgrade in between', () => {
-    let p: Pipeline | undefined;
-    before(async () => {
-      p = await Pipeline.start('4.12-ga');
-    });
-    after(async () => {
-      await p?.up.stop();
-    });
-
     it('upgrade before pre is refused; after pre it upgrades and records; a second upgrade is refused; post judges the recorded upgrade', async () => {
-      expectExit(await p!.phase('upgrade'), 2, 'upgrade without a checkpoint');
-      expectExit(await p!.phase('pre'), 0, 'pre');
-      const upgrade = await p!.phase('upgrade');
-      expectExit(upgrade, 0, 'upgrade after pre');
-      expect(upgrade.output).to.match(/▶ phase upgrade: upgrade the cluster to the next release/);
-      expect(upgrade.output).to.match(/--phase upgrade done: configmap\/ocp-e2e-checkpoint-01/);
-      const recorded = JSON.parse((await p!.checkpointText())!) as { upgrade?: { version: string; recording: { timeline: unknown[] } } };
-      expect(recorded.upgrade?.version).to.match(/^4\.12\.0-0\.nightly-2022-09-12/);
-      expect(recorded.upgrade?.recording.timeline.length, 'the recorded timeline').to.be.greaterThan(10);
-      expect(await p!.overrides(), 'the overrides stay for post').to.have.length(2);
-      const again = await p!.phase('upgrade');
-      expectExit(again, 2, 'a second upgrade');
-      expect(again.output).to.include('the cluster was already upgraded after --phase pre');
-      const post = await p!.phase('post');
-      expectExit(post, 0, 'post after --phase upgrade');
-      expect(post.output).to.match(/▶ phase upgrade: the upgrade --phase upgrade ran \(4\.12\.0-0\.nightly-2022-09-08-002336 to 4\.12\.0-0\.nightly-2022-09-12-152748/);
-      expect(await p!.overrides()).to.deep.equal([]);
+      const s = await withUpgradePhase;
+      expectExit(s.early, 2, 'upgrade without a checkpoint');
+      expectExit(s.pre, 0, 'pre');
+      expectExit(s.upgrade, 0, 'upgrade after pre');
+      expect(s.upgrade.output).to.match(/▶ phase upgrade: upgrade the cluster to the next release/);
+      expect(s.upgrade.output).to.match(/--phase upgrade done: configmap\/ocp-e2e-checkpoint-01/);
+      expect(s.recorded.upgrade?.version).to.match(/^4\.12\.0-0\.nightly-2022-09-12/);
+      expect(s.recorded.upgrade?.recording.timeline.length, 'the recorded timeline').to.be.greaterThan(10);
+      expect(s.overridesAfterUpgrade, 'the overrides stay for post').to.have.length(2);
+      expectExit(s.again, 2, 'a second upgrade');
+      expect(s.again.output).to.include('the cluster was already upgraded after --phase pre');
+      expectExit(s.post, 0, 'post after --phase upgrade');
+      expect(s.post.output).to.match(/▶ phase upgrade: the upgrade --phase upgrade ran \(4\.12\.0-0\.nightly-2022-09-08-002336 to 4\.12\.0-0\.nightly-2022-09-12-152748/);
+      expect(s.overridesLeft).to.deep.equal([]);
     });
   });
 
