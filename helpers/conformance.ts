@@ -10,7 +10,7 @@
 import { basename, join } from 'node:path';
 import type { Context, Func } from 'mocha';
 import { connectEngine, type Engine } from '../lib/oci/engine.js';
-import { Cleanup, formatLeftActions, leakedObjects } from './cleanup.js';
+import { Cleanup, formatLeftActions, leakedObjects, type UndoAction } from './cleanup.js';
 import { Cluster } from './cluster.js';
 import { ClusterWatcher, type ClusterSnapshot } from './cluster-watcher.js';
 import { discoverCapabilities, formatClusterDuration, ReferenceInfoConfigMap, wallBudgetMs, type TargetCapabilities } from './capabilities.js';
@@ -25,7 +25,7 @@ import { gatherRunFacts, writeRunFacts } from './report/run-facts.js';
 import { handleInterrupts } from './interrupt.js';
 import { maskSecrets } from './secrets.js';
 import { DEFAULT_INTERRUPT_GRACE_SECONDS, readRunPhase, readTargetConfig, type RunPhase, type TargetConfig } from './target.js';
-import { CHECKPOINT_FORMAT, type Checkpoint } from './checkpoint/format.js';
+import { CHECKPOINT_FORMAT, CHECKPOINT_NAMESPACE, checkpointName, type Checkpoint } from './checkpoint/format.js';
 import { deleteCheckpoint, keepLocalCopy, readCheckpoint, writeCheckpoint } from './checkpoint/store.js';
 import { phaseStartProblem } from './checkpoint/validate.js';
 import { decodePrepared, encodePrepared, PhaseHandOver, phaseTag, phaseTitle } from './split-phases.js';
@@ -334,6 +334,8 @@ export class ConformanceSession {
   private async preparedFromCheckpoint<T>(title: string, checkpoint: Checkpoint): Promise<T> {
     return this.runPhaseStep('prepare', `${title} (done by --phase pre at ${checkpoint.createdAt}, run ${checkpoint.runId})`, async () => {
       const takeOver = this.runPhase === 'post';
+      // Registered before the overrides, so it runs after their undo (LIFO), at the end or on an interrupt alike.
+      if (takeOver) this.cleanup.add(this.checkpointRemoval(checkpoint));
       const handles: PoolOverride[] = checkpoint.overrides.map((group) => adoptOverrides(this, group, { takeOver }));
       await attachYaml('checkpoint', checkpoint);
       return decodePrepared(checkpoint.prepared, (ref) => {
@@ -392,11 +394,23 @@ export class ConformanceSession {
     console.error(`    artefacts of the failure: ${result.dir}${result.errors.length ? ` (${result.errors.length} could not be gathered, see gather-errors.txt)` : ''}`);
   }
 
-  /** --phase post: the checkpoint goes once its objects are cleaned up (kept with them on --keep-on-failure). */
-  private async finishCheckpoint(kept: boolean, problems: string[]): Promise<void> {
-    if (this.runPhase !== 'post' || !this.checkpoint || kept || problems.length) return;
-    await deleteCheckpoint(this.cluster, this.specFile);
-    console.log(`    checkpoint of ${this.specFile} removed from the cluster (its copy stays in ${this.target.reportsDir}/checkpoints/)`);
+  /**
+   * --phase post: the checkpoint goes once what it names is gone from the cluster. While one of its MachineConfigs is
+   * still there (its delete failed, or was kept), the checkpoint stays, so that nobody loses track of them.
+   */
+  private checkpointRemoval(checkpoint: Checkpoint): UndoAction {
+    const where = `configmap/${checkpointName(checkpoint.specFile)} -n ${CHECKPOINT_NAMESPACE}`;
+    return {
+      description: `remove the checkpoint ${where}`,
+      undo: async () => {
+        const names = new Set(checkpoint.overrides.flat().map((o) => o.name));
+        const left = (await this.cluster.listMachineConfigs()).map((mc) => mc.metadata.name).filter((n) => n && names.has(n));
+        if (left.length) throw new Error(`kept the checkpoint ${where}: its MachineConfigs ${left.join(', ')} are still on the cluster`);
+        await deleteCheckpoint(this.cluster, checkpoint.specFile);
+        console.log(`    checkpoint ${where} removed (what post went on from stays in ${this.target.reportsDir}/checkpoints/)`);
+      },
+      byHand: [`oc delete ${where}`],
+    };
   }
 
   /** After all: cleanup (unless kept), leak check, disconnect. Throws when something leaked. */
@@ -412,7 +426,6 @@ export class ConformanceSession {
         return;
       }
       const problems: string[] = report.failed.map((f) => `cleanup "${f.description}" failed: ${f.error}`);
-      await this.finishCheckpoint(keep, problems);
       // What was handed over to a later phase is on the cluster by design (its checkpoint names it); post checks for
       // leaks of the pre run whose objects it took over.
       if (this.handedOver || this.runPhase === 'upgrade') {

@@ -11,7 +11,8 @@ import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { Cluster } from '../../helpers/cluster.js';
 import { CHECKPOINT_KEY, CHECKPOINT_NAMESPACE, checkpointName } from '../../helpers/checkpoint/format.js';
-import { clusterUp, lastLine, ocpE2e, ROOT, type ClusterUp, type CliRun } from './cli.js';
+import { clusterUp, lastLine, ocpE2e, ROOT, tempReportsDir, type ClusterUp, type CliRun } from './cli.js';
+import { startCli } from '../reliability/support/cli.js';
 import { KILL_MATRIX } from './kill-matrix.js';
 
 const OC = join(ROOT, '..', 'shared', 'upstream', 'bin', 'oc');
@@ -76,6 +77,7 @@ interface NightlyOutcome {
   pre: CliRun;
   post: CliRun;
   overridesLeft: string[];
+  checkpointLeft: string | undefined;
 }
 
 interface UpgradeSteps {
@@ -93,7 +95,30 @@ async function nightlyPipeline(p: Pipeline): Promise<NightlyOutcome> {
   const pre = await p.phase('pre');
   await p.ocAdmUpgrade();
   const post = await p.phase('post');
-  return { pre, post, overridesLeft: await p.overrides() };
+  return { pre, post, overridesLeft: await p.overrides(), checkpointLeft: await p.checkpointText() };
+}
+
+interface InterruptedPost {
+  pre: CliRun;
+  code: number;
+  output: string;
+  overridesLeft: string[];
+  checkpointLeft: string | undefined;
+}
+
+/** pre, the upgrade by hand, then post interrupted (SIGINT) while it follows the upgrade. */
+async function interruptedPost(p: Pipeline): Promise<InterruptedPost> {
+  const pre = await p.phase('pre');
+  await p.ocAdmUpgrade();
+  const post = startCli(['run', '--target', 'cluster', '--kubeconfig', p.up.kubeconfig, '--allow-disruptive', '--phase', 'post', '--grep', '54183', '--reports-dir', tempReportsDir()], p.env);
+  try {
+    await post.waitFor(/▶ phase (upgrade|check)/, 120_000);
+    post.child.kill('SIGINT');
+    const { code } = await post.exited;
+    return { pre, code, output: post.output(), overridesLeft: await p.overrides(), checkpointLeft: await p.checkpointText() };
+  } finally {
+    if (post.child.exitCode === null && post.child.signalCode === null) process.kill(-post.child.pid!, 'SIGKILL');
+  }
 }
 
 async function pipelineWithUpgradePhase(p: Pipeline): Promise<UpgradeSteps> {
@@ -115,19 +140,20 @@ describe('suite: --phase pre, an upgrade by hand, --phase post (QE upgrade pipel
   // one by one (the clusters mostly wait on their clocks), and are judged in their tests.
   let nightly: Promise<NightlyOutcome>;
   let withUpgradePhase: Promise<UpgradeSteps>;
+  let interrupted: Promise<InterruptedPost>;
 
   before(async () => {
     requireOc();
     // One after another: the clusters share the registry of the reference's work folder, which one start fills.
-    for (const profile of ['4.12-ga', NIGHTLY, '4.12-ga']) started.push(await Pipeline.start(profile));
+    for (const profile of ['4.12-ga', NIGHTLY, '4.12-ga', '4.12-ga']) started.push(await Pipeline.start(profile));
     ga = started[0]!;
     nightly = nightlyPipeline(started[1]!);
     withUpgradePhase = pipelineWithUpgradePhase(started[2]!);
-    nightly.catch(() => undefined); // judged in its test
-    withUpgradePhase.catch(() => undefined);
+    interrupted = interruptedPost(started[3]!);
+    for (const background of [nightly, withUpgradePhase, interrupted]) background.catch(() => undefined); // judged in its test
   });
   after(async () => {
-    await Promise.allSettled([nightly, withUpgradePhase]);
+    await Promise.allSettled([nightly, withUpgradePhase, interrupted]);
     await Promise.allSettled(started.map((p) => p.up.stop()));
   });
 
@@ -210,13 +236,14 @@ describe('suite: --phase pre, an upgrade by hand, --phase post (QE upgrade pipel
 
   describe(`on ${NIGHTLY} (the report's buggy MCO)`, () => {
     it('pre passes, the upgrade by hand deadlocks, post fails with the report\'s diagnosis', async () => {
-      const { pre, post, overridesLeft } = await nightly;
+      const { pre, post, overridesLeft, checkpointLeft } = await nightly;
       expectExit(pre, 0, 'pre on the nightly');
       expectExit(post, 1, 'post after the deadlocked upgrade');
       expect(post.output).to.include('[phase upgrade] follow the upgrade started outside this run until the cluster settles failed');
       for (const pattern of DEADLOCK) expect(post.output).to.match(pattern);
       expect(lastLine(post.output)).to.equal('0 passed, 1 failed, 0 skipped');
       expect(overridesLeft, 'post cleans up after a failure too').to.deep.equal([]);
+      expect(checkpointLeft, 'and then removes the checkpoint').to.equal(undefined);
     });
   });
 
@@ -236,6 +263,18 @@ describe('suite: --phase pre, an upgrade by hand, --phase post (QE upgrade pipel
       expectExit(s.post, 0, 'post after --phase upgrade');
       expect(s.post.output).to.match(/▶ phase upgrade: the upgrade --phase upgrade ran \(4\.12\.0-0\.nightly-2022-09-08-002336 to 4\.12\.0-0\.nightly-2022-09-12-152748/);
       expect(s.overridesLeft).to.deep.equal([]);
+    });
+  });
+
+  describe('on 4.12-ga, post interrupted', () => {
+    it('SIGINT during post: what pre created is deleted, the pools settle, the checkpoint goes, exit 130', async () => {
+      const r = await interrupted;
+      expectExit(r.pre, 0, 'pre');
+      expect(r.code, r.output.slice(-3000)).to.equal(130);
+      expect(r.output).to.match(/SIGINT/);
+      expect(r.overridesLeft, 'the overrides pre created').to.deep.equal([]);
+      expect(r.checkpointLeft, 'the checkpoint').to.equal(undefined);
+      expect(lastLine(r.output)).to.match(/^\d+ passed, \d+ failed/);
     });
   });
 
