@@ -10,7 +10,7 @@
 import { basename, join } from 'node:path';
 import type { Context, Func } from 'mocha';
 import { connectEngine, type Engine } from '../lib/oci/engine.js';
-import { Cleanup, formatLeftActions, leakedObjects, type UndoAction } from './cleanup.js';
+import { Cleanup, formatLeftActions, leakedObjects } from './cleanup.js';
 import { Cluster } from './cluster.js';
 import { ClusterWatcher, type ClusterSnapshot } from './cluster-watcher.js';
 import { discoverCapabilities, formatClusterDuration, ReferenceInfoConfigMap, wallBudgetMs, type TargetCapabilities } from './capabilities.js';
@@ -20,18 +20,14 @@ import { poolNotDegraded } from './facts/pool.js';
 import { gatherArtifacts } from './artifacts.js';
 import { consoleProgress, waitFor, WaitTimeoutError } from './wait.js';
 import type { WaitContext } from './cluster-waits.js';
-import { attachYaml, labelCase, step, type CaseLabels } from './report.js';
+import { labelCase, step, type CaseLabels } from './report.js';
 import { gatherRunFacts, writeRunFacts } from './report/run-facts.js';
 import { handleInterrupts } from './interrupt.js';
 import { maskSecrets } from './secrets.js';
 import { DEFAULT_INTERRUPT_GRACE_SECONDS, readRunPhase, readTargetConfig, type RunPhase, type TargetConfig } from './target.js';
-import { CHECKPOINT_FORMAT, CHECKPOINT_NAMESPACE, checkpointName, type Checkpoint } from './checkpoint/format.js';
-import { deleteCheckpoint, keepLocalCopy, readCheckpoint, writeCheckpoint } from './checkpoint/store.js';
-import { phaseStartProblem } from './checkpoint/validate.js';
-import { decodePrepared, encodePrepared, PhaseHandOver, phaseTag, phaseTitle } from './split-phases.js';
-import { suiteVersion } from './suite-version.js';
-import { adoptOverrides, followUpgradeStartedElsewhere, upgradeCluster, type CompletedUpgrade, type PoolOverride } from './flows.js';
-import type { OsImageOverride } from './machineconfigs.js';
+import { PhaseHandOver, phaseTag, phaseTitle } from './split-phases.js';
+import { SplitRun, type PhaseRunner } from './split-run.js';
+import type { CompletedUpgrade } from './flows.js';
 
 export type PhaseName = 'prepare' | 'upgrade' | 'check';
 
@@ -93,18 +89,8 @@ export class ConformanceSession {
   private gatheredFor = new Set<string>();
   private failed = false;
   readonly progress = consoleProgress();
-  /** Base name of the spec file (names its checkpoint). */
-  private specFile = 'spec';
-  /** --phase upgrade and post: the checkpoint this process goes on from. */
-  private checkpoint?: Checkpoint;
-  /** Override MachineConfigs on the cluster now, each group with the dismissal of its undo (hand-over to post). */
-  private readonly heldOverrides: { overrides: OsImageOverride[]; dismiss: () => void; released: boolean }[] = [];
-  /** Layered images this process pushed (named in the checkpoint). */
-  readonly pushedImages: string[] = [];
-  /** The running test's full title (the checkpoint names it). */
-  private testTitle = '';
-  /** Set when this process's part of a split test is done and its cluster changes belong to a later phase. */
-  private handedOver?: string;
+  /** This process's part of a test split over processes (--phase); a pass-through in --phase all. */
+  readonly split = new SplitRun(this);
 
   // Nothing is read from the target until the before-all hook: `mocha --dry-run` lists the specs without one.
   // `targetConfig` is for tests of the session itself; specs get the target of the run from the environment.
@@ -152,13 +138,6 @@ export class ConformanceSession {
     return this.options.upgrades ? phaseTitle(title, readRunPhase()) : title;
   }
 
-  /** Called by the override flows: these MachineConfigs are on the cluster until `release`. */
-  holdOverrides(overrides: OsImageOverride[], dismissUndo: () => void): { index: number; release: () => void } {
-    const entry = { overrides, dismiss: dismissUndo, released: false };
-    this.heldOverrides.push(entry);
-    return { index: this.heldOverrides.length - 1, release: () => (entry.released = true) };
-  }
-
   get kubeconfig(): string {
     return this.target.kubeconfigPath;
   }
@@ -182,7 +161,7 @@ export class ConformanceSession {
   /** Connects, discovers the target and returns a reason to skip, or undefined to go on. */
   async prepareSuite(specFile = 'spec'): Promise<string | undefined> {
     void this.access; // reads the pull secret, registering its credentials for masking before anything is printed
-    this.specFile = basename(specFile);
+    this.split.specFile = basename(specFile);
     if (this.options.disruptive && !this.target.allowDisruptive) {
       return 'disruptive spec (upgrades the cluster or changes its pools): pass --allow-disruptive to run it';
     }
@@ -196,25 +175,9 @@ export class ConformanceSession {
     this.connected = { cluster, caps, watcher };
     await this.recordFacts(specFile);
     if (this.runPhase === 'all' || this.runPhase === 'pre') return this.preflight();
-    await this.loadCheckpoint();
+    await this.split.load();
     // The cluster is mid-upgrade or past it here, by design: the idle preflight belongs to the pre phase.
     return this.runPhase === 'upgrade' ? this.noUpdateReason() : undefined;
-  }
-
-  /** --phase upgrade and post: the checkpoint of --phase pre, checked again here (the run command checked it first). */
-  private async loadCheckpoint(): Promise<void> {
-    const checkpoint = await readCheckpoint(this.cluster, this.specFile);
-    const problem = phaseStartProblem({
-      phase: this.runPhase as Exclude<RunPhase, 'all'>,
-      specFile: this.specFile,
-      checkpoint,
-      suiteVersion: await suiteVersion(),
-      clusterVersion: await this.cluster.getClusterVersion(),
-    });
-    if (problem) throw new Error(problem);
-    this.checkpoint = checkpoint;
-    await keepLocalCopy(this.target.reportsDir, checkpoint!);
-    console.log(`  checkpoint of --phase pre: written ${checkpoint!.createdAt} by run ${checkpoint!.runId} at ${checkpoint!.from.version}${checkpoint!.upgrade ? `, upgraded to ${checkpoint!.upgrade.version} by --phase upgrade` : ''}`);
   }
 
   /** The facts that identify this run in its report (target, API URL, version, profile, faults, clock, seed). */
@@ -274,11 +237,7 @@ export class ConformanceSession {
    * ends the test there; `upgrade` and `post` take the value from the checkpoint instead of preparing again.
    */
   async phase<T>(phase: PhaseName, title: string, body: () => Promise<T>): Promise<T> {
-    if (phase === 'prepare' && this.checkpoint) return this.preparedFromCheckpoint<T>(title, this.checkpoint);
-    if (phase === 'prepare' && this.runPhase === 'pre') {
-      const value = await this.runPhaseStep(phase, title, body);
-      return this.handOverAfterPrepare(value);
-    }
+    if (phase === 'prepare') return this.split.prepare(title, body, this.runner);
     return this.runPhaseStep(phase, title, body);
   }
 
@@ -286,65 +245,11 @@ export class ConformanceSession {
    * The upgrade phase: this run upgrades the cluster (--phase all and upgrade; upgrade then records it in the
    * checkpoint and ends the test), or follows the upgrade the pipeline's own step started (--phase post).
    */
-  async upgradePhase(from: string): Promise<CompletedUpgrade> {
-    const checkpoint = this.checkpoint;
-    if (this.runPhase === 'post' && checkpoint?.upgrade) {
-      const done = checkpoint.upgrade;
-      return this.runPhaseStep('upgrade', `the upgrade --phase upgrade ran (${done.from} to ${done.version}, finished ${done.finishedAt})`, async () => ({ ...done }));
-    }
-    if (this.runPhase === 'post' && checkpoint) {
-      return this.runPhaseStep('upgrade', 'follow the upgrade started outside this run until the cluster settles', () => followUpgradeStartedElsewhere(this, checkpoint.from));
-    }
-    const upgraded = await this.runPhaseStep('upgrade', 'upgrade the cluster to the next release', () => upgradeCluster(this, from));
-    if (this.runPhase === 'upgrade' && checkpoint) {
-      const stored = { ...checkpoint, upgrade: { ...upgraded, finishedAt: new Date().toISOString() } };
-      const where = await step('record the upgrade in the checkpoint for --phase post', () => writeCheckpoint(this.cluster, stored, this.target.reportsDir));
-      throw new PhaseHandOver('upgrade', where);
-    }
-    return upgraded;
+  upgradePhase(from: string): Promise<CompletedUpgrade> {
+    return this.split.upgrade(from, this.runner);
   }
 
-  /** --phase pre: the checkpoint (what was prepared, created, pushed) on the cluster and in reports/, then the hand-over. */
-  private async handOverAfterPrepare(value: unknown): Promise<never> {
-    const cv = await this.cluster.getClusterVersion();
-    const from = { version: currentVersion(cv) ?? '', image: cv.status?.desired?.image ?? '' };
-    const held = this.heldOverrides.filter((h) => !h.released);
-    const checkpoint: Checkpoint = {
-      format: CHECKPOINT_FORMAT,
-      suiteVersion: await suiteVersion(),
-      clusterId: cv.spec?.clusterID ?? '',
-      apiUrl: this.cluster.apiUrl,
-      specFile: this.specFile,
-      title: this.testTitle,
-      runId: this.target.runId,
-      createdAt: new Date().toISOString(),
-      from,
-      prepared: encodePrepared(value),
-      overrides: this.heldOverrides.map((h) => (h.released ? [] : h.overrides)),
-      images: [...this.pushedImages],
-    };
-    const where = await step('write the checkpoint for --phase upgrade and post', () => writeCheckpoint(this.cluster, checkpoint, this.target.reportsDir));
-    // From here the overrides are the later phases' to judge and delete: this process's cleanup leaves them.
-    for (const h of held) h.dismiss();
-    this.handedOver = where;
-    throw new PhaseHandOver('pre', where);
-  }
-
-  /** --phase upgrade and post: the prepare phase's value from the checkpoint, its override handles bound again. */
-  private async preparedFromCheckpoint<T>(title: string, checkpoint: Checkpoint): Promise<T> {
-    return this.runPhaseStep('prepare', `${title} (done by --phase pre at ${checkpoint.createdAt}, run ${checkpoint.runId})`, async () => {
-      const takeOver = this.runPhase === 'post';
-      // Registered before the overrides, so it runs after their undo (LIFO), at the end or on an interrupt alike.
-      if (takeOver) this.cleanup.add(this.checkpointRemoval(checkpoint));
-      const handles: PoolOverride[] = checkpoint.overrides.map((group) => adoptOverrides(this, group, { takeOver }));
-      await attachYaml('checkpoint', checkpoint);
-      return decodePrepared(checkpoint.prepared, (ref) => {
-        const handle = handles[ref.$poolOverride];
-        if (!handle?.overrides.length) throw new Error(`the checkpoint refers to override group ${ref.$poolOverride}, which it does not hold`);
-        return handle;
-      }) as T;
-    });
-  }
+  private readonly runner: PhaseRunner = (phase, title, body) => this.runPhaseStep(phase, title, body);
 
   private async runPhaseStep<T>(phase: PhaseName, title: string, body: () => Promise<T>): Promise<T> {
     const started = Date.now();
@@ -367,7 +272,7 @@ export class ConformanceSession {
   test(labels: CaseLabels, body: (session: ConformanceSession) => Promise<void>): Func {
     const session = this;
     return async function (this: Context) {
-      session.testTitle = this.test?.fullTitle() ?? labels.caseId;
+      session.split.testTitle = this.test?.fullTitle() ?? labels.caseId;
       const tag = session.options.upgrades ? phaseTag(session.runPhase) : undefined;
       await labelCase(tag ? { ...labels, tags: [...(labels.tags ?? []), tag] } : labels);
       try {
@@ -394,25 +299,6 @@ export class ConformanceSession {
     console.error(`    artefacts of the failure: ${result.dir}${result.errors.length ? ` (${result.errors.length} could not be gathered, see gather-errors.txt)` : ''}`);
   }
 
-  /**
-   * --phase post: the checkpoint goes once what it names is gone from the cluster. While one of its MachineConfigs is
-   * still there (its delete failed, or was kept), the checkpoint stays, so that nobody loses track of them.
-   */
-  private checkpointRemoval(checkpoint: Checkpoint): UndoAction {
-    const where = `configmap/${checkpointName(checkpoint.specFile)} -n ${CHECKPOINT_NAMESPACE}`;
-    return {
-      description: `remove the checkpoint ${where}`,
-      undo: async () => {
-        const names = new Set(checkpoint.overrides.flat().map((o) => o.name));
-        const left = (await this.cluster.listMachineConfigs()).map((mc) => mc.metadata.name).filter((n) => n && names.has(n));
-        if (left.length) throw new Error(`kept the checkpoint ${where}: its MachineConfigs ${left.join(', ')} are still on the cluster`);
-        await deleteCheckpoint(this.cluster, checkpoint.specFile);
-        console.log(`    checkpoint ${where} removed (what post went on from stays in ${this.target.reportsDir}/checkpoints/)`);
-      },
-      byHand: [`oc delete ${where}`],
-    };
-  }
-
   /** After all: cleanup (unless kept), leak check, disconnect. Throws when something leaked. */
   async finish(): Promise<void> {
     if (!this.connected) return;
@@ -428,12 +314,13 @@ export class ConformanceSession {
       const problems: string[] = report.failed.map((f) => `cleanup "${f.description}" failed: ${f.error}`);
       // What was handed over to a later phase is on the cluster by design (its checkpoint names it); post checks for
       // leaks of the pre run whose objects it took over.
-      if (this.handedOver || this.runPhase === 'upgrade') {
+      if (this.split.leavesObjects) {
         if (problems.length) throw new Error(maskSecrets(problems.join('\n')));
         return;
       }
-      const leaked = await leakedObjects(this.cluster, this.checkpoint?.runId ?? this.target.runId);
-      if (leaked.length) problems.push(`left behind with label ocp-e2e.io/run-id=${this.target.runId}: ${leaked.join(', ')}`);
+      const runId = this.split.objectsRunId;
+      const leaked = await leakedObjects(this.cluster, runId);
+      if (leaked.length) problems.push(`left behind with label ocp-e2e.io/run-id=${runId}: ${leaked.join(', ')}`);
       if (problems.length) throw new Error(maskSecrets(problems.join('\n')));
     } finally {
       this.progress.end();

@@ -78,7 +78,7 @@ export async function buildCustomOsImage(session: ConformanceSession, caseId: st
       undo: () => removeLocalLayeredImage(engine, image),
       byHand: [`docker rmi ${image.tag} ${image.pullspec}   # or podman rmi`],
     });
-    session.pushedImages.push(image.pullspec);
+    session.split.pushedImages.push(image.pullspec);
     await attachText('build output', output.join('\n'));
     await attachYaml('layered image', image);
     return image;
@@ -188,7 +188,7 @@ function overrideHandle(session: ConformanceSession, overrides: OsImageOverride[
   const list = overrides.map((o) => o.name).join(', ');
   const withThem: PoolExpectation = { pools, rendered: Object.fromEntries(pools.map((p) => [p, { with: byPool[p] }])) };
   // Held by the session while on the cluster: a split run's checkpoint names them, and hands their undo to post.
-  const held = session.holdOverrides(overrides, () => registered?.dismiss());
+  const held = session.split.holdOverrides(overrides, () => registered?.dismiss());
   return {
     overrides,
     pools,
