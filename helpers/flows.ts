@@ -272,7 +272,7 @@ export async function followUpgradeStartedElsewhere(session: ConformanceSession,
 }
 
 /** The upgrade someone asked ClusterVersion for since `from`; an error when nobody did. */
-export function requestedUpgrade(cv: ClusterVersion, from: { version: string; image: string }): UpgradeTarget {
+function requestedUpgrade(cv: ClusterVersion, from: { version: string; image: string }): UpgradeTarget {
   const image = cv.spec?.desiredUpdate?.image || cv.status?.desired?.image;
   if (!image || image === from.image) {
     throw new Error(`the cluster was not upgraded: it runs ${from.version} (${from.image}) and ClusterVersion asks for no other release`);

@@ -122,13 +122,7 @@ export class ComponentProcess {
 
   /** The container is killed and started again in the same pod (a crash, an OOM kill). */
   async restart(why: string): Promise<void> {
-    if (this.base.clusterSignal.aborted) return;
-    const pod = await this.apiPod();
-    await this.postEvent(pod, 'Killing', `Stopping container ${this.name}: ${why}`);
-    await this.stop();
-    await this.start();
-    await this.postEvent(pod, 'Started', `Started container ${this.name}`);
-    this.base.log('kubelet', `${this.name} restarted (${why}); pod ${pod}`);
+    await this.cycle(why, 'restarted', async (pod) => pod);
   }
 
   /**
@@ -137,15 +131,32 @@ export class ComponentProcess {
    * `oc logs` and the timeline agree; without such objects (a cluster without workloads) the names are made up.
    */
   async replace(why: string): Promise<void> {
+    await this.cycle(why, 'replaced', async (old) => {
+      const next = await this.apiPod({ other: old, waitMs: REPLACEMENT_POD_WAIT_MS });
+      return next === old ? this.newPodName() : next;
+    });
+  }
+
+  /** Killing on the current pod, the process stopped and started, Started on the pod `nextPod` names. */
+  private async cycle(why: string, done: string, nextPod: (old: string) => Promise<string>): Promise<void> {
     if (this.base.clusterSignal.aborted) return;
     const old = await this.apiPod();
     await this.postEvent(old, 'Killing', `Stopping container ${this.name}: ${why}`);
     await this.stop();
     await this.start();
-    const next = await this.apiPod({ other: old, waitMs: REPLACEMENT_POD_WAIT_MS });
-    this.pod = next === old ? this.newPodName() : next;
+    this.pod = await nextPod(old);
     await this.postEvent(this.pod, 'Started', `Started container ${this.name}`);
-    this.base.log('kubelet', `${this.name} replaced (${why}); pod ${old} -> ${this.pod}`);
+    this.base.log('kubelet', `${this.name} ${done} (${why}); pod ${old === this.pod ? old : `${old} -> ${this.pod}`}`);
+  }
+
+  /** This component's Pod objects that are not being deleted (none when the API cannot be read). */
+  private async livePods(): Promise<(KubeObject & { spec?: { nodeName?: string } })[]> {
+    const { namespace } = DEFINITIONS[this.name];
+    const pods = await this.base.kubelet.list<KubeObject & { spec?: { nodeName?: string } }>('Pod', { namespace, labelSelector: `k8s-app=${this.name}` }).then(
+      (l) => l.items,
+      () => [],
+    );
+    return pods.filter((p) => !p.metadata.deletionTimestamp);
   }
 
   /**
@@ -153,15 +164,10 @@ export class ComponentProcess {
    * that one, waited for up to `waitMs` while its ReplicaSet brings it up), else the name the process made up.
    */
   private async apiPod(options: { other?: string; waitMs?: number } = {}): Promise<string> {
-    const { namespace } = DEFINITIONS[this.name];
     const deadline = Date.now() + (options.waitMs ?? 0);
     for (;;) {
-      const pods = await this.base.kubelet.list<KubeObject>('Pod', { namespace, labelSelector: `k8s-app=${this.name}` }).then(
-        (l) => l.items,
-        () => [] as KubeObject[],
-      );
-      const newest = pods
-        .filter((p) => p.metadata.name !== options.other && !p.metadata.deletionTimestamp)
+      const newest = (await this.livePods())
+        .filter((p) => p.metadata.name !== options.other)
         .sort((a, b) => String(b.metadata.creationTimestamp ?? '').localeCompare(String(a.metadata.creationTimestamp ?? '')))[0];
       if (newest?.metadata.name) return (this.pod = newest.metadata.name);
       if (Date.now() >= deadline || this.base.clusterSignal.aborted) return options.other ?? this.pod;
@@ -171,12 +177,7 @@ export class ComponentProcess {
 
   /** The daemon pod of one node, as the DaemonSet made it (or a stable made-up name without one). */
   async daemonPodOn(node: string, fallback: string): Promise<string> {
-    const { namespace } = DEFINITIONS[this.name];
-    const pods = await this.base.kubelet.list<KubeObject & { spec?: { nodeName?: string } }>('Pod', { namespace, labelSelector: `k8s-app=${this.name}` }).then(
-      (l) => l.items,
-      () => [],
-    );
-    return pods.find((p) => p.spec?.nodeName === node && !p.metadata.deletionTimestamp)?.metadata.name ?? fallback;
+    return (await this.livePods()).find((p) => p.spec?.nodeName === node)?.metadata.name ?? fallback;
   }
 
   /** Posts a kubelet event on one of this component's pods. */

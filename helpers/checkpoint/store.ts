@@ -29,7 +29,7 @@ export async function listCheckpoints(cluster: Cluster): Promise<Map<string, Che
   return out;
 }
 
-export function parseCheckpoint(text: string | undefined, where: string): Checkpoint {
+function parseCheckpoint(text: string | undefined, where: string): Checkpoint {
   if (text === undefined) throw new Error(`${where} has no ${CHECKPOINT_KEY}: it is not a checkpoint of ocp-e2e; delete it with \`oc delete ${where}\``);
   try {
     const value = JSON.parse(text) as Checkpoint;
