@@ -143,6 +143,16 @@ export async function stopOrphanedRegistry(storageDir: string): Promise<void> {
   await rm(pidFile, { force: true });
 }
 
+/** The whole environment the registry binary runs with: a PATH, and nothing a user set can reach it. */
+export function registryEnvironment(): NodeJS.ProcessEnv {
+  return { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' };
+}
+
+/** A registry that could not bind its port: another process took it between the probe and the bind. */
+function lostPortRace(error: unknown): boolean {
+  return error instanceof RegistryUnavailableError && /address already in use/i.test(error.message);
+}
+
 async function startBinary(binary: string, opts: LocalRegistryOptions, port: number): Promise<LocalRegistry> {
   const storageDir = path.resolve(opts.storageDir);
   await stopOrphanedRegistry(storageDir);
@@ -152,7 +162,9 @@ async function startBinary(binary: string, opts: LocalRegistryOptions, port: num
     configPath,
     YAML.stringify(registryConfig({ rootDirectory: path.join(storageDir, 'data'), listen: address, htpasswdFile: opts.htpasswdFile, tls: opts.tls })),
   );
-  const child: ChildProcess = spawn(binary, ['serve', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // distribution reads every REGISTRY_* variable as a configuration override, and users of oc and podman keep
+  // REGISTRY_AUTH_FILE set: the registry gets an environment of its own, never the user's.
+  const child: ChildProcess = spawn(binary, ['serve', configPath], { stdio: ['ignore', 'ignore', 'pipe'], env: registryEnvironment() });
   if (child.pid) await writeFile(path.join(storageDir, 'registry.pid'), `${child.pid}\n`);
   let stderrTail = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -247,7 +259,20 @@ export async function startLocalRegistry(opts: LocalRegistryOptions): Promise<Lo
   await mkdir(opts.storageDir, { recursive: true });
   const binary = opts.binary ?? REGISTRY_BINARY;
   const port = opts.port ?? (await stickyPort(opts.storageDir));
-  if (existsSync(binary)) return startBinary(binary, opts, port);
+  if (existsSync(binary)) {
+    // A free port is probed, then bound by another process: between the two, a registry (or any server) of another
+    // cluster starting at the same moment can take it. A chosen port is retried with a new one; a given one is not.
+    for (let attempt = 1; ; attempt++) {
+      const tryPort = attempt === 1 ? port : await freeLoopbackPort();
+      try {
+        const registry = await startBinary(binary, opts, tryPort);
+        if (!opts.port && tryPort !== port) await writeFile(path.join(opts.storageDir, 'port'), `${tryPort}\n`);
+        return registry;
+      } catch (error) {
+        if (opts.port !== undefined || attempt >= 5 || !lostPortRace(error)) throw error;
+      }
+    }
+  }
   const image = opts.image ?? REGISTRY_IMAGE;
   if (opts.engine && (await hasLocalImage(opts.engine, image))) return startContainer(opts.engine, opts, port);
   throw new RegistryUnavailableError(
