@@ -1,12 +1,17 @@
 /**
  * The verbs of the Kubernetes API on top of the store, with the semantics clients depend on: resourceVersion
  * preconditions, generation, status subresource, schema pruning and validation, generateName, finalizers and
- * deletionTimestamp, owner-reference garbage collection and namespace deletion. HTTP is handled elsewhere.
+ * deletionTimestamp. The server's own controllers are wired here and run in their own modules: owner-reference
+ * garbage collection (garbage-collector.ts) and namespace deletion (namespace-controller.ts). HTTP is handled
+ * elsewhere.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { establishedStatus, resourceTypesOf, validateCrd } from './crds.js';
+import type { Deleter } from './deleter.js';
 import { ApiError, errors, type StatusCause } from './errors.js';
+import { FOREGROUND_FINALIZER, GarbageCollector } from './garbage-collector.js';
 import { changedPaths, fieldPaths, recordOwnership, removeUnapplied } from './managedfields.js';
+import { NAMESPACE_STORAGE_KEY, NamespaceController } from './namespace-controller.js';
 import { mergePatch, jsonPatch, strategicMerge, PATCH_TYPES } from './patch.js';
 import { apiVersionOf, type KubeObject, type ResourceRegistry, type ResourceType } from './resources.js';
 import { KIND_FIELDS, parseFieldSelector, parseLabelSelector } from './selectors.js';
@@ -44,20 +49,24 @@ export function timestamp(d: Date): string {
 }
 
 const CRD_STORAGE_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
-const NAMESPACE_STORAGE_KEY = '/namespaces';
-const FOREGROUND = 'foregroundDeletion';
 
 export class Api {
-  private terminatingNamespaces = new Set<string>();
-  /** Owners being deleted in the foreground, by uid: they go once no object names them as owner. */
-  private foregroundOwners = new Map<string, { rt: ResourceType; namespace?: string; name: string }>();
-  private namespaceTimer?: NodeJS.Timeout;
+  private readonly collector: GarbageCollector;
+  private readonly namespaces: NamespaceController;
 
   constructor(
     readonly store: Store,
     readonly registry: ResourceRegistry,
     private readonly now: () => Date,
-  ) {}
+  ) {
+    // The controllers delete through the verbs, so what they delete gets finalizers and propagation like any other.
+    const deleter: Deleter = {
+      delete: (rt, namespace, name, propagationPolicy) => { this.delete(rt, namespace, name, { propagationPolicy }); },
+      remove: (rt, obj) => { this.removeNow(rt, obj, false); },
+    };
+    this.collector = new GarbageCollector(store, registry, deleter);
+    this.namespaces = new NamespaceController(store, registry, deleter);
+  }
 
   // ---------------------------------------------------------------- reads
 
@@ -186,29 +195,20 @@ export class Api {
     }
     const isNamespace = rt.storageKey === NAMESPACE_STORAGE_KEY;
     // Foreground: the owner stays, with the foregroundDeletion finalizer, until its dependents are gone.
-    const dependents = opts.propagationPolicy === 'Foreground' && !isNamespace ? this.dependentsOf(current.metadata.uid!) : [];
+    const dependents = opts.propagationPolicy === 'Foreground' && !isNamespace ? this.collector.dependentsOf(current.metadata.uid!) : [];
     const finalizers = [...(current.metadata.finalizers ?? [])];
-    if (dependents.length && !finalizers.includes(FOREGROUND)) finalizers.push(FOREGROUND);
+    if (dependents.length && !finalizers.includes(FOREGROUND_FINALIZER)) finalizers.push(FOREGROUND_FINALIZER);
     const mustWait = finalizers.length > 0 || isNamespace;
     if (opts.dryRun) return { obj: current, gone: !mustWait };
     if (mustWait) {
       if (current.metadata.deletionTimestamp) return { obj: current, gone: false };
       const next: KubeObject = { ...current, metadata: { ...current.metadata, deletionTimestamp: timestamp(this.now()), deletionGracePeriodSeconds: 0 } };
       if (finalizers.length) next.metadata.finalizers = finalizers;
-      if (dependents.length) {
-        this.foregroundOwners.set(current.metadata.uid!, { rt, namespace: current.metadata.namespace, name });
-        setImmediate(() => {
-          for (const d of dependents) {
-            try { this.delete(d.rt, d.obj.metadata.namespace, d.obj.metadata.name!, { propagationPolicy: 'Foreground' }); } catch { /* gone already */ }
-          }
-          this.finishForegroundDeletions();
-        });
-      }
+      if (dependents.length) this.collector.deleteInForeground({ rt, namespace: current.metadata.namespace, name, uid: current.metadata.uid! }, dependents);
       if (rt.tracksGeneration) next.metadata.generation = (current.metadata.generation ?? 0) + 1;
       if (isNamespace) {
         next.status = { ...(current.status ?? {}), phase: 'Terminating' };
-        this.terminatingNamespaces.add(name);
-        this.scheduleNamespaceCleanup();
+        this.namespaces.terminate(name);
       }
       return { obj: this.store.put(rt.storageKey, next).obj, gone: false };
     }
@@ -231,13 +231,11 @@ export class Api {
 
   /** After a restart from the persistence log: carry on deleting namespaces that were terminating. */
   resumeNamespaceCleanup(): void {
-    for (const s of this.store.list(NAMESPACE_STORAGE_KEY)) if (s.obj.metadata.deletionTimestamp) this.terminatingNamespaces.add(s.obj.metadata.name!);
-    if (this.terminatingNamespaces.size) this.scheduleNamespaceCleanup();
+    this.namespaces.resume();
   }
 
   close(): void {
-    if (this.namespaceTimer) clearTimeout(this.namespaceTimer);
-    this.namespaceTimer = undefined;
+    this.namespaces.close();
   }
 
   // ---------------------------------------------------------------- internals
@@ -307,8 +305,7 @@ export class Api {
     if (opts.dryRun) return next;
     if (meta.deletionTimestamp && rt.storageKey === NAMESPACE_STORAGE_KEY) {
       // A terminating namespace goes once its contents and its finalizers are gone; look again after this change.
-      this.terminatingNamespaces.add(meta.name!);
-      this.scheduleNamespaceCleanup();
+      this.namespaces.terminate(meta.name!);
     } else if (meta.deletionTimestamp && !(meta.finalizers?.length)) {
       // The last finalizer is gone: the object goes away now.
       return this.removeNow(rt, next, false);
@@ -375,37 +372,8 @@ export class Api {
     const removed = this.store.remove(rt.storageKey, obj.metadata.namespace, obj.metadata.name!);
     if (!removed) throw errors.notFound(rt.group, rt.plural, obj.metadata.name!);
     if (rt.storageKey === CRD_STORAGE_KEY) this.dropCustomResources(obj);
-    const uid = obj.metadata.uid!;
-    setImmediate(() => {
-      this.collectDependents(uid, orphanDependents);
-      if (this.foregroundOwners.size) this.finishForegroundDeletions();
-    });
+    this.collector.ownerRemoved(obj.metadata.uid!, orphanDependents);
     return removed.obj;
-  }
-
-  /** Objects that name `ownerUid` in their ownerReferences. */
-  private dependentsOf(ownerUid: string): Array<{ rt: ResourceType; obj: KubeObject }> {
-    const out: Array<{ rt: ResourceType; obj: KubeObject }> = [];
-    for (const storageKey of this.store.storageKeys()) {
-      const rt = this.registry.byStorageKey(storageKey);
-      if (!rt) continue;
-      for (const s of this.store.list(storageKey)) if (s.obj.metadata.ownerReferences?.some((r) => r.uid === ownerUid)) out.push({ rt, obj: s.obj });
-    }
-    return out;
-  }
-
-  /** Drops the foregroundDeletion finalizer of owners whose dependents are all gone (and so deletes them). */
-  private finishForegroundDeletions(): void {
-    for (const [uid, owner] of [...this.foregroundOwners]) {
-      if (this.dependentsOf(uid).length) continue;
-      this.foregroundOwners.delete(uid);
-      const current = this.store.get(owner.rt.storageKey, owner.rt.namespaced ? owner.namespace : undefined, owner.name);
-      if (!current || current.obj.metadata.uid !== uid) continue;
-      const finalizers = (current.obj.metadata.finalizers ?? []).filter((f) => f !== FOREGROUND);
-      const next: KubeObject = { ...current.obj, metadata: { ...current.obj.metadata, finalizers } };
-      if (!finalizers.length) { delete next.metadata.finalizers; this.removeNow(owner.rt, next, false); }
-      else this.store.put(owner.rt.storageKey, next);
-    }
   }
 
   /** Deleting a CRD deletes every object of its kind, as the real server does. */
@@ -414,75 +382,6 @@ export class Api {
     const storageKey = `${crd.spec.group}/${crd.spec.names.plural}`;
     for (const s of this.store.list(storageKey)) this.store.remove(storageKey, s.obj.metadata.namespace, s.obj.metadata.name!);
     this.store.endSubscriptions(storageKey);
-  }
-
-  /** Garbage collection: dependents whose owners are all gone are deleted; with orphaning their reference is dropped. */
-  private collectDependents(ownerUid: string, orphan: boolean): void {
-    for (const storageKey of this.store.storageKeys()) {
-      const rt = this.registry.byStorageKey(storageKey);
-      if (!rt) continue;
-      for (const s of this.store.list(storageKey)) {
-        const refs = s.obj.metadata.ownerReferences;
-        if (!refs?.some((r) => r.uid === ownerUid)) continue;
-        const living = refs.filter((r) => r.uid !== ownerUid && this.ownerExists(r, s.obj.metadata.namespace));
-        try {
-          if (!orphan && living.length === 0) {
-            this.delete(rt, s.obj.metadata.namespace, s.obj.metadata.name!, { propagationPolicy: 'Background' });
-          } else {
-            const remaining = refs.filter((r) => r.uid !== ownerUid);
-            const next: KubeObject = { ...s.obj, metadata: { ...s.obj.metadata, ownerReferences: remaining } };
-            if (!remaining.length) delete next.metadata.ownerReferences;
-            this.store.put(storageKey, next);
-          }
-        } catch {
-          // The dependent changed or vanished in between; nothing left to collect.
-        }
-      }
-    }
-  }
-
-  private ownerExists(ref: { apiVersion: string; kind: string; name: string; uid: string }, namespace: string | undefined): boolean {
-    const rt = this.registry.byApiVersionKind(ref.apiVersion, ref.kind);
-    if (!rt) return false;
-    return this.store.get(rt.storageKey, rt.namespaced ? namespace : undefined, ref.name)?.obj.metadata.uid === ref.uid;
-  }
-
-  private scheduleNamespaceCleanup(): void {
-    if (this.namespaceTimer) return;
-    this.namespaceTimer = setTimeout(() => {
-      this.namespaceTimer = undefined;
-      this.cleanNamespaces();
-      if (this.terminatingNamespaces.size) this.scheduleNamespaceCleanup();
-    }, 20);
-    this.namespaceTimer.unref();
-  }
-
-  /** Namespace deletion: delete the contents, and once they are gone drop the namespace's own finalizer and it. */
-  private cleanNamespaces(): void {
-    const nsType = this.registry.get('', 'v1', 'namespaces')!;
-    for (const ns of [...this.terminatingNamespaces]) {
-      let remaining = 0;
-      for (const storageKey of this.store.storageKeys()) {
-        const rt = this.registry.byStorageKey(storageKey);
-        if (!rt?.namespaced) continue;
-        for (const s of this.store.list(storageKey, ns)) {
-          remaining++;
-          if (!s.obj.metadata.deletionTimestamp) {
-            try { this.delete(rt, ns, s.obj.metadata.name!, { propagationPolicy: 'Background' }); } catch { /* already gone */ }
-          }
-        }
-      }
-      if (remaining) continue;
-      const current = this.store.get(NAMESPACE_STORAGE_KEY, undefined, ns);
-      this.terminatingNamespaces.delete(ns);
-      if (!current) continue;
-      if (current.obj.metadata.finalizers?.length) {
-        const next = { ...current.obj, spec: { ...(current.obj.spec ?? {}), finalizers: [] } };
-        this.store.put(NAMESPACE_STORAGE_KEY, next);
-      } else {
-        this.removeNow(nsType, current.obj, false);
-      }
-    }
   }
 
   private checkBody(rt: ResourceType, body: unknown): KubeObject {

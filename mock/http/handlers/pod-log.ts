@@ -10,7 +10,7 @@ import { request, type IncomingMessage } from 'node:http';
 import { ApiError, errors } from '../../errors.js';
 import type { KubeObject } from '../../resources.js';
 import type { Call, HttpContext } from '../context.js';
-import type { ResourcePath } from './resources.js';
+import type { ResourcePath } from '../resource-path.js';
 
 /** The kubelet's query parameters, passed through as the real server passes them. */
 const PASSED = ['follow', 'previous', 'sinceSeconds', 'sinceTime', 'timestamps', 'tailLines', 'limitBytes'];

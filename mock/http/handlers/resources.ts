@@ -1,7 +1,7 @@
 /**
- * The resource tree: /api/v1/... and /apis/G/V/..., optionally under namespaces/NS, down to a collection, an
- * object, or an object's subresource. The verbs of an object and of each subresource are tables: serving a new
- * subresource is one entry in SUBRESOURCES.
+ * The verbs of the resource tree (../resource-path.ts says where in it a call points: a collection, an object, or an
+ * object's subresource). The verbs of an object and of each subresource are tables: serving a new subresource is
+ * one entry in SUBRESOURCES.
  */
 import { DEFAULT_BODY_LIMIT, decodeBody, mediaType, readBody } from '../../body.js';
 import { errors } from '../../errors.js';
@@ -9,17 +9,10 @@ import { apiVersionOf, type ResourceType } from '../../resources.js';
 import { table, wantsTable } from '../../table.js';
 import type { Call, HttpContext } from '../context.js';
 import { deleteOptions, includeObject, intParam, isWatch, selectors, writeOptions } from '../params.js';
+import { resolveResourcePath, type ResourcePath } from '../resource-path.js';
 import { objectJson, send, viewOf, warningHeaders } from '../respond.js';
 import { servePodLog } from './pod-log.js';
 import { serveWatch } from './watch.js';
-
-/** Where in the resource tree a call points. */
-export interface ResourcePath {
-  rt: ResourceType;
-  namespace?: string;
-  name?: string;
-  subresource?: string;
-}
 
 type Verb = (ctx: HttpContext, call: Call, at: ResourcePath) => void | Promise<void>;
 type Verbs = Partial<Record<string, Verb>>;
@@ -44,7 +37,7 @@ export function isResourcePath({ segs }: Call): boolean {
 }
 
 export async function serveResource(ctx: HttpContext, call: Call): Promise<void> {
-  const at = resolve(ctx, call.segs);
+  const at = resolveResourcePath(ctx, call.segs);
   if (!at) throw errors.pathNotFound(call.path);
   let verbs = OBJECT_VERBS;
   if (at.subresource !== undefined) {
@@ -56,21 +49,6 @@ export async function serveResource(ctx: HttpContext, call: Call): Promise<void>
   const verb = Object.hasOwn(verbs, call.method) ? verbs[call.method] : undefined;
   if (!verb) throw errors.methodNotAllowed(call.method, call.path);
   await verb(ctx, call, at);
-}
-
-/** [api, v1 | apis, G, V] [namespaces, NS] resource [name [subresource]] */
-function resolve(ctx: HttpContext, segs: string[]): ResourcePath | undefined {
-  const [group, version, start] = segs[0] === 'api' ? ['', segs[1]!, 2] : [segs[1]!, segs[2]!, 3];
-  let rest = segs.slice(start);
-  let namespace: string | undefined;
-  if (rest[0] === 'namespaces' && rest.length >= 3 && ctx.registry.get(group, version, rest[2]!)?.namespaced) {
-    namespace = rest[1];
-    rest = rest.slice(2);
-  }
-  if (rest.length > 3) return undefined;
-  const rt = ctx.registry.get(group, version, rest[0]!);
-  if (!rt) return undefined;
-  return { rt, namespace, name: rest[1], subresource: rest[2] };
 }
 
 function readJsonBody(ctx: HttpContext, call: Call): Promise<unknown> {
