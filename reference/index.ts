@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { issueServingCertificate, makeCertificateAuthority, type CertificateAuthority, type FaultConfig } from '../mock/index.js';
 import type { RegistryCredentials } from '../lib/oci/credentials.js';
 import { connectEngine } from '../lib/oci/engine.js';
-import { RegistryClient } from '../lib/oci/registry-client.js';
+import { RegistryClient } from '../lib/oci/image-files.js';
 import { ReferenceApiServer } from './api-server.js';
 import { ClusterClock } from './clock.js';
 import { COMPONENTS, ComponentProcess, OperatorRollout, type ComponentName, type ProcessBase } from './components.js';

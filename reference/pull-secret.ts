@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { parseDockerConfig, RegistryCredentials } from '../lib/oci/credentials.js';
-import { RegistryClient } from '../lib/oci/registry-client.js';
+import { RegistryClient } from '../lib/oci/image-files.js';
 import type { KubeClient, KubeObject } from '../lib/kube/client.js';
 
 export const PULL_SECRET = { namespace: 'openshift-config', name: 'pull-secret' } as const;

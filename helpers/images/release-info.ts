@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { hasCli } from '../cli.js';
 import { loadRegistryCredentials, type RegistryCredentials } from '../../lib/oci/credentials.js';
 import { ImageHelperError } from '../../lib/oci/errors.js';
-import { RegistryClient } from '../../lib/oci/registry-client.js';
+import { RegistryClient } from '../../lib/oci/image-files.js';
 import { BASE_OS_TAG_ALIASES, imageForTag, readReleasePayload } from '../../lib/oci/release-payload.js';
 
 export class ReleaseImageTagNotFoundError extends ImageHelperError {

@@ -3,7 +3,7 @@
  * `--pull-secret` may push to. The check starts a blob upload and cancels it: the registry is asked, nothing is written.
  */
 import { parseImageRef } from '../../lib/oci/image-ref.js';
-import type { RegistryClient } from '../../lib/oci/registry-client.js';
+import type { RegistryClient } from '../../lib/oci/image-files.js';
 import { BadInputError } from './bad-input.js';
 
 /** The syntax alone: no network. */

@@ -7,7 +7,7 @@ import semver from 'semver';
 import { ImageHelperError, ImageNotFoundError, RegistryUnauthorizedError, RegistryUnreachableError } from '../../lib/oci/errors.js';
 import { parseImageRef } from '../../lib/oci/image-ref.js';
 import { readReleasePayload, ReleasePayloadError } from '../../lib/oci/release-payload.js';
-import type { RegistryClient } from '../../lib/oci/registry-client.js';
+import type { RegistryClient } from '../../lib/oci/image-files.js';
 import { BadInputError } from './bad-input.js';
 
 export interface ReleaseImage {

@@ -6,7 +6,7 @@ import { engineTlsQuery } from './engine-tls.js';
 import { ImagePushError, PushUnauthorizedError, RegistryUnreachableError } from './errors.js';
 import { parseImageRef, repositoryName } from './image-ref.js';
 import { BuildStreamParser } from './build.js';
-import { RegistryClient } from './registry-client.js';
+import { RegistryClient } from './image-files.js';
 
 export interface PushResult {
   /** `sha256:…` as the registry reports it (Docker-Content-Digest). */

@@ -2,7 +2,7 @@
 // /release-manifests/image-references (an ImageStream naming every component image) and
 // /release-manifests/release-metadata (Cincinnati metadata: version, previous versions).
 import { ImageHelperError } from './errors.js';
-import type { RegistryClient } from './registry-client.js';
+import type { RegistryClient } from './image-files.js';
 
 export const IMAGE_REFERENCES_PATH = '/release-manifests/image-references';
 export const RELEASE_METADATA_PATH = '/release-manifests/release-metadata';

@@ -1,6 +1,6 @@
 // What a simulated node learns from the OS image it "boots": /etc/os-release and the installed packages, read from the
 // image's layers in the registry (no engine needed). The package database format is described in images/README.md.
-import type { RegistryClient } from '../../lib/oci/registry-client.js';
+import type { RegistryClient } from '../../lib/oci/image-files.js';
 
 /** Where the RHCOS-like images keep their package database (one `NAME\tVERSION\tRELEASE\tARCH` per line). */
 export const RPMDB_PATH = '/usr/share/rpm/ocp-e2e-rpmdb.tsv';

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseDockerConfig } from '../../lib/oci/credentials.js';
 import { RegistryUnauthorizedError } from '../../lib/oci/errors.js';
-import { RegistryClient } from '../../lib/oci/registry-client.js';
+import { RegistryClient } from '../../lib/oci/image-files.js';
 import { MARKER_PASSWORD, markerPullSecret, PUSH_USER } from './fixtures.js';
 
 const MANIFEST = JSON.stringify({

@@ -17,7 +17,7 @@ import {
 } from '../../lib/oci/errors.js';
 import { pullImage } from '../../lib/oci/pull.js';
 import { pushImage } from '../../lib/oci/push.js';
-import { RegistryClient } from '../../lib/oci/registry-client.js';
+import { RegistryClient } from '../../lib/oci/image-files.js';
 import { ensureReleases, type ReleaseInfo } from '../../reference/releases/index.js';
 import { closedPort, MARKER_PASSWORD, markerPullSecret, runInImage, startTestRegistry, type TestRegistry } from './fixtures.js';
 

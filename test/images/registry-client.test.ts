@@ -6,7 +6,7 @@ import { parseDockerConfig } from '../../lib/oci/credentials.js';
 import { connectEngine, type Engine } from '../../lib/oci/engine.js';
 import { ImageNotFoundError, RegistryUnauthorizedError, RegistryUnreachableError } from '../../lib/oci/errors.js';
 import { pushImage } from '../../lib/oci/push.js';
-import { RegistryClient } from '../../lib/oci/registry-client.js';
+import { RegistryClient } from '../../lib/oci/image-files.js';
 import { closedPort, MARKER_PASSWORD, markerPullSecret, startTestRegistry, type TestRegistry } from './fixtures.js';
 
 const CONTAINERFILE = `ARG BASE_IMAGE

@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { fileURLToPath } from 'node:url';
 import { connectEngine, type Engine } from '../../lib/oci/engine.js';
 import { ImageNotFoundError } from '../../lib/oci/errors.js';
-import { RegistryClient } from '../../lib/oci/registry-client.js';
+import { RegistryClient } from '../../lib/oci/image-files.js';
 import { releaseImageFor, ReleaseImageTagNotFoundError } from '../../helpers/images/release-info.js';
 import {
   CURRENT_RELEASE,

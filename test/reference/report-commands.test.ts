@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { connectEngine } from '../../lib/oci/engine.js';
 import { PushUnauthorizedError, RegistryUnauthorizedError } from '../../lib/oci/errors.js';
 import { pushImage } from '../../lib/oci/push.js';
-import { RegistryClient } from '../../lib/oci/registry-client.js';
+import { RegistryClient } from '../../lib/oci/image-files.js';
 import { TEST_WORK_DIR } from './support/cluster.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkReleaseImage } from '../../helpers/preflight/release-image.js';
-import { RegistryClient } from '../../lib/oci/registry-client.js';
+import { RegistryClient } from '../../lib/oci/image-files.js';
 import { closedPort, startTestRegistry, type TestRegistry } from '../images/fixtures.js';
 import { FROM, MockCluster, TO } from '../helpers/fixture.js';
 import { ocpE2e, ROOT } from './cli.js';

@@ -11,7 +11,7 @@ import { checkReleaseImage, type ReleaseImage } from '../../../helpers/preflight
 import { classifyApiError } from '../../../lib/kube/errors.js';
 import { KubeconfigError, loadKubeConfig } from '../../../lib/kube/kubeconfig.js';
 import { loadRegistryCredentials } from '../../../lib/oci/credentials.js';
-import { RegistryClient } from '../../../lib/oci/registry-client.js';
+import { RegistryClient } from '../../../lib/oci/image-files.js';
 import { UsageError } from '../usage-error.js';
 import { EXIT } from './exit-codes.js';
 

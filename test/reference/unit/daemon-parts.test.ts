@@ -5,7 +5,7 @@ import { semanticEqual } from '../../../reference/equality.js';
 import { WorkQueue } from '../../../reference/kube/workqueue.js';
 import { planUpdate, pullFailureReason, rpmOstreeStatusJson, osImageName } from '../../../reference/mcd/os-status.js';
 import { createRng } from '../../../reference/rng.js';
-import type { RegistryClient } from '../../../lib/oci/registry-client.js';
+import type { RegistryClient } from '../../../lib/oci/image-files.js';
 
 const content = (digest: string) => ({ digest, osRelease: { PRETTY_NAME: 'Red Hat Enterprise Linux CoreOS 412.86.202209080023-0 (Ootpa)', VERSION: '412.86.202209080023-0' }, packages: ['zsh-5.5.1-10.el8', 'bash-4.4.20-4.el8'] });
 const D1 = `sha256:${'a'.repeat(64)}`;
