@@ -4,12 +4,12 @@
  * because that is what a person acts on.
  */
 import { expect } from 'chai';
-import type { BootedImage } from './node-os.js';
+import type { BootedImage } from './node-probes.js';
 import { operatorSettledAt } from './facts/cluster-operator.js';
 import { upgradeCompleted } from './facts/cluster-version.js';
 import type { Fact } from './facts/fact.js';
 import { renderedForRelease, renderedOsImage } from './facts/machine-config.js';
-import { nodeDoneOn } from './facts/node.js';
+import { nodeBootedImage, nodeDoneOn, nodeHasPackage } from './facts/node.js';
 import { poolRolledOut } from './facts/pool.js';
 import type { ClusterOperator, ClusterVersion, MachineConfig, MachineConfigPool, Node } from './types.js';
 import { maskSecrets } from './secrets.js';
@@ -52,13 +52,9 @@ export function expectNodeOnConfig(node: Node, rendered: string): void {
 
 /** The node booted the image; by digest when the expected pullspec carries one. */
 export function expectNodeBootedFrom(nodeName: string, booted: BootedImage, expectedImage: string, why: string): void {
-  const expectedDigest = /@(sha256:[0-9a-f]{64})$/.exec(expectedImage)?.[1];
-  const ok = expectedDigest ? booted.digest === expectedDigest || booted.image.endsWith(`@${expectedDigest}`) : booted.image === expectedImage;
-  if (!ok) {
-    fail(`node ${nodeName} booted ${booted.image}${booted.digest ? ` (digest ${booted.digest})` : ''} according to ${booted.source}, expected ${expectedImage} (${why})`);
-  }
+  expectFact(nodeBootedImage(nodeName, booted, expectedImage, why));
 }
 
 export function expectPackageInstalled(nodeName: string, pkg: string, nvr: string | undefined, image: string): void {
-  if (!nvr) fail(`node ${nodeName}: package ${pkg} is not installed in the booted image ${image}; the layered image adds it`);
+  expectFact(nodeHasPackage(nodeName, pkg, nvr, image, 'the layered image adds it'));
 }

@@ -4,10 +4,9 @@
  */
 import { expect } from 'chai';
 import {
-  expectNodeBootedFrom,
+  expectFact,
   expectNodeOnConfig,
   expectOperatorSettledAt,
-  expectPackageInstalled,
   expectPoolRolledOut,
   expectRenderedForRelease,
   expectRenderedOsImage,
@@ -17,7 +16,8 @@ import type { ConformanceSession } from './conformance.js';
 import { nodesOfPool } from './facts/pool.js';
 import type { CompletedUpgrade } from './flows.js';
 import { judgeUpgrade } from './monitor/judge.js';
-import { readNodeOs } from './node-os.js';
+import { readNode } from './node-os.js';
+import { describeNodeExpectation, nodeChecks, type NodeExpectation } from './node-probes-expected.js';
 import { attachText, attachYaml, step } from './report.js';
 import { attachTimelineChart } from './report/timeline-attachment.js';
 import { reportInvariants } from './report/invariant-steps.js';
@@ -53,19 +53,17 @@ export async function checkUpgradeInvariants(upgrade: CompletedUpgrade): Promise
   if (broken.length) throw broken[0];
 }
 
-export interface PoolImageExpectation {
+/**
+ * What every node of the pool must show (NodeExpectation: the booted image, which the pool's rendered config must
+ * carry too, and packages, kernel arguments, kernel type, files, units), and why.
+ */
+export interface PoolImageExpectation extends NodeExpectation {
   pool: string;
-  /** The pullspec every node of the pool must have booted, and the pool's rendered config must carry. */
-  image: string;
-  /** Why this image is expected, for failure messages ("custom image of tc-54183-...", "new release's rhel-coreos-8"). */
-  why: string;
-  /** A package the image must contain (the layered image adds zsh). */
-  package?: string;
   /** After an upgrade: the rendered config must be the one made for this release. */
   releaseVersion?: string;
 }
 
-/** The pool's rendered config carries the image; every node is Done on that config, booted from it (+ package). */
+/** The pool's rendered config carries the image; every node is Done on that config and shows what is expected. */
 export async function checkPoolRunsImage(session: ConformanceSession, expectation: PoolImageExpectation): Promise<void> {
   const { cluster } = session;
   const pools = await cluster.listMachineConfigPools();
@@ -80,15 +78,15 @@ export async function checkPoolRunsImage(session: ConformanceSession, expectatio
   });
   const nodes = nodesOfPool(pool, pools, await cluster.listNodes());
   expect(nodes.length, `mcp/${expectation.pool} has no nodes`).to.be.greaterThan(0);
+  const checks = nodeChecks(expectation);
   for (const node of nodes) {
     const name = node.metadata?.name ?? '?';
-    await step(`node ${name} is on ${renderedName} and booted ${expectation.image}${expectation.package ? ` with ${expectation.package}` : ''}`, async () => {
+    await step(`node ${name} is on ${renderedName} and booted ${expectation.image}${describeNodeExpectation(expectation)}`, async () => {
       expectNodeOnConfig(node, renderedName);
-      // one debug pod on the node answers both questions
-      const os = await readNodeOs(cluster, session.kubeconfig, node, expectation.package ? [expectation.package] : []);
-      await attachText(`node ${name} asked: ${os.asked.how}`, os.asked.output);
-      expectNodeBootedFrom(name, os.booted, expectation.image, expectation.why);
-      if (expectation.package) expectPackageInstalled(name, expectation.package, os.packages[expectation.package], os.booted.image);
+      // one debug pod on the node answers every probe
+      const read = await readNode(cluster, session.kubeconfig, node, checks.map((c) => c.probe));
+      await attachText(`node ${name} asked: ${read.asked.how}`, read.asked.output);
+      for (const check of checks) expectFact(check.judge(name, read.readings));
     });
   }
 }

@@ -2,12 +2,12 @@
  * A command on a node's host, as `oc debug node/N -- CMD` runs it, for machines without `oc`: the same temporary
  * namespace (`openshift-debug-*`, privileged), the same privileged pod `<node>-debug` bound to the node with the host's
  * root at /host, its log read once the container has ended, and pod and namespace deleted afterwards. On a real
- * cluster and on the reference alike it goes only through the API.
+ * cluster and on the reference alike it goes only through the API, every call under the project's one retry policy
+ * (lib/kube/retry.ts): a passing 429, 5xx or dropped connection must not fail the read of a healthy node.
  */
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
-import { classifyApiError } from '../lib/kube/errors.js';
-
-const describeApiError = (error: unknown): string => classifyApiError(error).message;
+import { isConflict } from '../lib/kube/errors.js';
+import { withRetry, type RetryOptions } from '../lib/kube/retry.js';
 
 export interface DebugResult {
   /** The container's log: what the command printed, stdout and stderr interleaved. */
@@ -24,6 +24,16 @@ const CONTAINER = 'container-00';
 export interface DebugOptions {
   /** How long the pod may take to run to completion. */
   timeoutMs?: number;
+  /** Adjusts the retry policy of the pod's API calls (tests count retries with onRetry). */
+  retry?: Pick<RetryOptions, 'attempts' | 'baseDelayMs' | 'onRetry'>;
+}
+
+/**
+ * One API call under the retry policy; when it gives up, `failed` words the error (with the API's own message) as
+ * each step of the debug pod states it.
+ */
+function retried<T>(what: string, call: () => Promise<T>, failed: (apiMessage: string) => string, retry: DebugOptions['retry']): Promise<T> {
+  return withRetry(what, call, { ...retry, errorFor: (_what, failure) => new Error(failed(failure.message)) });
 }
 
 /** `oc debug`'s pod name for a node: the name lowercased without the characters a DNS label refuses, then `-debug`. */
@@ -34,32 +44,43 @@ export function debugPodName(node: string): string {
 export async function runOnNode(kubeConfig: KubeConfig, node: string, command: string[], options: DebugOptions = {}): Promise<DebugResult> {
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const timeoutMs = options.timeoutMs ?? 300_000;
+  const retry = options.retry;
   // as `oc debug node/N` does: a node that does not exist is an error before anything is created
-  await core.readNode({ name: node }).catch((e) => {
-    throw new Error(`cannot debug node ${node}: ${describeApiError(e)}`);
-  });
-  const namespace = await createNamespace(core);
+  await retried(`read Node ${node}`, () => core.readNode({ name: node }), (m) => `cannot debug node ${node}: ${m}`, retry);
+  const namespace = await createNamespace(core, retry);
   try {
     const image = await toolsImage(kubeConfig);
     const name = debugPodName(node);
-    await core.createNamespacedPod({ namespace, body: debugPod(name, node, image, command) }).catch((e) => {
-      throw new Error(`cannot create debug pod ${namespace}/${name} on node ${node}: ${describeApiError(e)}`);
-    });
-    const pod = await waitForTermination(core, namespace, name, node, timeoutMs);
-    const output = await core.readNamespacedPodLog({ name, namespace, container: CONTAINER }).catch((e) => {
-      throw new Error(`cannot read the log of debug pod ${namespace}/${name}: ${describeApiError(e)}`);
-    });
+    let tries = 0;
+    await retried(
+      `create Pod ${namespace}/${name}`,
+      // a create the server carried out but whose answer was lost is there when tried again: that is success
+      () => core.createNamespacedPod({ namespace, body: debugPod(name, node, image, command) }).catch((e) => {
+        if (tries++ > 0 && isConflict(e)) return undefined;
+        throw e;
+      }),
+      (m) => `cannot create debug pod ${namespace}/${name} on node ${node}: ${m}`,
+      retry,
+    );
+    const pod = await waitForTermination(core, namespace, name, node, timeoutMs, retry);
+    const output = await retried(
+      `read the log of Pod ${namespace}/${name}`,
+      () => core.readNamespacedPodLog({ name, namespace, container: CONTAINER }),
+      (m) => `cannot read the log of debug pod ${namespace}/${name}: ${m}`,
+      retry,
+    );
     const exitCode = pod.status?.containerStatuses?.find((c) => c.name === CONTAINER)?.state?.terminated?.exitCode ?? 0;
     return { output: String(output ?? ''), exitCode, pod: `${namespace}/${name}` };
   } finally {
     // like `oc debug`: the namespace goes, and with it the pod; a failure here must not hide the command's result
-    await core.deleteNamespace({ name: namespace }).catch(() => undefined);
+    await retried(`delete Namespace ${namespace}`, () => core.deleteNamespace({ name: namespace }), (m) => m, retry).catch(() => undefined);
   }
 }
 
-async function createNamespace(core: CoreV1Api): Promise<string> {
+async function createNamespace(core: CoreV1Api, retry: DebugOptions['retry']): Promise<string> {
   const privileged = 'privileged';
-  const ns = await core
+  // generateName: a create whose answer was lost leaves a namespace no one deletes; a 5xx the server answered did not
+  const ns = await retried('create Namespace openshift-debug-*', () => core
     .createNamespace({
       body: {
         metadata: {
@@ -73,10 +94,7 @@ async function createNamespace(core: CoreV1Api): Promise<string> {
           annotations: { 'oc.openshift.io/command': 'oc debug', 'openshift.io/node-selector': '' },
         },
       },
-    })
-    .catch((e) => {
-      throw new Error(`cannot create a temporary namespace openshift-debug-* for a debug pod: ${describeApiError(e)}`);
-    });
+    }), (m) => `cannot create a temporary namespace openshift-debug-* for a debug pod: ${m}`, retry);
   return ns.metadata!.name!;
 }
 
@@ -119,13 +137,11 @@ function debugPod(name: string, node: string, image: string, command: string[]):
 }
 
 /** Polls until the container has terminated; a timeout says what the pod last showed. */
-async function waitForTermination(core: CoreV1Api, namespace: string, name: string, node: string, timeoutMs: number): Promise<V1Pod> {
+async function waitForTermination(core: CoreV1Api, namespace: string, name: string, node: string, timeoutMs: number, retry: DebugOptions['retry']): Promise<V1Pod> {
   const deadline = Date.now() + timeoutMs;
   let last: V1Pod | undefined;
   for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
-    last = await core.readNamespacedPod({ name, namespace }).catch((e) => {
-      throw new Error(`debug pod ${namespace}/${name} on node ${node} vanished: ${describeApiError(e)}`);
-    });
+    last = await retried(`read Pod ${namespace}/${name}`, () => core.readNamespacedPod({ name, namespace }), (m) => `debug pod ${namespace}/${name} on node ${node} vanished: ${m}`, retry);
     const state = last.status?.containerStatuses?.find((c) => c.name === CONTAINER)?.state;
     if (state?.terminated || last.status?.phase === 'Succeeded' || last.status?.phase === 'Failed') return last;
     if (Date.now() > deadline) {

@@ -1,95 +1,75 @@
 /**
- * What a node booted and what is installed in it, asked on the node itself, the same way on every target: one debug
- * pod per node and check running `chroot /host sh -c 'rpm-ostree status --json; echo <mark>; rpm -q PKG...'` —
+ * A node asked about itself, the same way on every target: one debug pod per node and check runs every probe of the
+ * check (node-probes.ts) in one `chroot /host sh -c '…'`, each probe's answer between two marker lines of its own —
  * through `oc debug node/N` when `oc` is installed, otherwise the same privileged pod created through the API
  * (debug-pod.ts) and its log read. Both feed the same parsers.
  */
 import { hasCli, oc } from './cli.js';
 import type { Cluster } from './cluster.js';
 import { runOnNode } from './debug-pod.js';
+import type { NodeProbe, ProbeSource } from './node-probes.js';
 import type { Node } from './types.js';
 
-export interface BootedImage {
-  /** The image the booted deployment came from, without the ostree transport prefix. */
-  image: string;
-  /** `sha256:<hex>` of the booted image when known. */
-  digest?: string;
-  /** How the node was asked: `oc debug node/…`, or a debug pod created through the API. */
-  source: 'oc debug' | 'debug pod';
+export { packageInList, parseRpmOstreeStatus, stripTransport, type BootedImage } from './node-probes.js';
+
+const begin = (probe: NodeProbe<unknown>): string => `--- ocp-e2e probe: ${probe.name} ---`;
+const end = (probe: NodeProbe<unknown>): string => `--- ocp-e2e probe end: ${probe.name} ---`;
+
+/**
+ * The shell list the debug pod runs on the host (exported for the tests). The bare `echo` after each fragment ends
+ * its answer on a line of its own even when the answer (a file's content) has no final newline; the reader takes it off.
+ */
+export function probeScript(probes: ReadonlyArray<NodeProbe<unknown>>): string {
+  const names = new Set<string>();
+  for (const p of probes) {
+    if (names.has(p.name)) throw new Error(`probe ${p.name} is asked twice in one read`);
+    names.add(p.name);
+  }
+  return probes.map((p) => `echo '${begin(p)}'; ${p.script}; echo; echo '${end(p)}'`).join('; ');
 }
 
-export interface NodeOs {
-  booted: BootedImage;
-  /** Per asked package: its NVR, or undefined when it is not installed in the booted image. */
-  packages: Record<string, string | undefined>;
+/** What one debug pod printed, cut into the probes' sections; each is parsed when asked for. */
+export class ProbeReadings {
+  constructor(
+    readonly node: string,
+    readonly source: ProbeSource,
+    private readonly sections: ReadonlyMap<string, string>,
+  ) {}
+
+  /** The probe's answer; throws, naming the node, when the node's answer cannot be read. */
+  get<T>(probe: NodeProbe<T>): T {
+    const section = this.sections.get(probe.name);
+    if (section === undefined) throw new Error(`node ${this.node}: probe ${probe.name} was not part of this read`);
+    try {
+      return probe.parse(section, this.source);
+    } catch (error) {
+      throw new Error(`node ${this.node}: ${probe.name}: ${(error as Error).message}`);
+    }
+  }
+}
+
+/** Cuts the debug pod's output at the probes' markers; says what the node printed when an answer is not there. */
+export function splitProbeOutput(node: string, output: string, probes: ReadonlyArray<NodeProbe<unknown>>, source: ProbeSource): ProbeReadings {
+  const sections = new Map<string, string>();
+  let from = 0;
+  for (const probe of probes) {
+    const opening = `${begin(probe)}\n`;
+    const start = output.indexOf(opening, from);
+    const stop = start < 0 ? -1 : output.indexOf(`\n${end(probe)}`, start + opening.length - 1);
+    if (start < 0 || stop < 0) {
+      throw new Error(`node ${node}: the debug pod's output does not hold the answer of probe ${probe.name}: ${output.trim().slice(-400) || '(no output)'}`);
+    }
+    // the fragment's output, exactly: the newline before the end marker is the bare `echo`'s
+    sections.set(probe.name, output.slice(start + opening.length, stop));
+    from = stop;
+  }
+  return new ProbeReadings(node, source, sections);
+}
+
+export interface NodeRead {
+  readings: ProbeReadings;
   /** How the node was asked (the `oc debug` command line, or the debug pod), and what it printed: for the report. */
   asked: { how: string; output: string };
-}
-
-interface RpmOstreeDeployment {
-  booted?: boolean;
-  'container-image-reference'?: string;
-  'container-image-reference-digest'?: string;
-  'custom-origin'?: string[];
-  origin?: string;
-}
-
-/** Strips `ostree-unverified-registry:` / `ostree-remote-registry:<remote>:` / `pivot://` style prefixes. */
-export function stripTransport(reference: string): string {
-  return reference
-    .replace(/^ostree-remote-(registry|image):[^:/]+:/, '')
-    .replace(/^ostree-[a-z-]+:/, '')
-    .replace(/^(docker|registry|pivot):\/\//, '');
-}
-
-/** Parses `rpm-ostree status --json` and returns the booted deployment's image. */
-export function parseRpmOstreeStatus(json: string, source: BootedImage['source']): BootedImage {
-  let status: { deployments?: RpmOstreeDeployment[] };
-  try {
-    status = JSON.parse(json) as { deployments?: RpmOstreeDeployment[] };
-  } catch {
-    throw new Error(`rpm-ostree status is not JSON: ${json.slice(0, 200)}`);
-  }
-  const booted = status.deployments?.find((d) => d.booted);
-  if (!booted) throw new Error(`rpm-ostree status lists no booted deployment (${status.deployments?.length ?? 0} deployments)`);
-  const reference = booted['container-image-reference'] ?? booted['custom-origin']?.[0] ?? booted.origin;
-  if (!reference) throw new Error('the booted deployment has no container-image-reference: it was not deployed from an image');
-  const image = stripTransport(reference);
-  const digest = booted['container-image-reference-digest'] ?? /@(sha256:[0-9a-f]{64})$/.exec(image)?.[1];
-  return { image, digest, source };
-}
-
-/** Whether package `name` is in an `rpm -q`/`rpm -qa` style listing of name-version-release[.arch] lines. */
-export function packageInList(listing: string[], name: string): string | undefined {
-  // NVR: the name may itself contain dashes; version and release never do.
-  return listing
-    .map((l) => l.trim().replace(/\.(x86_64|aarch64|ppc64le|s390x|noarch)$/, ''))
-    .find((nvr) => {
-      const m = /^(.+)-([^-]+)-([^-]+)$/.exec(nvr);
-      return m !== null && m[1] === name;
-    });
-}
-
-/** Separates the two answers in the one debug pod's output. */
-const MARK = '--- ocp-e2e: rpm -q ---';
-const PACKAGE_NAME = /^[A-Za-z0-9._+-]+$/;
-
-/** The shell list the debug pod runs on the host (exported for the tests). */
-export function nodeOsScript(packages: string[]): string {
-  for (const p of packages) if (!PACKAGE_NAME.test(p)) throw new Error(`not a package name: ${JSON.stringify(p)}`);
-  return packages.length ? `rpm-ostree status --json; echo '${MARK}'; rpm -q ${packages.join(' ')}` : 'rpm-ostree status --json';
-}
-
-/** Reads the two answers out of the debug pod's output; says what the node printed when they are not there. */
-export function parseNodeOsOutput(node: string, output: string, packages: string[], source: BootedImage['source']): Omit<NodeOs, 'asked'> {
-  const [statusPart = '', rpmPart = ''] = output.split(`${MARK}\n`);
-  if (packages.length && !output.includes(MARK)) {
-    throw new Error(`node ${node}: the debug pod's output does not hold the rpm-ostree and rpm answers: ${output.trim().slice(-400) || '(no output)'}`);
-  }
-  const jsonStart = statusPart.indexOf('{');
-  const booted = parseRpmOstreeStatus(jsonStart >= 0 ? statusPart.slice(jsonStart) : statusPart, source);
-  const listing = rpmPart.split('\n');
-  return { booted, packages: Object.fromEntries(packages.map((p) => [p, packageInList(listing, p)])) };
 }
 
 /** What `oc` prints when the API server failed for a moment (a rolling API server, a 5xx): worth asking again. */
@@ -100,11 +80,12 @@ const OC_DEBUG_ATTEMPTS = 4;
  * `oc debug node/N -- CMD`. oc itself does not retry: a passing API error would fail the check although the node is
  * fine, so a run whose stderr names one is repeated, with a growing pause, a bounded number of times.
  */
-async function ocDebug(name: string, command: string[], kubeconfig: string): Promise<{ command: string; stdout: string }> {
+async function ocDebug(name: string, command: string[], kubeconfig: string, lastMarker: string): Promise<{ command: string; stdout: string }> {
   for (let attempt = 1; ; attempt++) {
-    // `oc debug` without a terminal prints the log and exits 1 when the command did not exit 0 (rpm -q of a missing package)
+    // `oc debug` without a terminal prints the log and exits 1 when the command did not exit 0: an answer that holds
+    // every probe's section is the node's answer whatever the exit code
     const r = await oc(['debug', `node/${name}`, '--', ...command], { kubeconfig, timeoutMs: 300_000, allowFailure: true });
-    if (r.exitCode === 0 || r.stdout.includes('"deployments"')) return r;
+    if (r.exitCode === 0 || (lastMarker && r.stdout.includes(lastMarker))) return r;
     const last = r.stderr.trim().split('\n').pop() ?? '';
     if (attempt >= OC_DEBUG_ATTEMPTS || !TRANSIENT_API_ERROR.test(r.stderr)) {
       throw new Error(`\`${r.command}\` exited ${r.exitCode}${attempt > 1 ? ` (attempt ${attempt} of ${OC_DEBUG_ATTEMPTS})` : ''}: ${last}`);
@@ -113,16 +94,17 @@ async function ocDebug(name: string, command: string[], kubeconfig: string): Pro
   }
 }
 
-/** One debug pod on `node`: its booted image, and which of `packages` it has. */
-export async function readNodeOs(cluster: Cluster, kubeconfig: string, node: Node, packages: string[] = []): Promise<NodeOs> {
+/** One debug pod on `node` answers every probe. */
+export async function readNode(cluster: Cluster, kubeconfig: string, node: Node, probes: ReadonlyArray<NodeProbe<unknown>>): Promise<NodeRead> {
   const name = node.metadata?.name ?? '?';
-  const command = ['chroot', '/host', 'sh', '-c', nodeOsScript(packages)];
+  const command = ['chroot', '/host', 'sh', '-c', probeScript(probes)];
+  const lastMarker = probes.length ? end(probes[probes.length - 1]!) : '';
   if (await hasCli('oc')) {
-    const r = await ocDebug(name, command, kubeconfig);
-    return { ...parseNodeOsOutput(name, r.stdout, packages, 'oc debug'), asked: { how: r.command, output: r.stdout } };
+    const r = await ocDebug(name, command, kubeconfig, lastMarker);
+    return { readings: splitProbeOutput(name, r.stdout, probes, 'oc debug'), asked: { how: r.command, output: r.stdout } };
   }
   const r = await runOnNode(cluster.kubeConfig, name, command);
-  return { ...parseNodeOsOutput(name, r.output, packages, 'debug pod'), asked: { how: `debug pod ${r.pod} on node ${name}: ${command.join(' ')}`, output: r.output } };
+  return { readings: splitProbeOutput(name, r.output, probes, 'debug pod'), asked: { how: `debug pod ${r.pod} on node ${name}: ${command.join(' ')}`, output: r.output } };
 }
 
 /** The digest part of a `name@sha256:…` pullspec. */

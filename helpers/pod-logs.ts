@@ -5,6 +5,7 @@
  */
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { classifyApiError } from '../lib/kube/errors.js';
+import { withRetry } from '../lib/kube/retry.js';
 
 export interface ComponentLogSpec {
   /** File name stem of the gathered log. */
@@ -27,7 +28,8 @@ export const MCO_LOGS: ComponentLogSpec[] = [
 export async function readComponentLogs(kubeConfig: KubeConfig, spec: ComponentLogSpec): Promise<string> {
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const why = (e: unknown): string => classifyApiError(e).message;
-  const pods = await core.listNamespacedPod({ namespace: spec.namespace, labelSelector: spec.labelSelector }).catch((e) => {
+  // under the one retry policy: a passing 5xx must not leave the report without the component's log
+  const pods = await withRetry(`list pods -n ${spec.namespace} -l ${spec.labelSelector}`, () => core.listNamespacedPod({ namespace: spec.namespace, labelSelector: spec.labelSelector })).catch((e) => {
     throw new Error(`list pods -n ${spec.namespace} -l ${spec.labelSelector}: ${why(e)}`);
   });
   if (!pods.items.length) return `# no pods in ${spec.namespace} match ${spec.labelSelector}\n`;
@@ -35,8 +37,7 @@ export async function readComponentLogs(kubeConfig: KubeConfig, spec: ComponentL
   const parts: string[] = [];
   for (const pod of pods.items) {
     const name = pod.metadata?.name ?? '?';
-    const text = await core
-      .readNamespacedPodLog({ name, namespace: spec.namespace, container: spec.container, tailLines: spec.tailLines })
+    const text = await withRetry(`logs of pod/${name}`, () => core.readNamespacedPodLog({ name, namespace: spec.namespace, container: spec.container, tailLines: spec.tailLines }))
       .then((t) => String(t ?? ''))
       .catch((e) => `# logs of pod/${name} container ${spec.container}: ${why(e)}\n`);
     parts.push(prefix ? text.split('\n').filter((l) => l !== '').map((l) => `[pod/${name}/${spec.container}] ${l}`).join('\n') + '\n' : text);

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { digestOf, nodeOsScript, packageInList, parseNodeOsOutput, parseRpmOstreeStatus, stripTransport } from '../../helpers/node-os.js';
+import { digestOf, probeScript, splitProbeOutput } from '../../helpers/node-os.js';
+import { bootedImageProbe, fileProbe, kernelArgumentsProbe, kernelTypeProbe, packageInList, packageProbe, parseRpmOstreeStatus, stripTransport, unitProbe } from '../../helpers/node-probes.js';
 import { maskDeep, maskSecrets, registerSecret, loadPullSecret } from '../../helpers/secrets.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,17 +43,66 @@ describe('helpers: rpm-ostree and rpm parsers (one parser for oc debug and the A
     expect(() => parseRpmOstreeStatus(status([{ booted: true }]), 'oc debug')).to.throw(/no container-image-reference/);
   });
 
-  it('reads both answers of the one debug pod per node, and says what the node printed when they are missing', () => {
+  it('runs every probe in one script, each between its own markers, and refuses names that carry shell syntax', () => {
+    const zsh = packageProbe('zsh');
+    const script = probeScript([bootedImageProbe, zsh]);
+    expect(script).to.equal(
+      "echo '--- ocp-e2e probe: booted image ---'; rpm-ostree status --json; echo; echo '--- ocp-e2e probe end: booted image ---'; " +
+        "echo '--- ocp-e2e probe: package zsh ---'; rpm -q zsh; echo; echo '--- ocp-e2e probe end: package zsh ---'",
+    );
+    expect(() => probeScript([zsh, packageProbe('zsh')])).to.throw(/asked twice/);
+    expect(() => packageProbe('zsh; reboot')).to.throw(/not a package name/);
+    expect(() => fileProbe("/etc/x'; reboot; '")).to.throw(/not a file path/);
+    expect(() => fileProbe('etc/relative')).to.throw(/not a file path/);
+    expect(() => unitProbe('x.service; reboot')).to.throw(/not a systemd unit name/);
+  });
+
+  /** What `sh -c probeScript(probes)` prints when each fragment prints `answers[i]`. */
+  const printed = (probes: Array<{ name: string }>, answers: string[]): string =>
+    probes.map((p, i) => `--- ocp-e2e probe: ${p.name} ---\n${answers[i]}\n--- ocp-e2e probe end: ${p.name} ---\n`).join('');
+
+  it('cuts the output into each probe\'s exact answer, a final newline or none, and parses each on its own', () => {
     const json = status([{ booted: true, 'container-image-reference': `ostree-unverified-registry:quay.io/me/os@${DIGEST}` }]);
-    const script = nodeOsScript(['zsh', 'fish']);
-    const mark = /echo '([^']+)'/.exec(script)![1];
-    const out = `${json}\n${mark}\nzsh-5.8-9.el9.x86_64\npackage fish is not installed\n`;
-    expect(parseNodeOsOutput('n1', out, ['zsh', 'fish'], 'debug pod')).to.deep.equal({
-      booted: { image: `quay.io/me/os@${DIGEST}`, digest: DIGEST, source: 'debug pod' },
-      packages: { zsh: 'zsh-5.8-9.el9', fish: undefined },
-    });
-    expect(() => parseNodeOsOutput('n1', 'sh: rpm-ostree: not found\n', ['zsh'], 'debug pod')).to.throw(/node n1: .*rpm-ostree: not found/);
-    expect(() => nodeOsScript(['zsh; reboot'])).to.throw(/not a package name/);
+    const [zsh, fish] = [packageProbe('zsh'), packageProbe('fish')];
+    const probes = [bootedImageProbe, zsh, fish, kernelArgumentsProbe, fileProbe('/etc/a'), fileProbe('/etc/b'), fileProbe('/etc/none'), unitProbe('a.service'), unitProbe('b.service'), kernelTypeProbe];
+    const out = printed(probes, [
+      `${json}\n`,
+      'zsh-5.8-9.el9.x86_64\n',
+      'package fish is not installed\n',
+      'BOOT_IMAGE=(hd0,gpt3)/ostree/rhcos-1/vmlinuz-4.18.0 ostree=/ostree/boot.1/rhcos/1/0 root=UUID=abc rw  nosmt z=1\n',
+      '644\nline one\nline two',
+      '4755\nends with a newline\n\n',
+      "stat: cannot stat '/etc/none': No such file or directory\n",
+      'enabled\n',
+      'disabled\n',
+      '4.18.0-372.26.1.rt7.183.el8_6.x86_64\n',
+    ]);
+    const r = splitProbeOutput('n1', out, probes, 'debug pod');
+    expect(r.get(bootedImageProbe)).to.deep.equal({ image: `quay.io/me/os@${DIGEST}`, digest: DIGEST, source: 'debug pod' });
+    expect(r.get(zsh)).to.equal('zsh-5.8-9.el9');
+    expect(r.get(fish)).to.equal(undefined);
+    expect(r.get(kernelArgumentsProbe)).to.deep.equal(['BOOT_IMAGE=(hd0,gpt3)/ostree/rhcos-1/vmlinuz-4.18.0', 'ostree=/ostree/boot.1/rhcos/1/0', 'root=UUID=abc', 'rw', 'nosmt', 'z=1']);
+    expect(r.get(fileProbe('/etc/a'))).to.deep.equal({ exists: true, mode: 0o644, contents: 'line one\nline two' });
+    expect(r.get(fileProbe('/etc/b'))).to.deep.equal({ exists: true, mode: 0o4755, contents: 'ends with a newline\n\n' });
+    expect(r.get(fileProbe('/etc/none'))).to.deep.equal({ exists: false, says: "stat: cannot stat '/etc/none': No such file or directory" });
+    expect(r.get(unitProbe('a.service'))).to.deep.equal({ state: 'enabled', enabled: true });
+    expect(r.get(unitProbe('b.service'))).to.deep.equal({ state: 'disabled', enabled: false });
+    expect(r.get(kernelTypeProbe)).to.deep.equal({ kernelType: 'realtime', release: '4.18.0-372.26.1.rt7.183.el8_6.x86_64' });
+    const plain = splitProbeOutput('n1', printed([kernelTypeProbe, fileProbe('/etc/empty')], ['4.18.0-372.26.1.el8_6.x86_64\n', '600\n']), [kernelTypeProbe, fileProbe('/etc/empty')], 'oc debug');
+    expect(plain.get(kernelTypeProbe).kernelType).to.equal('default');
+    expect(plain.get(fileProbe('/etc/empty'))).to.deep.equal({ exists: true, mode: 0o600, contents: '' });
+  });
+
+  it('says which node and probe failed and what the node printed when an answer is missing or unreadable', () => {
+    expect(() => splitProbeOutput('n1', 'sh: rpm-ostree: not found\n', [bootedImageProbe], 'debug pod')).to.throw(/^node n1: the debug pod's output does not hold the answer of probe booted image: sh: rpm-ostree: not found$/);
+    // cut off after the first answer (the pod was killed)
+    const zsh = packageProbe('zsh');
+    const cut = printed([zsh], ['zsh-5.8-9.el9.x86_64\n']) + '--- ocp-e2e probe: kernel type ---\n';
+    expect(() => splitProbeOutput('n1', cut, [zsh, kernelTypeProbe], 'debug pod')).to.throw(/probe kernel type/);
+    const broken = splitProbeOutput('n2', printed([bootedImageProbe, kernelTypeProbe], ['{not json\n', 'uname: not found\n']), [bootedImageProbe, kernelTypeProbe], 'oc debug');
+    expect(() => broken.get(bootedImageProbe)).to.throw(/^node n2: booted image: rpm-ostree status is not JSON/);
+    expect(() => broken.get(kernelTypeProbe)).to.throw(/^node n2: kernel type: uname -r did not print a kernel release: uname: not found/);
+    expect(() => broken.get(zsh)).to.throw(/probe package zsh was not part of this read/);
   });
 
   it('strips every transport form', () => {
