@@ -1,12 +1,17 @@
 /**
  * The commands a debug pod runs on a simulated host (`oc debug node/N -- chroot /host CMD`). The host's file system
- * is the booted OS image itself, read from the registry: `cat` prints the image's files and `rpm` answers from the
- * image's package database, as the image's own `rpm` does. `rpm-ostree status` describes the host's booted and
- * rollback deployments. A small `sh -c` runs lists of these (`;`, `&&`, `||`). Anything else is refused in words
- * rather than imitated: an unknown program fails as a missing one does, a program the image has but the reference
- * does not simulate says so (exit 126).
+ * is the booted OS image itself, read from the registry, under what the machine-config daemon wrote (hosts.ts):
+ * `cat` and `stat -c` show the daemon's files first, then the image's; `/proc/cmdline` is the booted deployment's
+ * kernel command line; `rpm` answers from the image's package database, as the image's own `rpm` does, with the
+ * booted deployment's extensions and realtime kernel swapped in (their packages read from the extensions image);
+ * `systemctl is-enabled` from the daemon's units; `uname -r` names the booted kernel package. `rpm-ostree status`
+ * describes the host's booted and rollback deployments. A small `sh -c` runs lists of these (`;`, `&&`, `||`).
+ * Anything else is refused in words rather than imitated: an unknown program fails as a missing one does, a program
+ * the image has but the reference does not simulate says so (exit 126).
  */
+import { createHash } from 'node:crypto';
 import { RPMDB_PATH, parseRpmDb, type InstalledRpm } from '../releases/os-content.js';
+import { DEFAULT_KERNEL_PACKAGES, REALTIME_KERNEL_PACKAGES, SUPPORTED_EXTENSIONS } from '../mcd/node-config.js';
 import { rpmOstreeStatusJson } from '../mcd/os-status.js';
 import type { HostOs } from './hosts.js';
 
@@ -28,7 +33,11 @@ export interface CommandResult {
 }
 
 const PROGRAM_DIRS = ['/usr/bin', '/usr/sbin', '/bin', '/sbin'];
-const SIMULATED = 'cat, echo, exit, false, hostname, rpm, rpm-ostree, sh -c, true';
+const SIMULATED = 'cat, echo, exit, false, hostname, rpm, rpm-ostree, sh -c, stat -c, systemctl is-enabled, true, uname';
+/** Where a package of the extensions image is described (images/rhcos-like/Containerfile.extensions). */
+const EXTENSIONS_IMAGE_DIR = '/usr/share/rpm-ostree/extensions';
+/** Where machine-os-content carries them (the OS image is the extensions' source before 4.12 FIX). */
+const OS_IMAGE_EXTENSIONS_DIR = '/extensions';
 
 /** Runs a container's command line (command + args) in a debug pod on `host`. */
 export async function runDebugCommand(argv: string[], host: HostContext): Promise<CommandResult> {
@@ -73,8 +82,14 @@ class HostShell {
       case 'false':
         return 1;
       case 'echo':
-        this.print(args.join(' '));
+        this.out += `${args.join(' ')}\n`;
         return 0;
+      case 'stat':
+        return this.stat(args);
+      case 'systemctl':
+        return this.systemctl(args);
+      case 'uname':
+        return this.uname(args);
       case 'hostname':
         this.print(this.host.node);
         return 0;
@@ -122,10 +137,39 @@ class HostShell {
     return status;
   }
 
+  /** A file as the host's disk has it: the kernel's, the daemon's, else the booted image's. */
+  private async file(path: string): Promise<{ data: Buffer; mode: number } | undefined> {
+    const absolute = path.startsWith('/') ? path : `/${path}`;
+    if (absolute === '/proc/cmdline') return { data: Buffer.from(`${await this.cmdline()}\n`), mode: 0o444 };
+    const written = this.host.os.files.get(absolute);
+    if (written) return { data: written.contents, mode: written.mode };
+    const data = await this.host.files.readFile(this.host.os.booted.pullspec, absolute);
+    // the registry keeps no modes the reference reads: programs are executable, the rest as a package installs it
+    return data === undefined ? undefined : { data, mode: /^\/(usr\/)?(s?bin|libexec)\//.test(absolute) ? 0o755 : 0o644 };
+  }
+
+  /** The booted deployment's kernel command line: what the bootloader entry of an RHCOS deployment carries, then the MachineConfigs' arguments. */
+  private async cmdline(): Promise<string> {
+    const { booted, deployment } = this.host.os;
+    const checksum = createHash('sha256').update(`${booted.pullspec}\0${booted.content.digest}`).digest('hex');
+    const root = createHash('sha256').update(this.host.node).digest('hex');
+    const uuid = `${root.slice(0, 8)}-${root.slice(8, 12)}-${root.slice(12, 16)}-${root.slice(16, 20)}-${root.slice(20, 32)}`;
+    const base = [
+      `BOOT_IMAGE=(hd0,gpt3)/ostree/rhcos-${checksum}/vmlinuz-${await this.kernelRelease()}`,
+      'ignition.platform.id=metal',
+      `ostree=/ostree/boot.1/rhcos/${checksum}/0`,
+      `root=UUID=${uuid}`,
+      'rw',
+      'rootflags=prjquota',
+      `boot=UUID=${uuid.replace(/^.{8}/, 'b0075ea1')}`,
+    ];
+    return [...base, ...deployment.kernelArguments].join(' ');
+  }
+
   private async cat(paths: string[]): Promise<number> {
     let status = 0;
     for (const path of paths) {
-      const data = await this.host.files.readFile(this.host.os.booted.pullspec, path.startsWith('/') ? path : `/${path}`);
+      const data = (await this.file(path))?.data;
       if (data === undefined) {
         this.print(`cat: can't open '${path}': No such file or directory`);
         status = 1;
@@ -134,9 +178,115 @@ class HostShell {
     return status;
   }
 
+  /** `stat -c FORMAT FILE…` / `--format=FORMAT`: %a (octal mode), %s (size), %n (name). */
+  private async stat(args: string[]): Promise<number> {
+    let format: string | undefined;
+    const paths: string[] = [];
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i]!;
+      if (a === '-c' || a === '--format') format = args[++i];
+      else if (a.startsWith('--format=')) format = a.slice('--format='.length);
+      else paths.push(a);
+    }
+    if (format === undefined) {
+      this.print(`stat: the reference's host simulates only \`stat -c FORMAT FILE\` (%a, %s, %n)`);
+      return 1;
+    }
+    if (!paths.length) {
+      this.print("stat: missing operand\nTry 'stat --help' for more information.");
+      return 1;
+    }
+    let status = 0;
+    for (const path of paths) {
+      const found = await this.file(path);
+      if (!found) {
+        this.print(`stat: cannot stat '${path}': No such file or directory`);
+        status = 1;
+        continue;
+      }
+      this.print(format.replace(/%([asn%])/g, (_m, c: string) => (c === 'a' ? found.mode.toString(8) : c === 's' ? String(found.data.length) : c === 'n' ? path : '%')));
+    }
+    return status;
+  }
+
+  /** `systemctl is-enabled UNIT…`: the daemon's units; a unit file that only the image has is reported disabled. */
+  private async systemctl(args: string[]): Promise<number> {
+    if (args[0] !== 'is-enabled' || args.length < 2) {
+      this.print(`systemctl: the reference's host simulates only \`systemctl is-enabled UNIT...\`; got \`systemctl ${args.join(' ')}\``);
+      return 1;
+    }
+    let status = 0;
+    for (const name of args.slice(1)) {
+      const unit = this.host.os.units.get(name);
+      let state: string;
+      if (unit?.mask) state = 'masked';
+      else if (unit?.enabled === true) state = 'enabled';
+      else if (unit?.enabled === false) state = 'disabled';
+      else if (unit) state = unit.contents !== undefined && !/^\[Install\]/m.test(unit.contents) ? 'static' : 'disabled';
+      else if ((await this.file(`/etc/systemd/system/${name}`)) || (await this.file(`/usr/lib/systemd/system/${name}`))) state = 'disabled';
+      else {
+        this.print(`Failed to get unit file state for ${name}: No such file or directory`);
+        status = 1;
+        continue;
+      }
+      this.print(state);
+      if (state !== 'enabled' && state !== 'static') status = 1;
+    }
+    return status;
+  }
+
+  /** The release of the booted kernel package (`uname -r`): `kernel`, or `kernel-rt-core` on the realtime kernel. */
+  private async kernelRelease(): Promise<string> {
+    const db = (await this.packages()) ?? [];
+    const kernel = db.find((r) => r.name === (this.host.os.deployment.kernelType === 'realtime' ? 'kernel-rt-core' : 'kernel'));
+    return kernel ? `${kernel.version}-${kernel.release}.${kernel.arch}` : 'unknown';
+  }
+
+  private async uname(args: string[]): Promise<number> {
+    const release = await this.kernelRelease();
+    const words: Record<string, string> = { '-s': 'Linux', '-n': this.host.node, '-r': release, '-m': 'x86_64' };
+    if (args.length === 0) this.print('Linux');
+    else if (args.every((a) => a in words)) this.print(args.map((a) => words[a]).join(' '));
+    else if (args.length === 1 && args[0] === '-a') this.print(`Linux ${this.host.node} ${release} #1 SMP${this.host.os.deployment.kernelType === 'realtime' ? ' PREEMPT_RT' : ''} x86_64 x86_64 x86_64 GNU/Linux`);
+    else {
+      this.print(`uname: the reference's host simulates only -s, -n, -r, -m and -a; got ${args.join(' ')}`);
+      return 1;
+    }
+    return 0;
+  }
+
+  /**
+   * The booted deployment's packages: the image's database, the realtime kernel instead of the default one when the
+   * deployment has kernelType realtime, and each extension's packages (update.go getSupportedExtensions), as the
+   * extensions image describes them. A package the extensions image lacks is not installed.
+   */
   private packages(): Promise<InstalledRpm[] | undefined> {
-    this.rpmDb ??= this.host.files.readFile(this.host.os.booted.pullspec, RPMDB_PATH).then((b) => (b ? parseRpmDb(b.toString('utf8')) : undefined));
+    this.rpmDb ??= (async () => {
+      const { booted, deployment } = this.host.os;
+      const image = await this.host.files.readFile(booted.pullspec, RPMDB_PATH);
+      if (!image) return undefined;
+      let db = parseRpmDb(image.toString('utf8'));
+      const wanted = deployment.extensions.flatMap((e) => SUPPORTED_EXTENSIONS[e] ?? []);
+      if (deployment.kernelType === 'realtime') {
+        db = db.filter((r) => !DEFAULT_KERNEL_PACKAGES.includes(r.name));
+        wanted.push(...REALTIME_KERNEL_PACKAGES);
+      }
+      for (const name of wanted) {
+        if (db.some((r) => r.name === name)) continue;
+        const found = await this.extensionPackage(name);
+        if (found) db.push(found);
+      }
+      return db;
+    })();
     return this.rpmDb;
+  }
+
+  private async extensionPackage(name: string): Promise<InstalledRpm | undefined> {
+    const { booted, deployment } = this.host.os;
+    const described = deployment.extensionsImage
+      ? await this.host.files.readFile(deployment.extensionsImage, `${EXTENSIONS_IMAGE_DIR}/${name}/package`)
+      : await this.host.files.readFile(booted.pullspec, `${OS_IMAGE_EXTENSIONS_DIR}/${name}/package`);
+    return described ? parseRpmDb(described.toString('utf8'))[0] : undefined;
   }
 
   /** What the image's own rpm (images/rhcos-like/rootfs/usr/bin/rpm) answers, from the same database file. */

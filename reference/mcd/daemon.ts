@@ -1,7 +1,9 @@
 /**
  * Machine-config daemons on simulated nodes. For a node whose desiredConfig differs from its currentConfig:
- * Working → drain → pull the rendered config's OS image from the registry → reboot → Done, each step lasting a seeded
- * share of 10-20 cluster minutes. A pull is retried as the real daemon retries it (PULL_RETRY_DELAYS_MS); only when
+ * Working → drain → pull the rendered config's OS image from the registry → write files and units, stage kernel
+ * arguments, extensions and kernel type → reboot → Done, each step lasting a seeded share of 10-20 cluster minutes.
+ * A change the 4.12 daemon applies without a reboot (node-config.ts: only files it reloads crio for or ignores, SSH
+ * keys) is written without drain and reboot. A pull is retried as the real daemon retries it (PULL_RETRY_DELAYS_MS); only when
  * every try failed is the node Degraded with the pull error, and the update is requeued with the daemon queue's
  * backoff until it succeeds or the node is asked for another config. What the node booted is kept with the simulated
  * machine (kubelet/hosts.ts), where a debug pod's `rpm-ostree status` and `rpm -q` read it; each daemon logs what it
@@ -19,6 +21,7 @@ import type { Informer } from '../../lib/kube/informer.js';
 import type { NodeHosts } from '../kubelet/hosts.js';
 import type { MachineConfig } from '../mco/types.js';
 import { rngFor } from '../rng.js';
+import { changedFilePaths, configDiff, invalidExtensions, nodeConfigOf, osChangesString, postConfigChangeAction, type NodeConfig } from './node-config.js';
 import { osImageName, planUpdate, pullFailureReason, type BootedImage } from './os-status.js';
 
 type Node = V1Node & KubeObject;
@@ -168,7 +171,10 @@ export class DaemonSet implements Controller {
     const plan = planUpdate(rngFor(this.ctx.seed, name, desired, String(daemon.attempts)));
     const log = (line: string): void => this.ctx.log(`mcd/${name}`, line);
     const from = this.nodes.get(name)?.metadata?.annotations?.[ANN.currentConfig] ?? '';
+    const config = await client.get<MachineConfig & KubeObject>('MachineConfig', desired);
+    const change = config ? await this.planChange(client, from, config) : undefined;
     log(`Starting update from ${from} to ${desired}`);
+    if (change && 'target' in change && change.action !== 'reboot') return this.updateWithoutReboot(client, name, desired, change.target, change.action, plan.settleMs, daemon);
     log('Update prepared; requesting cordon and drain via annotation to controller');
     await client.patch('Node', name, {
       metadata: { annotations: { [ANN.state]: 'Working', [ANN.reason]: '', [ANN.desiredDrain]: `drain-${desired}` } },
@@ -178,11 +184,16 @@ export class DaemonSet implements Controller {
     await client.patch('Node', name, { metadata: { annotations: { [ANN.lastAppliedDrain]: `drain-${desired}` } } });
     log('drain complete');
 
-    const config = await client.get<MachineConfig & KubeObject>('MachineConfig', desired);
-    if (!config) {
+    if (!config || !change) {
       await this.degrade(client, name, `could not find MachineConfig: machineconfig.machineconfiguration.openshift.io "${desired}" not found`);
       return;
     }
+    if ('refused' in change) {
+      log(`Marking Degraded due to: ${change.refused}`);
+      await this.degrade(client, name, change.refused);
+      return;
+    }
+    const target = change.target;
     const wanted = config.spec?.osImageURL ?? '';
     const before = this.hosts.get(name).booted;
     let booted = before;
@@ -211,11 +222,14 @@ export class DaemonSet implements Controller {
       }
     }
 
+    // the files and units are on disk now; the rest is staged in the new deployment and booted below
+    this.hosts.write(name, target.files, target.units);
+    if (change.staged) log(`${change.staged}: kernel arguments [${target.deployment.kernelArguments.join(' ')}], extensions [${target.deployment.extensions.join(' ')}], kernelType ${target.deployment.kernelType}`);
     log(`Rebooting node (config ${desired})`);
     await this.setReady(client, name, false);
     await clock.sleep(plan.rebootMs, signal);
     if (signal.aborted) throw new AbortedError();
-    this.hosts.boot(name, booted);
+    this.hosts.boot(name, booted, target.deployment, clock.nowMs());
     await this.setReady(client, name, true, booted);
     await clock.sleep(plan.settleMs, signal);
     const annotations: Record<string, string> = {
@@ -226,6 +240,38 @@ export class DaemonSet implements Controller {
       [ANN.lastAppliedDrain]: `uncordon-${desired}`,
     };
     await client.patch('Node', name, { metadata: { annotations }, spec: { unschedulable: null } });
+    log(`Update completed for config ${desired} and node has been successfully uncordoned`);
+    daemon.attempts = 0;
+    daemon.completed = desired;
+  }
+
+  /**
+   * What going from the node's current config to `config` means (node-config.ts): the node's new state and whether
+   * it reboots, or why the daemon refuses it. The current config is read as the daemon reads it, from the API.
+   */
+  private async planChange(client: Writer, from: string, config: MachineConfig): Promise<{ target: NodeConfig; action: ReturnType<typeof postConfigChangeAction>; staged: string } | { refused: string }> {
+    const current = from ? await client.get<MachineConfig & KubeObject>('MachineConfig', from) : undefined;
+    try {
+      const target = nodeConfigOf(config);
+      const invalid = invalidExtensions(target.deployment.extensions);
+      if (invalid) return { refused: invalid };
+      const before = nodeConfigOf(current);
+      const diff = configDiff(before, target);
+      return { target, action: postConfigChangeAction(diff, changedFilePaths(before, target)), staged: osChangesString({ ...diff, osUpdate: false }) };
+    } catch (error) {
+      return { refused: `failed to apply update: ${(error as Error).message}` };
+    }
+  }
+
+  /** 4.12's rebootless update: files written (crio reloaded when its files changed), node Done without drain. */
+  private async updateWithoutReboot(client: Writer, name: string, desired: string, target: NodeConfig, action: 'none' | 'reload crio', settleMs: number, daemon: NodeDaemon): Promise<void> {
+    const log = (line: string): void => this.ctx.log(`mcd/${name}`, line);
+    await client.patch('Node', name, { metadata: { annotations: { [ANN.state]: 'Working', [ANN.reason]: '' } } });
+    log('Changes do not require drain, skipping.');
+    this.hosts.write(name, target.files, target.units);
+    await this.ctx.clock.sleep(settleMs, daemon.abort.signal);
+    log(action === 'reload crio' ? `crio config reloaded successfully! Desired config ${desired} has been applied, skipping reboot` : `Node has Desired Config ${desired}, skipping reboot`);
+    await client.patch('Node', name, { metadata: { annotations: { [ANN.state]: 'Done', [ANN.currentConfig]: desired, [ANN.reason]: '' } } });
     log(`Update completed for config ${desired} and node has been successfully uncordoned`);
     daemon.attempts = 0;
     daemon.completed = desired;
