@@ -15,12 +15,10 @@ import {
 import type { ConformanceSession } from './conformance.js';
 import { nodesOfPool } from './facts/pool.js';
 import type { CompletedUpgrade } from './flows.js';
-import { judgeUpgrade } from './monitor/judge.js';
 import { readNode } from './node-os.js';
 import { describeNodeExpectation, nodeChecks, type NodeExpectation } from './node-probes-expected.js';
 import { attachText, attachYaml, step } from './report.js';
-import { attachTimelineChart } from './report/timeline-attachment.js';
-import { reportInvariants } from './report/invariant-steps.js';
+import { reportUpgradeInvariants } from './report/invariant-steps.js';
 
 /** machine-config settled at the version, ClusterVersion done with the upgrade to it, every pool rolled out. */
 export async function checkUpgradeCompleted(session: ConformanceSession, version: string): Promise<void> {
@@ -43,13 +41,12 @@ export async function checkUpgradeCompleted(session: ConformanceSession, version
   });
 }
 
-/** The monitor's invariants over what it recorded during the upgrade; attaches the timeline either way. */
+/**
+ * The monitor's invariants over what it recorded during a completed upgrade, judged and reported here once (an upgrade
+ * that did not complete has no check phase: its flow reports them); attaches the recording and its chart either way.
+ */
 export async function checkUpgradeInvariants(upgrade: CompletedUpgrade): Promise<void> {
-  const results = judgeUpgrade(upgrade.recording);
-  await attachYaml('upgrade-timeline.yaml', upgrade.recording.timeline);
-  await attachTimelineChart({ timeline: upgrade.recording.timeline, invariants: results, timeFactor: upgrade.recording.timeFactor });
-  await attachYaml('upgrade-invariants.yaml', results);
-  const broken = await reportInvariants(results, upgrade.recording.timeline, upgrade.recording.timeFactor);
+  const { broken } = await reportUpgradeInvariants(upgrade.recording);
   if (broken.length) throw broken[0];
 }
 

@@ -2,7 +2,8 @@
  * Restarts of the components an upgrade depends on, as the event stream shows them: the kubelet's `Killing` and
  * `Started` events on the pods of the machine-config operator, controller and daemons, the CVO and the API server.
  * A real upgrade replaces most of them; the reference cluster posts the same events when it restarts a component.
- * The upgrade monitor puts each on its timeline, so a report shows where in the rollout a component went away.
+ * The upgrade monitor records each as a point on the pod's timeline, so a report shows where in the rollout a component
+ * went away.
  */
 import type { CoreV1Event } from '@kubernetes/client-node';
 
@@ -11,10 +12,12 @@ export const COMPONENT_NAMESPACES: ReadonlySet<string> = new Set(['openshift-mac
 const RESTART_REASONS: ReadonlySet<string> = new Set(['Killing', 'Started']);
 
 export interface RestartSeen {
-  /** `namespace/pod`. */
+  namespace: string;
   pod: string;
-  /** e.g. `Killing: Stopping container machine-config-operator`. */
-  change: string;
+  /** The event's reason: `Killing` or `Started`. */
+  reason: string;
+  /** e.g. `Stopping container machine-config-operator`. */
+  message?: string;
 }
 
 /** The restart an event reports, if it reports one of a component's pods going down or coming up. */
@@ -23,7 +26,7 @@ export function restartOf(event: CoreV1Event): RestartSeen | undefined {
   if (involved?.kind !== 'Pod' || !RESTART_REASONS.has(event.reason ?? '')) return undefined;
   const namespace = involved.namespace ?? event.metadata?.namespace ?? '';
   if (!COMPONENT_NAMESPACES.has(namespace)) return undefined;
-  return { pod: `${namespace}/${involved.name ?? '?'}`, change: `${event.reason}: ${event.message ?? ''}`.trim() };
+  return { namespace, pod: involved.name ?? '?', reason: event.reason!, ...(event.message ? { message: event.message } : {}) };
 }
 
 /**

@@ -1,42 +1,159 @@
 /**
- * The invariants origin's upgrade monitor checks, judged over a recording (record.ts):
+ * The invariants origin's upgrade monitor checks, as judges over a finished recording (recording.ts). Each is an entry
+ * of JUDGES: an id the report and the chart know it by, the title people read, and a judge that answers whether it
+ * held, why, and the intervals that decided it (its evidence). They read only the recording, so a recording written to
+ * a file is judged the same way later.
  *  - the machine-config ClusterOperator's Degraded periods: never about an osImageURL mismatch (the report's bug) and
  *    over by the end. A Degraded period while the master pool rolls is by design (MCO reports RequiredPools after 10
  *    minutes; a slow master rollout shows it for a while), so its length is reported, not judged;
- *  - the master pool has rolled out a config of the new release before ClusterVersion reports the upgrade completed.
+ *  - the master pool has rolled out a config of the new release when ClusterVersion's history begins to say the
+ *    upgrade Completed.
  */
-import type { DegradedPeriod, UpgradeRecording } from './record.js';
+import { poolLine, poolRolledOut } from '../facts/pool.js';
+import type { Condition, MachineConfigPool } from '../types.js';
+import { endWallMs, stateAt, States, targetCompletionIndex, type Interval, type UpgradeRecording } from './recording.js';
 
-export interface InvariantResult {
-  name: string;
-  passed: boolean;
-  detail: string;
+export interface Verdict {
+  ok: boolean;
+  why: string;
+  /** The intervals that decided, the first one where it broke (or held). */
+  evidence: Interval[];
 }
 
-function describe(p: DegradedPeriod): string {
-  return `${p.clusterMinutes} cluster minutes from ${p.from}${p.to ? '' : ' (still Degraded)'}: ${p.reason ?? ''} ${p.message ?? ''}`.trim();
+export interface Judge {
+  id: string;
+  title: string;
+  judge(recording: UpgradeRecording): Verdict;
 }
 
-export function judgeUpgrade(recording: UpgradeRecording): InvariantResult[] {
-  const periods = recording.degradedPeriods;
-  const mismatch = periods.find((p) => /osImageURL mismatch/.test(p.message ?? ''));
-  const open = periods.find((p) => p.to === undefined);
-  const m = recording.masterAtCompletion;
-  return [
-    {
-      name: 'machine-config ClusterOperator is never Degraded by an osImageURL mismatch',
-      passed: !mismatch,
-      detail: mismatch ? describe(mismatch) : `${periods.length} Degraded period(s), none about osImageURL`,
+/** A judge's answer with the judge's id and title. */
+export interface JudgedInvariant extends Verdict {
+  id: string;
+  title: string;
+}
+
+/** The judges' ids: what the report and the chart know each invariant by. */
+export const JudgeId = {
+  osImageUrlMismatch: 'mco-never-degraded-by-osimageurl-mismatch',
+  degradedAtEnd: 'mco-not-degraded-at-end',
+  masterBeforeCompletion: 'master-updated-before-completion',
+} as const;
+
+export const MACHINE_CONFIG_OPERATOR = 'ClusterOperator/machine-config';
+export const MASTER_POOL = 'MachineConfigPool/master';
+
+/** One stretch of machine-config Degraded=True: the intervals in a row that said so (its message may change within). */
+interface DegradedPeriod {
+  intervals: Interval[];
+  /** Still Degraded when the recording stopped. */
+  open: boolean;
+}
+
+function degradedPeriods(recording: UpgradeRecording): DegradedPeriod[] {
+  const periods: DegradedPeriod[] = [];
+  let previous: Interval | undefined;
+  for (const interval of recording.timeline) {
+    if (interval.locator !== MACHINE_CONFIG_OPERATOR || interval.condition !== 'Degraded') continue;
+    if (interval.value === 'True') {
+      const goesOn = previous?.value === 'True' && previous.to?.wall === interval.from.wall;
+      if (goesOn) periods.at(-1)!.intervals.push(interval);
+      else periods.push({ intervals: [interval], open: false });
+      periods.at(-1)!.open = interval.to === undefined;
+    }
+    previous = interval;
+  }
+  return periods;
+}
+
+/** "9.5 cluster minutes from <wall ISO> (still Degraded): <reason> <message>" (the reason of its start, the message given or its last). */
+function describePeriod(recording: UpgradeRecording, period: DegradedPeriod, message = period.intervals.at(-1)!.message): string {
+  const first = period.intervals[0]!;
+  const end = period.intervals.at(-1)!.to?.wall;
+  const wallMs = (end ? Date.parse(end) : endWallMs(recording)) - Date.parse(first.from.wall);
+  const minutes = Math.round(((wallMs * recording.timeFactor) / 60_000) * 10) / 10;
+  return `${minutes} cluster minutes from ${first.from.wall}${period.open ? ' (still Degraded)' : ''}: ${first.reason ?? ''} ${message ?? ''}`.trim();
+}
+
+const neverDegradedByMismatch: Judge = {
+  id: JudgeId.osImageUrlMismatch,
+  title: 'machine-config ClusterOperator is never Degraded by an osImageURL mismatch',
+  judge(recording) {
+    const periods = degradedPeriods(recording);
+    const mismatches = periods.flatMap((p) => p.intervals).filter((i) => /osImageURL mismatch/.test(i.message ?? ''));
+    const first = mismatches[0];
+    if (!first) return { ok: true, why: `${periods.length} Degraded period(s), none about osImageURL`, evidence: periods.flatMap((p) => p.intervals) };
+    const period = periods.find((p) => p.intervals.includes(first))!;
+    return { ok: false, why: describePeriod(recording, period, first.message), evidence: mismatches };
+  },
+};
+
+const notDegradedAtEnd: Judge = {
+  id: JudgeId.degradedAtEnd,
+  title: 'machine-config ClusterOperator is not Degraded at the end of the upgrade',
+  judge(recording) {
+    const periods = degradedPeriods(recording);
+    const open = periods.find((p) => p.open);
+    if (open) return { ok: false, why: describePeriod(recording, open), evidence: open.intervals };
+    const why = periods.length ? `recovered from: ${periods.map((p) => describePeriod(recording, p)).join('; ')}` : 'never Degraded';
+    return { ok: true, why, evidence: periods.flatMap((p) => p.intervals) };
+  },
+};
+
+/**
+ * The pool as the recording shows it at one moment, in the shape the suite's facts read (facts/pool.ts): so "rolled
+ * out" means here what it means in every wait and assertion.
+ */
+function poolAt(name: string, state: Map<string, Interval>): MachineConfigPool {
+  const states = new Set<string>(Object.values(States.pool));
+  const conditions: Condition[] = [...state.values()]
+    .filter((i) => !states.has(i.condition))
+    .map((i) => ({ type: i.condition, status: i.value, ...(i.reason ? { reason: i.reason } : {}), ...(i.message ? { message: i.message } : {}) }));
+  const named = (condition: string) => {
+    const value = state.get(condition)?.value;
+    return value === undefined || value === '-' ? undefined : value;
+  };
+  const machines = state.get(States.pool.machines)?.fields;
+  const generation = state.get(States.pool.observedGeneration);
+  return {
+    metadata: { name, generation: generation?.fields?.generation },
+    spec: { configuration: { name: named(States.pool.targetConfig) } },
+    status: {
+      observedGeneration: generation ? Number(generation.value) : undefined,
+      configuration: { name: named(States.pool.rolledOutConfig) },
+      machineCount: machines?.machineCount,
+      updatedMachineCount: machines?.updatedMachineCount,
+      degradedMachineCount: machines?.degradedMachineCount,
+      conditions,
     },
-    {
-      name: 'machine-config ClusterOperator is not Degraded at the end of the upgrade',
-      passed: !open,
-      detail: open ? describe(open) : periods.length ? `recovered from: ${periods.map(describe).join('; ')}` : 'never Degraded',
-    },
-    {
-      name: 'the master pool is updated before ClusterVersion reports the new version',
-      passed: m !== undefined && m.rolledOut.ok && (m.renderedFor === undefined || m.renderedFor === m.version),
-      detail: m ? `when ClusterVersion reported Completed, master was: ${m.line}` : 'ClusterVersion never reported the new version as Completed while monitored',
-    },
-  ];
+  } as MachineConfigPool;
+}
+
+const masterBeforeCompletion: Judge = {
+  id: JudgeId.masterBeforeCompletion,
+  title: 'the master pool is updated before ClusterVersion reports the new version',
+  judge(recording) {
+    const index = targetCompletionIndex(recording);
+    if (index < 0) return { ok: false, why: 'ClusterVersion never reported the new version as Completed while monitored', evidence: [] };
+    const completed = recording.timeline[index]!;
+    const state = stateAt(recording, MASTER_POOL, index);
+    if (state.size === 0) return { ok: false, why: 'when ClusterVersion reported Completed, there was no master pool', evidence: [completed] };
+    const pool = poolAt('master', state);
+    const renderedFor = state.get(States.pool.targetConfig)?.fields?.renderedFor;
+    const version = completed.fields?.version;
+    // Following an upgrade someone else started (--phase post), it may have been over before the recording began.
+    const note = completed.found ? ' (the upgrade had completed before monitoring began: the pool as found then)' : '';
+    return {
+      ok: poolRolledOut(pool).ok && (renderedFor === undefined || renderedFor === version),
+      why: `when ClusterVersion reported Completed, master was: ${poolLine(pool)}, rolled out ${pool.status?.configuration?.name ?? '-'}, target rendered for ${renderedFor ?? 'unknown release'}${note}`,
+      evidence: [completed, ...state.values()],
+    };
+  },
+};
+
+/** Every invariant of an upgrade, in the order the report shows them. */
+export const JUDGES: readonly Judge[] = [neverDegradedByMismatch, notDegradedAtEnd, masterBeforeCompletion];
+
+/** Each judge's answer over the recording, in JUDGES' order. */
+export function judgeRecording(recording: UpgradeRecording, judges: readonly Judge[] = JUDGES): JudgedInvariant[] {
+  return judges.map((j) => ({ id: j.id, title: j.title, ...j.judge(recording) }));
 }

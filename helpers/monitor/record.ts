@@ -1,163 +1,226 @@
 /**
- * Records an upgrade as origin's monitor does, without judging it: a timeline of what changed (ClusterVersion,
- * ClusterOperators, pools, nodes, one line each), the machine-config ClusterOperator's Degraded periods, and how the
- * master pool stood at the moment ClusterVersion first reported the upgrade completed. With the cluster's events it
- * also records the restarts of the components the upgrade depends on (restart-events.ts). judge.ts turns the
- * recording into verdicts.
+ * Records an upgrade as origin's monitor does, and does nothing else: for ClusterVersion, every ClusterOperator, pool
+ * and node, one stream of intervals per condition or state (recording.ts), a new interval each time what it says
+ * changes; with the cluster's events, the restarts of the components the upgrade depends on (restart-events.ts), one
+ * point each on their Pod. Judging is judge.ts's, over the finished recording; drawing is report/timeline-model.ts's.
  */
 import type { CoreV1Event } from '@kubernetes/client-node';
-import { RestartRecorder } from '../restart-events.js';
-import type { ClusterWatcher, ObjectChange } from '../cluster-watcher.js';
+import { RestartRecorder, type RestartSeen } from '../restart-events.js';
+import type { ClusterSnapshot, ClusterWatcher, ObjectChange } from '../cluster-watcher.js';
 import type { TargetCapabilities } from '../capabilities.js';
-import type { ApiObject, ClusterOperator, ClusterVersion } from '../types.js';
-import { operatorDegradation } from '../facts/cluster-operator.js';
-import { upgradeCompleted, type ReleaseTarget } from '../facts/cluster-version.js';
-import type { Fact } from '../facts/fact.js';
+import type { ReleaseTarget } from '../facts/cluster-version.js';
 import { renderedRelease } from '../facts/machine-config.js';
-import { poolLine, poolRolledOut } from '../facts/pool.js';
-import { summarize } from '../facts/summary.js';
+import { NodeAnnotations, type ApiObject, type ClusterOperator, type ClusterVersion, type Condition, type MachineConfigPool, type Node } from '../types.js';
+import { clusterStamp, locatorOf, RECORDING_FORMAT, States, streamOf, type Instant, type Interval, type IntervalFields, type RecordedKind, type UpgradeRecording } from './recording.js';
 
-export interface TimelineEntry {
-  /** Wall-clock time the change was seen. */
-  at: string;
-  /** Cluster time since the recording started, e.g. "+12m30s". */
-  clusterTime: string;
-  kind: string;
-  name: string;
-  change: string;
-}
+export type { UpgradeRecording } from './recording.js';
 
-export interface DegradedPeriod {
-  from: string;
-  /** Absent when the operator was still Degraded when the recording stopped. */
-  to?: string;
-  clusterMinutes: number;
+/** What one condition or state of an object says now: an interval's content without its times. */
+export interface Reading {
+  condition: string;
+  value: string;
   reason?: string;
   message?: string;
+  fields?: IntervalFields;
 }
 
-/** The master pool when ClusterVersion first reported the upgrade completed. */
-export interface MasterAtCompletion {
-  /** The version ClusterVersion reported completed. */
-  version?: string;
-  rolledOut: Fact;
-  /** The release the pool's target config was rendered for. */
-  renderedFor?: string;
-  line: string;
+/** What the recorder needs of the cluster watcher: its snapshot and its changes (a test feeds a fake one). */
+export type WatchedChanges = Pick<ClusterWatcher, 'snapshot' | 'onChange' | 'offChange'>;
+
+export interface RecorderOptions {
+  /** Lists the cluster's events: component restarts (pods killed and started) are recorded too. */
+  events?: { list: () => Promise<CoreV1Event[]>; intervalMs: number };
+  /** Wall clock of the recording's start (tests pass a fixed one). */
+  now?: () => Date;
 }
 
-export interface UpgradeRecording {
-  /** Cluster seconds per wall second while recording (for charts and cluster-time figures). */
-  timeFactor: number;
-  timeline: TimelineEntry[];
-  /** machine-config ClusterOperator Degraded periods, oldest first. */
-  degradedPeriods: DegradedPeriod[];
-  masterAtCompletion?: MasterAtCompletion;
+const RECORDED_KINDS: ReadonlySet<string> = new Set<RecordedKind>(['ClusterVersion', 'ClusterOperator', 'MachineConfigPool', 'Node']);
+
+function conditionReadings(conditions: Condition[] | undefined): Reading[] {
+  return (conditions ?? []).map((c) => ({ condition: c.type, value: c.status, reason: c.reason || undefined, message: c.message || undefined }));
 }
+
+function clusterVersionReadings(cv: ClusterVersion): Reading[] {
+  const head = cv.status?.history?.[0];
+  const desired = cv.status?.desired;
+  return [
+    ...conditionReadings(cv.status?.conditions),
+    { condition: States.clusterVersion.history, value: head?.state ?? '-', fields: { version: head?.version || undefined, image: head?.image || undefined } },
+    { condition: States.clusterVersion.desired, value: desired?.version || desired?.image || '-', fields: { version: desired?.version || undefined, image: desired?.image || undefined } },
+  ];
+}
+
+function operatorReadings(co: ClusterOperator): Reading[] {
+  return [...conditionReadings(co.status?.conditions), { condition: States.operator.version, value: co.status?.versions?.find((v) => v.name === 'operator')?.version ?? '-' }];
+}
+
+function poolReadings(pool: MachineConfigPool, snapshot: ClusterSnapshot): Reading[] {
+  const target = pool.spec?.configuration?.name;
+  const status = pool.status;
+  return [
+    ...conditionReadings(status?.conditions),
+    { condition: States.pool.targetConfig, value: target ?? '-', fields: { renderedFor: target ? renderedRelease(snapshot.machineConfigs.get(target)) : undefined } },
+    { condition: States.pool.rolledOutConfig, value: status?.configuration?.name ?? '-' },
+    {
+      condition: States.pool.machines,
+      value: `${status?.updatedMachineCount ?? 0}/${status?.machineCount ?? 0}`,
+      fields: { machineCount: status?.machineCount ?? 0, updatedMachineCount: status?.updatedMachineCount ?? 0, degradedMachineCount: status?.degradedMachineCount ?? 0 },
+    },
+    { condition: States.pool.observedGeneration, value: String(status?.observedGeneration ?? 0), fields: { generation: pool.metadata.generation ?? 0 } },
+  ];
+}
+
+function nodeReadings(node: Node): Reading[] {
+  const a = node.metadata?.annotations ?? {};
+  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+  return [
+    { condition: States.node.state, value: a[NodeAnnotations.state] ?? '-', reason: a[NodeAnnotations.reason] || undefined },
+    { condition: States.node.currentConfig, value: a[NodeAnnotations.currentConfig] ?? '-' },
+    { condition: States.node.desiredConfig, value: a[NodeAnnotations.desiredConfig] ?? '-' },
+    { condition: States.node.ready, value: ready?.status ?? '-', reason: ready?.reason || undefined, message: ready?.message || undefined },
+  ];
+}
+
+/** What an object of a recorded kind says now, one reading per condition or state. */
+export function readingsOf(kind: RecordedKind, object: ApiObject, snapshot: ClusterSnapshot): Reading[] {
+  switch (kind) {
+    case 'ClusterVersion':
+      return clusterVersionReadings(object as ClusterVersion);
+    case 'ClusterOperator':
+      return operatorReadings(object as ClusterOperator);
+    case 'MachineConfigPool':
+      return poolReadings(object as MachineConfigPool, snapshot);
+    case 'Node':
+      return nodeReadings(object as Node);
+    default:
+      return [];
+  }
+}
+
+const sameContent = (a: Reading, b: Reading): boolean =>
+  a.value === b.value && a.reason === b.reason && a.message === b.message && JSON.stringify(a.fields ?? {}) === JSON.stringify(b.fields ?? {});
 
 export class UpgradeRecorder {
   private readonly recording: UpgradeRecording;
-  private readonly last = new Map<string, string>();
-  private readonly started = Date.now();
-  private degradedSince?: { at: number; reason?: string; message?: string };
-  private readonly listener = (change: ObjectChange) => this.record(change);
+  /** The open interval of each stream. */
+  private readonly open = new Map<string, Interval>();
+  private readonly started: number;
+  private readonly listener = (change: ObjectChange) => this.observe(change);
   private stopped = false;
   private readonly restarts?: RestartRecorder;
 
-  /**
-   * Starts recording at once; `target` is the release the upgrade goes to. `events`, when given, lists the cluster's
-   * events: component restarts (pods killed and started) then go on the timeline too.
-   */
+  /** Starts recording at once, with what every object says now as its first intervals; `target` is where the upgrade goes. */
   constructor(
-    private readonly watcher: ClusterWatcher,
-    private readonly caps: Pick<TargetCapabilities, 'timeFactor'>,
-    private readonly target: ReleaseTarget,
-    events?: { list: () => Promise<CoreV1Event[]>; intervalMs: number },
+    private readonly watcher: WatchedChanges,
+    caps: Pick<TargetCapabilities, 'timeFactor'>,
+    target: ReleaseTarget,
+    options: RecorderOptions = {},
   ) {
-    this.recording = { timeFactor: caps.timeFactor, timeline: [], degradedPeriods: [] };
-    if (events) {
-      this.restarts = new RestartRecorder(events.list, (restart, at) => this.push(at, 'Pod', restart.pod, restart.change), events.intervalMs);
+    const start = options.now?.() ?? new Date();
+    this.started = start.getTime();
+    this.recording = { format: RECORDING_FORMAT, timeFactor: caps.timeFactor, startedAt: start.toISOString(), target: { ...target }, timeline: [] };
+    const snap = watcher.snapshot();
+    const found = (kind: RecordedKind, objects: Iterable<ApiObject>) => {
+      for (const o of objects) this.read(kind, o, snap, start, true);
+    };
+    if (snap.clusterVersion) found('ClusterVersion', [snap.clusterVersion]);
+    found('ClusterOperator', snap.operators.values());
+    found('MachineConfigPool', snap.pools.values());
+    found('Node', snap.nodes.values() as Iterable<ApiObject>);
+    watcher.onChange(this.listener);
+    if (options.events) {
+      this.restarts = new RestartRecorder(options.events.list, (restart, at) => this.restart(restart, at), options.events.intervalMs);
       this.restarts.start();
     }
-    const snap = watcher.snapshot();
-    const seed = (kind: string, objects: Iterable<ApiObject>) => {
-      for (const o of objects) this.last.set(`${kind}/${o.metadata.name}`, summarize(kind, o));
-    };
-    if (snap.clusterVersion) seed('ClusterVersion', [snap.clusterVersion]);
-    seed('ClusterOperator', snap.operators.values());
-    seed('MachineConfigPool', snap.pools.values());
-    seed('Node', snap.nodes.values() as Iterable<ApiObject>);
-    const d = operatorDegradation(snap.operators.get('machine-config'));
-    if (d) this.degradedSince = { at: this.started, reason: d.reason, message: d.message };
-    watcher.onChange(this.listener);
-    // Following an upgrade someone else started (--phase post), it may be over already: the master pool is then judged
-    // as it stands now, and the recording says so.
-    if (snap.clusterVersion) this.recordCompletion(snap.clusterVersion, ' (the upgrade had completed before monitoring began: the pool as found then)');
   }
 
-  private clusterStamp(now: number): string {
-    const seconds = Math.round(((now - this.started) * this.caps.timeFactor) / 1000);
-    return `+${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
+  private instant(at: Date): Instant {
+    return { wall: at.toISOString(), cluster: clusterStamp((at.getTime() - this.started) * this.recording.timeFactor) };
   }
 
-  private record(change: ObjectChange): void {
-    if (this.stopped || change.kind === 'MachineConfig') return;
-    const key = `${change.kind}/${change.object.metadata.name}`;
-    const summary = change.type === 'DELETED' ? 'deleted' : summarize(change.kind, change.object);
-    if (this.last.get(key) === summary) return;
-    this.last.set(key, summary);
-    const now = change.at.getTime();
-    this.push(change.at, change.kind, change.object.metadata.name ?? '?', summary);
-    if (change.kind === 'ClusterOperator' && change.object.metadata.name === 'machine-config') this.recordDegradation(change.object as ClusterOperator, now);
-    if (change.kind === 'ClusterVersion') this.recordCompletion(change.object as ClusterVersion);
-  }
-
-  private push(at: Date, kind: string, name: string, change: string): void {
+  private observe(change: ObjectChange): void {
     if (this.stopped) return;
-    this.recording.timeline.push({ at: at.toISOString(), clusterTime: this.clusterStamp(at.getTime()), kind, name, change });
-  }
-
-  private recordDegradation(co: ClusterOperator, now: number): void {
-    const d = operatorDegradation(co);
-    if (d && !this.degradedSince) this.degradedSince = { at: now, reason: d.reason, message: d.message };
-    else if (d && this.degradedSince) this.degradedSince.message = d.message; // keep the latest text
-    else if (!d && this.degradedSince) this.closeDegraded(now);
-  }
-
-  private recordCompletion(cv: ClusterVersion, note = ''): void {
-    if (this.recording.masterAtCompletion || !upgradeCompleted(cv, this.target).ok) return;
     const snap = this.watcher.snapshot();
-    const master = snap.pools.get('master');
-    const target = master?.spec?.configuration?.name;
-    const renderedFor = target ? renderedRelease(snap.machineConfigs.get(target)) : undefined;
-    this.recording.masterAtCompletion = {
-      version: cv.status?.history?.[0]?.version,
-      rolledOut: master ? poolRolledOut(master) : { ok: false, why: 'no master pool' },
-      renderedFor,
-      line: master ? `${poolLine(master)}, rolled out ${master.status?.configuration?.name ?? '-'}, target rendered for ${renderedFor ?? 'unknown release'}${note}` : 'no master pool',
-    };
+    if (change.kind === 'MachineConfig') {
+      // A pool's target config records the release it was rendered for: read it again when that config shows up.
+      for (const pool of snap.pools.values()) {
+        if (pool.spec?.configuration?.name === change.object.metadata.name) this.read('MachineConfigPool', pool, snap, change.at);
+      }
+      return;
+    }
+    if (!RECORDED_KINDS.has(change.kind)) return;
+    const kind = change.kind as RecordedKind;
+    if (change.type === 'DELETED') this.closeAll(locatorOf(kind, change.object.metadata.name ?? '?'), change.at);
+    else this.read(kind, change.object, snap, change.at);
   }
 
-  private closeDegraded(now: number, stillDegraded = false): void {
-    if (!this.degradedSince) return;
-    this.recording.degradedPeriods.push({
-      from: new Date(this.degradedSince.at).toISOString(),
-      ...(stillDegraded ? {} : { to: new Date(now).toISOString() }),
-      clusterMinutes: Math.round((((now - this.degradedSince.at) * this.caps.timeFactor) / 60_000) * 10) / 10,
-      reason: this.degradedSince.reason,
-      message: this.degradedSince.message,
+  /** Opens an interval for every reading that differs from its stream's open one, and closes streams no longer read. */
+  private read(kind: RecordedKind, object: ApiObject, snap: ClusterSnapshot, at: Date, found = false): void {
+    const name = object.metadata.name ?? '?';
+    const locator = locatorOf(kind, name);
+    const readings = readingsOf(kind, object, snap);
+    const read = new Set(readings.map((r) => r.condition));
+    for (const [stream, interval] of this.open) {
+      if (interval.locator === locator && !read.has(interval.condition)) this.close(stream, at);
+    }
+    for (const reading of readings) {
+      const stream = streamOf({ locator, condition: reading.condition });
+      const current = this.open.get(stream);
+      if (current && sameContent(current, reading)) continue;
+      if (current) this.close(stream, at);
+      const interval: Interval = { locator, kind, name, ...withoutEmpty(reading), from: this.instant(at), ...(found ? { found: true as const } : {}) };
+      this.open.set(stream, interval);
+      this.recording.timeline.push(interval);
+    }
+  }
+
+  private restart(restart: RestartSeen, at: Date): void {
+    if (this.stopped) return;
+    const when = this.instant(at);
+    this.recording.timeline.push({
+      locator: locatorOf('Pod', restart.pod, restart.namespace),
+      kind: 'Pod',
+      name: restart.pod,
+      namespace: restart.namespace,
+      condition: States.pod.restart,
+      value: restart.reason,
+      ...(restart.message ? { message: restart.message } : {}),
+      from: when,
+      to: when,
     });
-    this.degradedSince = undefined;
   }
 
-  /** Stops recording and returns the recording; an open Degraded period is closed at "now" without an end. */
-  stop(): UpgradeRecording {
+  private close(stream: string, at: Date): void {
+    const interval = this.open.get(stream);
+    if (!interval) return;
+    interval.to = this.instant(at);
+    this.open.delete(stream);
+  }
+
+  private closeAll(locator: string, at: Date): void {
+    for (const [stream, interval] of this.open) if (interval.locator === locator) this.close(stream, at);
+  }
+
+  /** Stops recording and returns the recording; intervals still open stay without an end. */
+  stop(now = new Date()): UpgradeRecording {
     if (!this.stopped) {
       this.stopped = true;
       this.watcher.offChange(this.listener);
       this.restarts?.stop();
-      this.closeDegraded(Date.now(), true);
+      this.recording.stoppedAt = now.toISOString();
     }
     return this.recording;
   }
+}
+
+/** A reading without its absent parts, so the JSON holds only what was said. */
+function withoutEmpty(reading: Reading): Reading {
+  const fields = reading.fields && Object.fromEntries(Object.entries(reading.fields).filter(([, v]) => v !== undefined));
+  return {
+    condition: reading.condition,
+    value: reading.value,
+    ...(reading.reason ? { reason: reading.reason } : {}),
+    ...(reading.message ? { message: reading.message } : {}),
+    ...(fields && Object.keys(fields).length ? { fields } : {}),
+  };
 }

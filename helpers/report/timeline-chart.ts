@@ -2,7 +2,8 @@
  * Draws a timeline model (timeline-model.ts) as one self-contained HTML page holding an inline SVG: no script, no
  * font, nothing fetched, so it shows the same in Allure's sandboxed attachment frame, from disk, or in any browser.
  * The clock is cluster time since the upgrade was requested, with the wall time of each tick beside it; every
- * segment carries a tooltip with the recorded line; broken invariants are red markers where they broke.
+ * segment carries a tooltip with what the recorded intervals said; broken invariants are red markers where their judge's
+ * evidence says they broke.
  */
 import type { Break, Lane, TimelineModel, Tone } from './timeline-model.js';
 
@@ -116,7 +117,7 @@ export function renderTimelineSvg(model: TimelineModel): string {
   model.breaks.forEach((b: Break, i) => {
     const y = b.lane !== undefined && laneY.has(b.lane) ? laneY.get(b.lane)! + LANE_HEIGHT / 2 : TOP + 8;
     const cx = x(b.at);
-    parts.push(`<g data-invariant="${escapeXml(b.invariant)}"><title>${escapeXml(`invariant broken at ${bothClocks(model, b.at)}: ${b.invariant}\n${inClusterTime(model, b.detail)}`)}</title>`);
+    parts.push(`<g data-invariant="${escapeXml(b.invariant)}" data-invariant-id="${escapeXml(b.id)}"><title>${escapeXml(`invariant broken at ${bothClocks(model, b.at)}: ${b.invariant}\n${inClusterTime(model, b.detail)}`)}</title>`);
     parts.push(`<path d="M${cx} ${y - 8} L${cx + 8} ${y} L${cx} ${y + 8} L${cx - 8} ${y} Z" fill="#fff" stroke="#b80000" stroke-width="2.5"/>`);
     parts.push(`<text x="${cx}" y="${y + 4}" text-anchor="middle" font-weight="bold" fill="#b80000" font-size="10">${i + 1}</text></g>`);
   });

@@ -1,26 +1,11 @@
 /**
- * The upgrade timeline as lanes to draw: what the monitor recorded (one summary line per object change) read back into
- * states per lane — one lane per ClusterOperator condition, one for ClusterVersion, one per pool and one per node — on
- * the monitor's clock, with the upgrade's request and completion and the broken invariants placed where they broke.
- * Pure: the chart (timeline-chart.ts) draws what this returns.
+ * The upgrade timeline as lanes to draw, read from the monitor's intervals (monitor/recording.ts): one lane per
+ * ClusterOperator condition, one for ClusterVersion, one per pool and one per node, on the recording's cluster clock,
+ * with the upgrade's request and completion marked and each broken invariant placed by its judge's id where its
+ * evidence says it broke. Pure: the chart (timeline-chart.ts) draws what this returns.
  */
-
-/** One recorded change, as the monitor keeps it (helpers/monitor/record.ts TimelineEntry). */
-export interface RecordedChange {
-  /** Wall time (ISO) the change was seen. */
-  at: string;
-  /** Cluster time since the monitor started, "+12m30s". */
-  clusterTime: string;
-  kind: string;
-  name: string;
-  change: string;
-}
-
-export interface RecordedInvariant {
-  name: string;
-  passed: boolean;
-  detail: string;
-}
+import { JudgeId, type JudgedInvariant } from '../monitor/judge.js';
+import { clusterOffsetMs, endWallMs, States, targetCompletionIndex, type Interval, type RecordedKind, type UpgradeRecording } from '../monitor/recording.js';
 
 export type Tone = 'ok' | 'busy' | 'bad' | 'idle' | 'unknown';
 
@@ -48,6 +33,8 @@ export interface Break {
   at: number;
   /** The lane it is drawn on (Lane.name), or undefined for the whole chart. */
   lane?: string;
+  /** The judge's id and its title. */
+  id: string;
   invariant: string;
   detail: string;
 }
@@ -66,58 +53,89 @@ export interface TimelineModel {
 
 export interface ModelInput {
   title: string;
-  timeFactor: number;
-  changes: RecordedChange[];
-  invariants: RecordedInvariant[];
-  /** The version being upgraded to (completion is ClusterVersion history[0] Completed at it). */
-  targetVersion?: string;
-  /** Wall ms when the recording stopped; default: the last change. */
+  recording: UpgradeRecording;
+  /** The judges' answers over the recording; the broken ones are placed on the chart. */
+  invariants: JudgedInvariant[];
+  /** Wall ms when the recording ended; default: when it stopped, else now. */
   stoppedWallMs?: number;
 }
 
-/** "+12m30s" → ms. */
-export function parseClusterOffset(text: string): number {
-  const m = /^\+?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s)?$/.exec(text.trim());
-  if (!m) return NaN;
-  return ((Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0)) * 60 + Number(m[3] ?? 0)) * 1000;
+/** A lane's state at one moment, worked out from what its object's streams say then. */
+export interface LaneState {
+  lane: string;
+  group: Lane['group'];
+  label: string;
+  tone: Tone;
+  detail: string;
 }
 
-const field = (text: string, name: string): string | undefined => new RegExp(`(?:^|\\s)${name.replace(/[[\]]/g, '\\$&')}=([^\\s:]+)`).exec(text)?.[1];
+const OPERATOR_LANES = ['Available', 'Progressing', 'Degraded'] as const;
 
-/** The states one recorded change puts its lanes in, keyed by lane name. */
-export function statesOf(kind: string, name: string, change: string): { lane: string; group: Lane['group']; label: string; tone: Tone }[] {
-  if (change === 'deleted') return [{ lane: `${kind}/${name}`, group: kind as Lane['group'], label: 'deleted', tone: 'idle' }];
+const said = (state: ReadonlyMap<string, Interval>, condition: string): string => state.get(condition)?.value ?? '-';
+
+function listed(locator: string, state: ReadonlyMap<string, Interval>, conditions: readonly string[]): string {
+  const parts = conditions.filter((c) => state.has(c)).map((c) => {
+    const i = state.get(c)!;
+    return `${c}=${i.value}${i.reason ? ` (${i.reason})` : ''}${i.message ? `: ${i.message}` : ''}`;
+  });
+  return `${locator}: ${parts.join('; ')}`;
+}
+
+/** The lane an interval is drawn on, if it has one. */
+export function laneOf(interval: Pick<Interval, 'kind' | 'name' | 'condition'>): string | undefined {
+  switch (interval.kind) {
+    case 'ClusterOperator':
+      return (OPERATOR_LANES as readonly string[]).includes(interval.condition) ? `co/${interval.name} ${interval.condition}` : undefined;
+    case 'ClusterVersion':
+      return 'clusterversion';
+    case 'MachineConfigPool':
+      return `mcp/${interval.name}`;
+    case 'Node':
+      return `node/${interval.name}`;
+    default:
+      return undefined;
+  }
+}
+
+/** The lanes of one object and what each shows, given what its streams say (condition → interval). */
+export function lanesOf(kind: RecordedKind, name: string, state: ReadonlyMap<string, Interval>): LaneState[] {
+  const locator = `${kind}/${name}`;
   switch (kind) {
-    case 'ClusterOperator': {
-      const degradedMessage = /Degraded=True: (.*)$/.exec(change)?.[1];
-      return (['Available', 'Progressing', 'Degraded'] as const).map((condition) => {
-        const status = field(change, condition) ?? '-';
+    case 'ClusterOperator':
+      return OPERATOR_LANES.map((condition) => {
+        const status = said(state, condition);
+        const message = state.get(condition)?.message;
         const bad = condition === 'Available' ? status === 'False' : condition === 'Degraded' && status === 'True';
         const tone: Tone = bad ? 'bad' : status === '-' ? 'unknown' : condition === 'Progressing' && status === 'True' ? 'busy' : 'ok';
-        return { lane: `co/${name} ${condition}`, group: 'ClusterOperator' as const, label: condition === 'Degraded' && degradedMessage ? `True: ${degradedMessage}` : status, tone };
+        const label = condition === 'Degraded' && status === 'True' && message ? `True: ${message}` : status;
+        return { lane: laneOf({ kind, name, condition })!, group: 'ClusterOperator' as const, label, tone, detail: listed(locator, state, [condition, States.operator.version]) };
       });
-    }
     case 'ClusterVersion': {
-      const head = /history\[0\]=(\w+) (\S+)/.exec(change);
-      const failing = field(change, 'Failing') === 'True';
-      const progressing = field(change, 'Progressing') === 'True';
-      const label = head ? `${head[1]} ${head[2]}${failing ? ', Failing' : ''}` : change.slice(0, 60);
-      return [{ lane: 'clusterversion', group: 'ClusterVersion', label, tone: failing ? 'bad' : progressing ? 'busy' : head?.[1] === 'Completed' ? 'ok' : 'idle' }];
+      const head = state.get(States.clusterVersion.history);
+      const failing = said(state, 'Failing') === 'True';
+      const progressing = said(state, 'Progressing') === 'True';
+      const release = head?.fields?.version ?? head?.fields?.image;
+      const label = head && head.value !== '-' ? `${head.value} ${release ?? ''}`.trim() + (failing ? ', Failing' : '') : failing ? 'Failing' : '-';
+      const tone: Tone = failing ? 'bad' : progressing ? 'busy' : head?.value === 'Completed' ? 'ok' : 'idle';
+      return [{ lane: 'clusterversion', group: 'ClusterVersion', label, tone, detail: listed(locator, state, [States.clusterVersion.desired, States.clusterVersion.history, 'Available', 'Progressing', 'Failing']) }];
     }
     case 'MachineConfigPool': {
-      const counts = /(\d+)\/(\d+) updated/.exec(change);
-      const degraded = field(change, 'Degraded') === 'true';
-      const updating = field(change, 'Updating') === 'true';
-      const updated = field(change, 'Updated') === 'true';
-      const state = degraded ? 'Degraded' : updating ? 'Updating' : updated ? 'Updated' : 'not updated';
-      return [{ lane: `mcp/${name}`, group: 'MachineConfigPool', label: `${state}${counts ? ` ${counts[1]}/${counts[2]}` : ''}`, tone: degraded ? 'bad' : updating ? 'busy' : updated ? 'ok' : 'idle' }];
+      const degraded = said(state, 'Degraded') === 'True';
+      const updating = said(state, 'Updating') === 'True';
+      const updated = said(state, 'Updated') === 'True';
+      const machines = state.get(States.pool.machines)?.value;
+      const status = degraded ? 'Degraded' : updating ? 'Updating' : updated ? 'Updated' : 'not updated';
+      const tone: Tone = degraded ? 'bad' : updating ? 'busy' : updated ? 'ok' : 'idle';
+      const detail = listed(locator, state, [States.pool.targetConfig, States.pool.rolledOutConfig, States.pool.machines, 'Updated', 'Updating', 'Degraded', 'NodeDegraded', 'RenderDegraded']);
+      return [{ lane: `mcp/${name}`, group: 'MachineConfigPool', label: `${status}${machines ? ` ${machines}` : ''}`, tone, detail }];
     }
     case 'Node': {
-      const state = field(change, 'state') ?? '-';
-      const ready = field(change, 'ready') !== 'false';
-      const onTarget = field(change, 'current') === field(change, 'desired');
-      const tone: Tone = state === 'Degraded' ? 'bad' : state === 'Working' || !ready || !onTarget ? 'busy' : 'ok';
-      return [{ lane: `node/${name}`, group: 'Node', label: `${state}${ready ? '' : ', not ready'}${onTarget ? '' : ', config pending'}`, tone }];
+      const nodeState = said(state, States.node.state);
+      const ready = said(state, States.node.ready) === 'True';
+      const onTarget = said(state, States.node.currentConfig) === said(state, States.node.desiredConfig);
+      const tone: Tone = nodeState === 'Degraded' ? 'bad' : nodeState === 'Working' || !ready || !onTarget ? 'busy' : 'ok';
+      const detail = listed(locator, state, [States.node.state, States.node.currentConfig, States.node.desiredConfig, States.node.ready]);
+      return [{ lane: `node/${name}`, group: 'Node', label: `${nodeState}${ready ? '' : ', not ready'}${onTarget ? '' : ', config pending'}`, tone, detail }];
     }
     default:
       return [];
@@ -126,52 +144,69 @@ export function statesOf(kind: string, name: string, change: string): { lane: st
 
 const GROUP_ORDER: Lane['group'][] = ['ClusterVersion', 'ClusterOperator', 'MachineConfigPool', 'Node'];
 
-/** Where a broken invariant broke: the first change that shows it, else the end of the recording. */
-function placeBreak(invariant: RecordedInvariant, timed: { at: number; entry: RecordedChange }[], completion: number | undefined, end: number): Break {
-  const base = { invariant: invariant.name, detail: invariant.detail };
-  if (/osImageURL/.test(invariant.name)) {
-    const first = timed.find((t) => t.entry.kind === 'ClusterOperator' && /osImageURL mismatch/.test(t.entry.change));
-    if (first) return { ...base, at: first.at, lane: `co/${first.entry.name} Degraded` };
+/**
+ * Where each judge's broken invariant is drawn, by its id: at the start of its first evidence or at the end of the
+ * recording, on the lane of its first evidence or of its first evidence of a kind.
+ */
+const PLACEMENT: Record<string, { at: 'evidence' | 'end'; on: 'evidence' | RecordedKind }> = {
+  [JudgeId.osImageUrlMismatch]: { at: 'evidence', on: 'evidence' },
+  [JudgeId.degradedAtEnd]: { at: 'end', on: 'evidence' },
+  [JudgeId.masterBeforeCompletion]: { at: 'evidence', on: 'MachineConfigPool' },
+};
+
+function placeBreak(invariant: JudgedInvariant, recording: UpgradeRecording, end: number): Break {
+  const rule = PLACEMENT[invariant.id] ?? { at: 'evidence', on: 'evidence' };
+  const first = invariant.evidence[0];
+  const at = rule.at === 'evidence' && first ? clusterOffsetMs(recording, first.from.wall) : end;
+  const onLane = rule.on === 'evidence' ? first : invariant.evidence.find((i) => i.kind === rule.on);
+  return { at, lane: onLane ? laneOf(onLane) : undefined, id: invariant.id, invariant: invariant.title, detail: invariant.why };
+}
+
+/** The recording's intervals in groups that began together on one object (one change of it). */
+function changesOf(timeline: Interval[]): Interval[][] {
+  const groups: Interval[][] = [];
+  for (const interval of timeline) {
+    const last = groups.at(-1)?.[0];
+    if (last && last.locator === interval.locator && last.from.wall === interval.from.wall) groups.at(-1)!.push(interval);
+    else groups.push([interval]);
   }
-  if (/Degraded at the end/.test(invariant.name)) return { ...base, at: end, lane: 'co/machine-config Degraded' };
-  if (/master pool is updated before/.test(invariant.name)) return { ...base, at: completion ?? end, lane: 'mcp/master' };
-  return { ...base, at: end };
+  return groups;
 }
 
 export function buildTimelineModel(input: ModelInput): TimelineModel {
-  const timed = input.changes
-    .map((entry) => ({ at: parseClusterOffset(entry.clusterTime), wall: Date.parse(entry.at), entry }))
-    .filter((t) => Number.isFinite(t.at) && Number.isFinite(t.wall))
-    .sort((a, b) => a.at - b.at);
-  // The monitor's zero in wall time, from any change: wall = zero + cluster offset / factor.
-  const zeroWallMs = timed.length ? timed[0]!.wall - timed[0]!.at / input.timeFactor : (input.stoppedWallMs ?? Date.now());
-  const lastAt = timed.at(-1)?.at ?? 0;
-  const end = Math.max(lastAt, input.stoppedWallMs !== undefined ? (input.stoppedWallMs - zeroWallMs) * input.timeFactor : lastAt, 1000);
+  const { recording } = input;
+  const zeroWallMs = Date.parse(recording.startedAt);
+  const offset = (wall: string) => clusterOffsetMs(recording, wall);
+  const lastAt = Math.max(0, ...recording.timeline.map((i) => offset(i.from.wall)));
+  const end = Math.max(lastAt, ((input.stoppedWallMs ?? endWallMs(recording)) - zeroWallMs) * recording.timeFactor, 1000);
 
   const lanes = new Map<string, Lane>();
-  for (const t of timed) {
-    for (const s of statesOf(t.entry.kind, t.entry.name, t.entry.change)) {
+  const states = new Map<string, Map<string, Interval>>();
+  for (const change of changesOf(recording.timeline)) {
+    const { kind, name, locator } = change[0]!;
+    const at = offset(change[0]!.from.wall);
+    const state = states.get(locator) ?? new Map<string, Interval>();
+    states.set(locator, state);
+    for (const interval of change) state.set(interval.condition, interval);
+    for (const s of lanesOf(kind, name, state)) {
       let lane = lanes.get(s.lane);
       if (!lane) {
-        lane = { group: s.group, name: s.lane, segments: t.at > 0 ? [{ from: 0, to: t.at, label: 'not seen changing yet', tone: 'unknown', detail: 'the monitor records changes; this lane had none before' }] : [] };
+        lane = { group: s.group, name: s.lane, segments: at > 0 ? [{ from: 0, to: at, label: 'not seen changing yet', tone: 'unknown', detail: 'the monitor had nothing on this lane before' }] : [] };
         lanes.set(s.lane, lane);
       }
       const previous = lane.segments.at(-1);
       if (previous && previous.tone !== 'unknown' && previous.label === s.label) continue; // same state, other fields moved
-      if (previous) previous.to = t.at;
-      lane.segments.push({ from: t.at, to: end, label: s.label, tone: s.tone, detail: `${t.entry.kind}/${t.entry.name}: ${t.entry.change}` });
+      if (previous) previous.to = at;
+      lane.segments.push({ from: at, to: end, label: s.label, tone: s.tone, detail: s.detail });
     }
   }
   for (const lane of lanes.values()) lane.segments.at(-1)!.to = end;
 
   const marks: Mark[] = [{ at: 0, label: 'upgrade requested' }];
-  // Without a version given, the one ClusterVersion was asked for (its `desired` while the upgrade ran).
-  // The first lines may still show the old version as desired, so the last one counts.
-  const target = input.targetVersion ?? timed.map((t) => (t.entry.kind === 'ClusterVersion' ? field(t.entry.change, 'desired') : undefined)).filter(Boolean).at(-1);
-  const completed = timed.find((t) => t.entry.kind === 'ClusterVersion' && /history\[0\]=Completed (\S+)/.exec(t.entry.change)?.[1] === target && target !== undefined);
-  if (completed) marks.push({ at: completed.at, label: `ClusterVersion Completed ${target}` });
-  const breaks = input.invariants.filter((i) => !i.passed).map((i) => placeBreak(i, timed, completed?.at, end));
+  const completion = recording.timeline[targetCompletionIndex(recording)];
+  if (completion) marks.push({ at: offset(completion.from.wall), label: `ClusterVersion Completed ${completion.fields?.version ?? completion.fields?.image}` });
+  const breaks = input.invariants.filter((i) => !i.ok).map((i) => placeBreak(i, recording, end));
 
   const sorted = [...lanes.values()].sort((a, b) => GROUP_ORDER.indexOf(a.group) - GROUP_ORDER.indexOf(b.group) || a.name.localeCompare(b.name));
-  return { title: input.title, timeFactor: input.timeFactor, zeroWallMs, end, lanes: sorted, marks, breaks };
+  return { title: input.title, timeFactor: recording.timeFactor, zeroWallMs, end, lanes: sorted, marks, breaks };
 }

@@ -9,10 +9,12 @@ const event = (uid: string, reason: string, namespace: string, pod: string, mess
 describe('restart events on the upgrade timeline', () => {
   it('counts Killing and Started of the components\' pods only', () => {
     expect(restartOf(event('1', 'Killing', 'openshift-machine-config-operator', 'machine-config-operator-abc', 'Stopping container machine-config-operator'))).to.deep.equal({
-      pod: 'openshift-machine-config-operator/machine-config-operator-abc',
-      change: 'Killing: Stopping container machine-config-operator',
+      namespace: 'openshift-machine-config-operator',
+      pod: 'machine-config-operator-abc',
+      reason: 'Killing',
+      message: 'Stopping container machine-config-operator',
     });
-    expect(restartOf(event('2', 'Started', 'openshift-kube-apiserver', 'kube-apiserver-m0', 'Started container kube-apiserver'))?.pod).to.equal('openshift-kube-apiserver/kube-apiserver-m0');
+    expect(restartOf(event('2', 'Started', 'openshift-kube-apiserver', 'kube-apiserver-m0', 'Started container kube-apiserver'))).to.include({ namespace: 'openshift-kube-apiserver', pod: 'kube-apiserver-m0', reason: 'Started' });
     expect(restartOf(event('3', 'Pulled', 'openshift-machine-config-operator', 'machine-config-daemon-x', 'pulled'))).to.equal(undefined);
     expect(restartOf(event('4', 'Killing', 'my-app', 'web-1', 'Stopping container web'))).to.equal(undefined);
     expect(restartOf(event('5', 'Killing', 'openshift-machine-config-operator', 'worker', 'x', 'MachineConfigPool'))).to.equal(undefined);
@@ -25,7 +27,7 @@ describe('restart events on the upgrade timeline', () => {
     const recorder = new RestartRecorder(async () => {
       if (failing) throw new Error('connect ECONNREFUSED');
       return [...events];
-    }, (r) => seen.push(`${r.pod} ${r.change}`), 5);
+    }, (r) => seen.push(`${r.namespace}/${r.pod} ${r.reason}: ${r.message}`), 5);
     recorder.start();
     await new Promise((r) => setTimeout(r, 20));
     events.push(event('new', 'Killing', 'openshift-machine-config-operator', 'mco-1', 'Stopping container machine-config-operator'));

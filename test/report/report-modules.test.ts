@@ -9,8 +9,11 @@ import { makeOffline, remoteReferences, stripAnalytics } from '../../helpers/rep
 import { environmentOf, toProperties, type RunFacts } from '../../helpers/report/run-facts.js';
 import { trimStack } from '../../helpers/report/stack.cjs';
 import { bothClocks, inClusterTime, renderTimelineHtml } from '../../helpers/report/timeline-chart.js';
-import { buildTimelineModel, parseClusterOffset, statesOf } from '../../helpers/report/timeline-model.js';
-import { invariantEvidence } from '../../helpers/report/invariant-steps.js';
+import { buildTimelineModel } from '../../helpers/report/timeline-model.js';
+import { invariantEvidence, invariantWhy } from '../../helpers/report/invariant-steps.js';
+import { JUDGES, judgeRecording } from '../../helpers/monitor/judge.js';
+import { judgeRecordingFile, keepRecording } from '../../helpers/monitor/recording-file.js';
+import { at, MISMATCH, recordUpgrade, T0 } from './recorded-upgrade.js';
 
 const ANALYTICS_PAGE = `<!DOCTYPE html><html><head><script>window.allureReportOptions = {}</script></head><body><div id="app"></div>
 <script async src="https://www.googletagmanager.com/gtag/js?id=G-X"></script>
@@ -124,56 +127,114 @@ describe('report: stacks and results', () => {
   });
 });
 
-describe('report: upgrade timeline', () => {
-  const t0 = Date.parse('2026-12-01T08:00:00.000Z');
-  const at = (clusterSeconds: number) => new Date(t0 + (clusterSeconds * 1000) / 600).toISOString();
-  const entry = (s: number, kind: string, name: string, change: string) => ({ at: at(s), clusterTime: `+${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`, kind, name, change });
-  const changes = [
-    entry(6, 'ClusterVersion', 'version', 'desired=4.12.0 history[0]=Completed 4.12.0 Available=True Failing=False Progressing=False: done'),
-    entry(30, 'ClusterVersion', 'version', 'desired=4.12.1 history[0]=Partial 4.12.1 Available=True Failing=False Progressing=True: working'),
-    entry(60, 'ClusterOperator', 'machine-config', 'version=4.12.0 Available=True Progressing=True Degraded=True: required pool master is not ready'),
-    entry(120, 'MachineConfigPool', 'master', 'target=rendered-master-a Updated=false Updating=true Degraded=false 0/3 updated'),
-    entry(600, 'ClusterOperator', 'machine-config', 'version=4.12.0 Available=True Progressing=True Degraded=True: osImageURL mismatch for master'),
-    entry(900, 'MachineConfigPool', 'master', 'target=rendered-master-a Updated=true Updating=false Degraded=false 3/3 updated'),
-    entry(1200, 'ClusterVersion', 'version', 'desired=4.12.1 history[0]=Completed 4.12.1 Available=True Failing=False Progressing=False: done'),
-  ];
-  const invariants = [
-    { name: 'machine-config ClusterOperator is never Degraded by an osImageURL mismatch', passed: false, detail: `9.0 cluster minutes from ${at(60)}: mismatch` },
-    { name: 'the master pool is updated before ClusterVersion reports the new version', passed: true, detail: 'ok' },
-  ];
+describe('report: the upgrade recording, judged and drawn', () => {
+  const recording = recordUpgrade();
+  const invariants = judgeRecording(recording);
+  const byId = (id: string) => invariants.find((i) => i.id === id)!;
 
-  it('reads the recorded lines into lanes of states', () => {
-    expect(parseClusterOffset('+12m30s')).to.equal(750_000);
-    expect(statesOf('ClusterOperator', 'machine-config', changes[2]!.change).map((s) => [s.lane, s.tone])).to.deep.equal([
-      ['co/machine-config Available', 'ok'],
-      ['co/machine-config Progressing', 'busy'],
-      ['co/machine-config Degraded', 'bad'],
+  it('records typed intervals per object, on both clocks, each closed when the next one of its stream begins', () => {
+    expect(recording).to.include({ format: 1, timeFactor: 600, startedAt: at(0).toISOString(), stoppedAt: at(1200).toISOString() });
+    const degraded = recording.timeline.filter((i) => i.locator === 'ClusterOperator/machine-config' && i.condition === 'Degraded');
+    expect(degraded.map((i) => [i.value, i.reason, i.from.cluster, i.to?.cluster])).to.deep.equal([
+      ['False', undefined, '+0m00s', '+1m00s'],
+      ['True', 'RequiredPoolsFailed', '+1m00s', '+10m00s'],
+      ['True', 'RequiredPoolsFailed', '+10m00s', '+18m30s'],
+      ['False', undefined, '+18m30s', undefined],
     ]);
-    expect(statesOf('Node', 'n1', 'current=a desired=b state=Working ready=false')[0]).to.include({ tone: 'busy', label: 'Working, not ready, config pending' });
+    expect(degraded[0]!.found, 'what the recording began with is marked found').to.equal(true);
+    expect(degraded[1]!.from.wall).to.equal(at(60).toISOString());
+    const target = recording.timeline.filter((i) => i.locator === 'MachineConfigPool/master' && i.condition === 'targetConfig');
+    expect(target.map((i) => [i.value, i.fields?.renderedFor])).to.deep.equal([['rendered-master-a', '4.12.0'], ['rendered-master-b', '4.12.1']]);
+    const history = recording.timeline.filter((i) => i.locator === 'ClusterVersion/version' && i.condition === 'history');
+    expect(history.map((i) => [i.value, i.fields?.version])).to.deep.equal([['Completed', '4.12.0'], ['Partial', '4.12.1'], ['Completed', '4.12.1']]);
+    expect(new Set(recording.timeline.map((i) => i.locator))).to.deep.equal(new Set(['ClusterVersion/version', 'ClusterOperator/machine-config', 'MachineConfigPool/master', 'Node/m0', 'Node/w0']));
+    expect(JSON.parse(JSON.stringify(recording)), 'plain JSON').to.deep.equal(recording);
   });
 
-  it('places the request, the completion and the broken invariant where it broke, on the cluster clock', () => {
-    const model = buildTimelineModel({ title: 't', timeFactor: 600, changes, invariants });
-    expect(model.zeroWallMs).to.be.closeTo(t0, 1);
+  it('judges each invariant once over the intervals, with the intervals that decided as evidence', () => {
+    expect(invariants.map((i) => [i.id, i.ok])).to.deep.equal([
+      ['mco-never-degraded-by-osimageurl-mismatch', false],
+      ['mco-not-degraded-at-end', true],
+      ['master-updated-before-completion', true],
+    ]);
+    expect(invariants.map((i) => i.title)).to.deep.equal(JUDGES.map((j) => j.title));
+    const mismatch = byId('mco-never-degraded-by-osimageurl-mismatch');
+    expect(mismatch.evidence.map((i) => [i.locator, i.condition, i.from.cluster])).to.deep.equal([['ClusterOperator/machine-config', 'Degraded', '+10m00s']]);
+    expect(invariantWhy(recording, mismatch)).to.equal(`17.5 cluster minutes from +1m00s cluster (08:00:00.1 wall UTC): RequiredPoolsFailed ${MISMATCH}`);
+    expect(byId('mco-not-degraded-at-end').why).to.match(/^recovered from: 17\.5 cluster minutes from /);
+    expect(byId('master-updated-before-completion').why).to.equal(
+      'when ClusterVersion reported Completed, master was: target=rendered-master-b Updated=true Updating=false Degraded=false 3/3 updated, rolled out rendered-master-b, target rendered for 4.12.1',
+    );
+  });
+
+  it('catches ClusterVersion completing while the master pool still rolls, at the moment its Completed interval began', () => {
+    const early = recordUpgrade({ completesEarly: true });
+    const verdict = judgeRecording(early).find((i) => i.id === 'master-updated-before-completion')!;
+    expect(verdict.ok).to.equal(false);
+    expect(verdict.why).to.match(/^when ClusterVersion reported Completed, master was: target=rendered-master-b Updated=false Updating=true Degraded=false 0\/3 updated, rolled out rendered-master-a, target rendered for 4\.12\.1$/);
+    expect(verdict.evidence[0]).to.include({ locator: 'ClusterVersion/version', condition: 'history', value: 'Completed' });
+    expect(verdict.evidence[0]!.from.cluster).to.equal('+8m30s');
+    expect(verdict.evidence.slice(1).every((i) => i.locator === 'MachineConfigPool/master')).to.equal(true);
+    const model = buildTimelineModel({ title: 't', recording: early, invariants: judgeRecording(early) });
+    expect(model.breaks.find((b) => b.id === 'master-updated-before-completion')).to.include({ at: 510_000, lane: 'mcp/master' });
+    // Without the completion at all, the invariant cannot hold.
+    const never = recordUpgrade({ completesEarly: false, stopAt: 1200 });
+    never.timeline = never.timeline.filter((i) => !(i.condition === 'history' && i.value === 'Completed' && i.fields?.version === '4.12.1'));
+    expect(judgeRecording(never).find((i) => i.id === 'master-updated-before-completion')).to.include({ ok: false, why: 'ClusterVersion never reported the new version as Completed while monitored' });
+  });
+
+  it('draws lanes from the intervals and places the broken invariant by its id where its evidence began', () => {
+    const model = buildTimelineModel({ title: 't', recording, invariants });
+    expect(model.zeroWallMs).to.equal(T0);
+    expect(model.end).to.equal(1_200_000);
     expect(model.marks.map((m) => [m.label, m.at])).to.deep.equal([['upgrade requested', 0], ['ClusterVersion Completed 4.12.1', 1_200_000]]);
-    expect(model.breaks).to.have.length(1);
-    expect(model.breaks[0]).to.include({ at: 600_000, lane: 'co/machine-config Degraded' });
-    const pool = model.lanes.find((l) => l.name === 'mcp/master')!;
-    expect(pool.segments.map((s) => [s.from, s.to, s.tone])).to.deep.equal([[0, 120_000, 'unknown'], [120_000, 900_000, 'busy'], [900_000, 1_200_000, 'ok']]);
-    expect(inClusterTime(model, invariants[0]!.detail)).to.equal('9.0 cluster minutes from +1m00s cluster (08:00:00.1 wall UTC): mismatch');
+    expect(model.breaks.map((b) => [b.id, b.at, b.lane])).to.deep.equal([['mco-never-degraded-by-osimageurl-mismatch', 600_000, 'co/machine-config Degraded']]);
+    const lane = (name: string) => model.lanes.find((l) => l.name === name)!.segments.map((s) => [s.from, s.to, s.label, s.tone]);
+    expect(lane('mcp/master')).to.deep.equal([[0, 120_000, 'Updated 3/3', 'ok'], [120_000, 900_000, 'Updating 0/3', 'busy'], [900_000, 1_200_000, 'Updated 3/3', 'ok']]);
+    expect(lane('co/machine-config Degraded').map((s) => s.slice(0, 2).concat(s[3]!))).to.deep.equal([[0, 60_000, 'ok'], [60_000, 600_000, 'bad'], [600_000, 1_110_000, 'bad'], [1_110_000, 1_200_000, 'ok']]);
+    expect(lane('node/m0')).to.deep.equal([[0, 120_000, 'Done', 'ok'], [120_000, 420_000, 'Working, config pending', 'busy'], [420_000, 1_200_000, 'Done, not ready', 'busy']]);
+    expect(lane('node/w0')[0], 'a node first seen later').to.deep.equal([0, 300_000, 'not seen changing yet', 'unknown']);
+    expect(lane('clusterversion').map((s) => s[2])).to.deep.equal(['Completed 4.12.0', 'Partial 4.12.1', 'Completed 4.12.1']);
+    expect(model.lanes.map((l) => l.group)).to.deep.equal(['ClusterVersion', 'ClusterOperator', 'ClusterOperator', 'ClusterOperator', 'MachineConfigPool', 'Node', 'Node']);
+    expect(inClusterTime(model, at(60).toISOString())).to.equal('+1m00s cluster (08:00:00.1 wall UTC)');
     expect(bothClocks({ ...model, timeFactor: 1 }, 0)).to.equal('+0s (08:00:00.0 UTC)');
   });
 
-  it('gives each invariant\'s evidence on the cluster clock', () => {
-    expect(invariantEvidence(invariants, changes, 600)).to.deep.equal(['9.0 cluster minutes from +1m00s cluster (08:00:00.1 wall UTC): mismatch', 'ok']);
+  it('gives each invariant\'s evidence on the cluster clock, naming the intervals that decided', () => {
+    const text = invariantEvidence(recording, byId('mco-never-degraded-by-osimageurl-mismatch'));
+    expect(text.split('\n')[0]).to.equal(invariantWhy(recording, byId('mco-never-degraded-by-osimageurl-mismatch')));
+    expect(text).to.include('decided by:\n- ClusterOperator/machine-config Degraded=True (RequiredPoolsFailed): Unable to apply 4.12.1');
+    expect(text).to.include('+10m00s cluster (08:00:01.0 wall UTC) → +18m30s cluster (08:00:01.8 wall UTC)');
+    expect(text).not.to.match(/\d{4}-\d{2}-\d{2}T/);
   });
 
-  it('draws a self-contained page: inline SVG, no script, nothing fetched', () => {
-    const html = renderTimelineHtml(buildTimelineModel({ title: 'upgrade <timeline>', timeFactor: 600, changes, invariants }));
+  it('draws a self-contained page: inline SVG, no script, nothing fetched, the broken invariant marked with its id', () => {
+    const html = renderTimelineHtml(buildTimelineModel({ title: 'upgrade <timeline>', recording, invariants }));
     expect(html).to.include('data-chart="upgrade-timeline"');
     expect(html).to.include('upgrade &lt;timeline&gt;');
     expect(html).not.to.match(/<script|<link|@import|url\(/i);
     expect(remoteReferences(html)).to.deep.equal([]);
-    expect(html.match(/data-invariant=/g)).to.have.length(1);
+    expect(html.match(/data-invariant-id="([^"]+)"/g)).to.deep.equal(['data-invariant-id="mco-never-degraded-by-osimageurl-mismatch"']);
+  });
+});
+
+describe('report: a recording written to the reports folder is judged again from the file', () => {
+  it('writes it as JSON and judges the file as the run did', async () => {
+    const recording = recordUpgrade({ completesEarly: true });
+    const reportsDir = mkdtempSync(join(tmpdir(), 'ocp-e2e-recording-'));
+    const path = await keepRecording(reportsDir, recording);
+    expect(path).to.equal(join(reportsDir, 'recordings', 'upgrade-to-4.12.1-20261201T080000Z.json'));
+    const again = await judgeRecordingFile(path!);
+    expect(again).to.deep.equal(judgeRecording(recording));
+    expect(again.filter((i) => !i.ok).map((i) => i.id)).to.deep.equal(['mco-never-degraded-by-osimageurl-mismatch', 'master-updated-before-completion']);
+  });
+
+  it('refuses a file that is not a recording of this format', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ocp-e2e-recording-'));
+    writeFileSync(join(dir, 'old.json'), JSON.stringify({ timeFactor: 600, timeline: [], degradedPeriods: [] }));
+    writeFileSync(join(dir, 'text.json'), 'ClusterOperator/machine-config Degraded=True');
+    const refusal = (name: string) => judgeRecordingFile(join(dir, name)).then(() => 'judged', (e: Error) => e.message);
+    expect(await refusal('old.json')).to.match(/old\.json is a recording of format undefined; this suite reads format 1/);
+    expect(await refusal('text.json')).to.match(/text\.json is not JSON/);
   });
 });

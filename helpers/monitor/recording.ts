@@ -1,0 +1,151 @@
+/**
+ * What the upgrade monitor records, as data: intervals per object, as origin's monitor keeps them. Each interval says
+ * where (a locator: `ClusterOperator/machine-config`, `Node/<name>`, `Pod/<namespace>/<name>`), of what (a condition
+ * such as `Degraded`, or a state such as a node's `state` or a pool's `targetConfig`), which value it had, from when to
+ * when, and the message. A recording is plain JSON: it goes into a split run's checkpoint and into the reports folder,
+ * and is judged (judge.ts) and drawn (report/timeline-model.ts) from what it holds, never from text.
+ *
+ * The queries below read a recording the same way for every reader: the streams of one object, and what an object's
+ * streams said at the moment a given interval began.
+ */
+
+/** Bumped when a field changes meaning: a recording of another format is refused, not guessed at. */
+export const RECORDING_FORMAT = 1;
+
+export type RecordedKind = 'ClusterVersion' | 'ClusterOperator' | 'MachineConfigPool' | 'Node' | 'Pod';
+
+/** A moment on both clocks. */
+export interface Instant {
+  /** Wall clock, ISO. */
+  wall: string;
+  /** Cluster time since the recording started, "+12m30s" (the cluster clock runs `timeFactor` times faster). */
+  cluster: string;
+}
+
+/** Values an interval carries besides its `value`, for the readers that need them (see the recorder per condition). */
+export interface IntervalFields {
+  /** ClusterVersion `history` / `desired`, ClusterOperator `version`: the release. */
+  version?: string;
+  image?: string;
+  /** MachineConfigPool `targetConfig`: the release its rendered config was made for (its annotation), if it says. */
+  renderedFor?: string;
+  /** MachineConfigPool `machines`. */
+  machineCount?: number;
+  updatedMachineCount?: number;
+  degradedMachineCount?: number;
+  /** MachineConfigPool `observedGeneration`: the pool's own generation, beside the one its controller has seen. */
+  generation?: number;
+}
+
+export interface Interval {
+  /** `<kind>/<name>`, or `Pod/<namespace>/<name>`. */
+  locator: string;
+  kind: RecordedKind;
+  name: string;
+  namespace?: string;
+  /** What the interval is of: a condition type (`Degraded`, `Updating`, `Ready`) or a state (`state`, `history`, `restart`). */
+  condition: string;
+  /** What it was: a condition's status (`True`), a node's state (`Working`), a config's name, an event's reason. */
+  value: string;
+  reason?: string;
+  message?: string;
+  fields?: IntervalFields;
+  from: Instant;
+  /** Absent while open: still so when the recording stopped. A point (a restart event) has `to` equal to `from`. */
+  to?: Instant;
+  /** The value was found when the recording began, not seen changing. */
+  found?: true;
+}
+
+export interface UpgradeRecording {
+  format: typeof RECORDING_FORMAT;
+  /** Cluster seconds per wall second while recording. */
+  timeFactor: number;
+  /** Wall time the recording began: cluster time zero. */
+  startedAt: string;
+  /** Wall time it stopped; absent while recording. */
+  stoppedAt?: string;
+  /** The release the upgrade went to (an explicit --to-image may learn its version only later). */
+  target: { image?: string; version?: string };
+  /** Every interval, in the order they began. */
+  timeline: Interval[];
+}
+
+/**
+ * The states recorded besides conditions, by kind (every condition in an object's status is recorded under its type).
+ * The recorder writes these names and every reader reads them from here.
+ */
+export const States = {
+  /** ClusterVersion: status.history[0] (value its state; fields version, image) and status.desired (fields version, image). */
+  clusterVersion: { history: 'history', desired: 'desired' },
+  /** ClusterOperator: versions[name=operator]. */
+  operator: { version: 'version' },
+  /**
+   * MachineConfigPool: spec.configuration (fields renderedFor), status.configuration, the machine counts (value
+   * "updated/all"; fields the three counts), status.observedGeneration (fields generation).
+   */
+  pool: { targetConfig: 'targetConfig', rolledOutConfig: 'rolledOutConfig', machines: 'machines', observedGeneration: 'observedGeneration' },
+  /** Node: the daemon's annotations (state with its reason) and the Ready condition. */
+  node: { state: 'state', currentConfig: 'currentConfig', desiredConfig: 'desiredConfig', ready: 'Ready' },
+  /** Pod: a Killing or Started event of a component's pod, as a point. */
+  pod: { restart: 'restart' },
+} as const;
+
+/** The stream an interval belongs to: one object's one condition or state. */
+export function streamOf(i: Pick<Interval, 'locator' | 'condition'>): string {
+  return `${i.locator} ${i.condition}`;
+}
+
+export function locatorOf(kind: RecordedKind, name: string, namespace?: string): string {
+  return namespace ? `${kind}/${namespace}/${name}` : `${kind}/${name}`;
+}
+
+/**
+ * What the streams of `locator` said at the moment the interval at `index` of the timeline began: for each condition,
+ * the last interval of that stream begun before it (the timeline's order decides, so two changes seen in the same
+ * millisecond still have a before and after), unless it had ended by then (its object was deleted).
+ */
+export function stateAt(recording: UpgradeRecording, locator: string, index: number): Map<string, Interval> {
+  const state = new Map<string, Interval>();
+  const at = Date.parse(recording.timeline[index]?.from.wall ?? '');
+  for (const interval of recording.timeline.slice(0, index + 1)) {
+    if (interval.locator === locator) state.set(interval.condition, interval);
+  }
+  for (const [condition, interval] of state) {
+    if (interval.to && Date.parse(interval.to.wall) < at) state.delete(condition);
+  }
+  return state;
+}
+
+/**
+ * Where ClusterVersion began to report the upgrade completed: the index of the first `history` interval that says
+ * Completed for the recording's target release, or -1.
+ */
+export function targetCompletionIndex(recording: UpgradeRecording): number {
+  const { image, version } = recording.target;
+  const isTarget = (i: Interval) => (image !== undefined && i.fields?.image === image) || (version !== undefined && i.fields?.version === version);
+  return recording.timeline.findIndex((i) => i.kind === 'ClusterVersion' && i.condition === States.clusterVersion.history && i.value === 'Completed' && isTarget(i));
+}
+
+/** Cluster ms since the recording began, of a wall time. */
+export function clusterOffsetMs(recording: Pick<UpgradeRecording, 'startedAt' | 'timeFactor'>, wall: string): number {
+  return (Date.parse(wall) - Date.parse(recording.startedAt)) * recording.timeFactor;
+}
+
+/** Wall ms at which the recording ends: when it stopped, else now (a recording still going). */
+export function endWallMs(recording: Pick<UpgradeRecording, 'stoppedAt'>, now = Date.now()): number {
+  return recording.stoppedAt ? Date.parse(recording.stoppedAt) : now;
+}
+
+/** "+12m30s" for a number of cluster ms. */
+export function clusterStamp(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  return `+${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
+}
+
+/** One line for an interval, as a person reads it: `ClusterOperator/machine-config Degraded=True (Reason): message`. */
+export function describeInterval(i: Interval): string {
+  const fields = i.fields ? Object.entries(i.fields).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`) : [];
+  const span = `${i.from.wall} → ${i.to ? i.to.wall : '(still so at the end)'}`;
+  return `${i.locator} ${i.condition}=${i.value}${i.reason ? ` (${i.reason})` : ''}${fields.length ? ` [${fields.join(' ')}]` : ''}${i.message ? `: ${i.message}` : ''}; ${span}`;
+}
