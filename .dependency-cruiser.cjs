@@ -21,6 +21,13 @@ module.exports = {
     onlyImports('mock-imports-nothing-of-ours', 'the mock is a generic Kubernetes API server that stands alone: not even lib/ (a client layer)', '^mock/', '^mock/'),
     onlyImports('lib-imports-lib-only', 'lib/ holds the leaves both sides share; a leaf that imports a side is no longer a leaf', '^lib/', '^lib/'),
     {
+      name: 'no-circular',
+      comment: 'a module must not reach itself through its imports: a circle makes its parts one unit that cannot be read, tested or changed alone',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
       name: 'imports-resolve',
       comment: 'an import the checker cannot resolve could hide a broken rule',
       severity: 'error',

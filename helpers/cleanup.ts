@@ -1,6 +1,7 @@
 /**
- * Undo actions, run last-in-first-out, each at most once. Whatever changes the cluster registers its undo here the
- * moment it exists, with the commands that do the same by hand. After a failure with --keep-on-failure nothing is
+ * Undo actions, run last-in-first-out, each at most once: the runner under the session's ledger (helpers/ledger.ts),
+ * which registers here the undo of every change a test makes, the moment it exists, with the commands that do the
+ * same by hand. After a failure with --keep-on-failure nothing is
  * run: the broken state is left for someone to look at, and what was left is listed with those commands; the same
  * list is what an interrupted spec prints when its cleanup cannot finish in time. The leak check then lists anything
  * still carrying the run label.
@@ -34,10 +35,20 @@ export interface CleanupReport {
   skipped: LeftAction[];
 }
 
-/** A registered undo, for the code that made the change and may undo it itself before the end (spec 05). */
+/** Runs one part of an undo (the undo, then the settle) under its description: an Allure step, or just the body. */
+export type UndoStepRunner = (description: string, body: () => Promise<void>) => Promise<void>;
+
+/** A registered undo, for the code that made the change and may undo it before the end (spec 05), or hand it on. */
 export interface Registered {
-  /** The owner has undone the change itself (and settled the cluster): nothing is left for the cleanup to do. */
+  /** Nothing is left for this cleanup to do: the change was handed to another process (a later phase). */
   dismiss(): void;
+  /**
+   * Runs the undo and then its settle now, each through `run`. Afterwards nothing is left for the cleanup; when either
+   * fails the error is thrown and the whole undo stays pending, so the cleanup tries it again (undos are idempotent).
+   */
+  runNow(run?: UndoStepRunner): Promise<void>;
+  /** Not yet undone, under way, or handed on. */
+  readonly pending: boolean;
 }
 
 /** Where an action stands: not started, undoing, undone and settling, finished, or failed (and so left as it was). */
@@ -68,6 +79,10 @@ export class Cleanup {
     return {
       dismiss: () => {
         entry.stage = 'done';
+      },
+      runNow: (run = (_description, body) => body()) => runNow(entry, run),
+      get pending() {
+        return entry.stage === 'pending';
       },
     };
   }
@@ -109,6 +124,21 @@ export class Cleanup {
       if (options.skipSettling && action.settle) report.skipped.push({ description: action.settle.description, byHand: action.settle.byHand ?? [] });
     }
     return report;
+  }
+}
+
+async function runNow(entry: Entry, run: UndoStepRunner): Promise<void> {
+  if (entry.stage !== 'pending') return;
+  const { action } = entry;
+  try {
+    entry.stage = 'undoing';
+    await run(action.description, action.undo);
+    entry.stage = 'settling';
+    if (action.settle) await run(action.settle.description, action.settle.run);
+    entry.stage = 'done';
+  } catch (error) {
+    entry.stage = 'pending';
+    throw error;
   }
 }
 

@@ -5,12 +5,13 @@
  *    skips when the cluster is mid-upgrade or a pool is degraded;
  *  - phases (prepare / upgrade / check) reported as Allure steps, whose failures name the phase;
  *  - failure artefacts gathered once per failed test, and attached;
- *  - LIFO cleanup (kept with --keep-on-failure) and a leak check of everything carrying the run label.
+ *  - one ledger of what the spec changed, undone LIFO at the end (kept with --keep-on-failure), and a leak check of
+ *    everything carrying the run label.
  */
 import { basename, join } from 'node:path';
 import type { Context, Func } from 'mocha';
 import { connectEngine, type Engine } from '../lib/oci/engine.js';
-import { Cleanup, formatLeftActions, leakedObjects } from './cleanup.js';
+import { formatLeftActions, leakedObjects } from './cleanup.js';
 import { Cluster } from './cluster.js';
 import { ClusterWatcher, type ClusterSnapshot } from './cluster-watcher.js';
 import { discoverCapabilities, formatClusterDuration, ReferenceInfoConfigMap, wallBudgetMs, type TargetCapabilities } from './capabilities.js';
@@ -23,6 +24,7 @@ import type { WaitContext } from './cluster-waits.js';
 import { labelCase, step, type CaseLabels } from './report.js';
 import { gatherRunFacts, writeRunFacts } from './report/run-facts.js';
 import { handleInterrupts } from './interrupt.js';
+import { Ledger } from './ledger.js';
 import { maskSecrets } from './secrets.js';
 import { DEFAULT_INTERRUPT_GRACE_SECONDS, readRunPhase, readTargetConfig, type RunPhase, type TargetConfig } from './target.js';
 import { PhaseHandOver, phaseTag, phaseTitle } from './split-phases.js';
@@ -80,7 +82,8 @@ export class PhaseError extends Error {
 }
 
 export class ConformanceSession {
-  readonly cleanup = new Cleanup();
+  /** Every change the spec makes, with its undo (helpers/ledger.ts); read only when an undo runs. */
+  readonly ledger: Ledger = new Ledger(this);
   private connected?: { cluster: Cluster; caps: TargetCapabilities; watcher: ClusterWatcher };
   private registry?: RegistryAccess;
   private enginePromise?: Promise<Engine>;
@@ -306,7 +309,7 @@ export class ConformanceSession {
       const keep = this.failed && this.target.keepOnFailure;
       // The reference cluster of a run is thrown away after its spec file: deleting what the spec made (and the leak
       // check) still runs there, waiting for the pools to roll back does not. `--target cluster` always waits.
-      const report = await this.cleanup.runAll({ keep, skipSettling: this.target.kind === 'reference' });
+      const report = await this.ledger.runAll({ keep, skipSettling: this.target.kind === 'reference' });
       if (keep && report.skipped.length) {
         console.error(`    --keep-on-failure: left in place for inspection; undo by hand:\n${formatLeftActions(report.skipped)}`);
         return;
@@ -345,7 +348,7 @@ export function conformanceSession(options: ConformanceOptions): ConformanceSess
     }
   };
   const stopHandling = handleInterrupts({
-    cleanup: session.cleanup,
+    cleanup: session.ledger,
     settle: () => target()?.kind === 'cluster',
     graceMs: () => (target()?.interruptGraceSeconds ?? DEFAULT_INTERRUPT_GRACE_SECONDS) * 1000,
   });

@@ -15,7 +15,8 @@ const FOLLOW_UP_MS = 1000;
 const ORPHAN_CHECK_MS = 200;
 
 export interface InterruptPlan {
-  cleanup: Cleanup;
+  /** What to undo: the session's ledger (or a bare Cleanup). */
+  cleanup: Pick<Cleanup, 'left' | 'runAll'>;
   /** Wait for the cluster to settle after each undo: a cluster that is kept, not a throwaway reference. */
   settle: () => boolean;
   /** How long the undo may take before the process gives up and says what is left (0: undo nothing, only say it). */

@@ -1,6 +1,6 @@
 /**
- * Step 2 of the report: build the layered OS image from images/layered-os/Containerfile on top of the release's
- * rhel-coreos-8 image, push it to the run's image repository, and hand back the pullspec by digest (every node pulls
+ * Step 2 of the report: build a layered OS image (by default images/layered-os/Containerfile, the report's zsh) on top
+ * of the release's rhel-coreos-8 image, push it to the run's image repository, and hand back the pullspec by digest (every node pulls
  * on its own, so a moving tag is never used). The image carries an expiry label as QE's images do. The engine, the
  * repository and the credentials come from the caller (the session): nothing here is global.
  */
@@ -12,7 +12,22 @@ import type { Engine } from '../lib/oci/engine.js';
 import { pushImage } from '../lib/oci/push.js';
 import { runImageTag, testImageLabels } from './images/naming.js';
 
-const LAYERED_OS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'images', 'layered-os');
+/** What to build on top of the base image: a build context, its Containerfile and build arguments. */
+export interface LayeredImageRecipe {
+  /** The build context folder. */
+  contextDir: string;
+  /** The Containerfile's path inside the context. */
+  containerfile: string;
+  /** Build arguments besides BASE_IMAGE, which is always the base image given (PACKAGES, REPO_FILE, …). */
+  buildArgs: Record<string, string>;
+}
+
+/** The report's layered image: images/layered-os/Containerfile with its own defaults (zsh from CentOS Stream). */
+export const REPORT_LAYERED_OS: LayeredImageRecipe = {
+  contextDir: join(dirname(fileURLToPath(import.meta.url)), '..', 'images', 'layered-os'),
+  containerfile: 'Containerfile',
+  buildArgs: {},
+};
 
 export interface LayeredImage {
   /** `<repo>@sha256:…`: what the MachineConfigs use. */
@@ -34,6 +49,8 @@ export interface LayeredImageRequest {
   runId: string;
   caseId: string;
   baseImage: string;
+  /** What to build on the base image; default REPORT_LAYERED_OS. */
+  recipe?: LayeredImageRecipe;
   /** Build output lines (for the report); secrets never reach them, the engine gets credentials out of band. */
   onOutput?: (line: string) => void;
   /** Where the build and push are, for the console: each build step, then the push and its result. */
@@ -42,10 +59,11 @@ export interface LayeredImageRequest {
 
 export async function buildLayeredOsImage(request: LayeredImageRequest): Promise<LayeredImage> {
   const tag = runImageTag(request.repository, request.runId, request.caseId);
+  const recipe = request.recipe ?? REPORT_LAYERED_OS;
   const built = await buildImage(request.engine, {
-    contextDir: LAYERED_OS_DIR,
-    containerfile: 'Containerfile',
-    buildArgs: { BASE_IMAGE: request.baseImage },
+    contextDir: recipe.contextDir,
+    containerfile: recipe.containerfile,
+    buildArgs: { ...recipe.buildArgs, BASE_IMAGE: request.baseImage },
     labels: testImageLabels({ runId: request.runId, caseId: request.caseId }),
     tag,
     registryConfig: request.credentials,
@@ -66,6 +84,6 @@ export async function buildLayeredOsImage(request: LayeredImageRequest): Promise
  * Removes the engine's local copies of a layered image (its tag and its by-digest reference). The pushed image stays
  * in the registry, where its expiry label ages it out; the base image stays cached for the next build.
  */
-export async function removeLocalLayeredImage(engine: Engine, image: LayeredImage): Promise<void> {
+export async function removeLocalLayeredImage(engine: Engine, image: Pick<LayeredImage, 'tag' | 'pullspec'>): Promise<void> {
   for (const ref of [image.tag, image.pullspec]) await removeImage(engine, ref);
 }

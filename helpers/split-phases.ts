@@ -2,6 +2,7 @@
  * An upgrade spec split over processes, as QE's upgrade pipelines run it (see target.ts, RunPhase): the titles of the
  * halves, the signal that ends a half early, and how the prepare phase's value crosses to the next process.
  */
+import type { MachineConfigOverride } from './machineconfigs.js';
 import type { RunPhase } from './target.js';
 
 /**
@@ -39,9 +40,13 @@ export function phaseTag(phase: RunPhase): string | undefined {
   return MARKERS[phase];
 }
 
-/** Something the prepare phase hands on that is a handle on the cluster, not data: stored as a reference. */
+/**
+ * Something the prepare phase hands on that is a handle on the cluster, not data: stored as a reference (a
+ * PoolOverride's toJSON): its overrides, and the id of the checkpoint's pending ledger record of their MachineConfigs.
+ */
 export interface CheckpointRef {
   $poolOverride: number;
+  overrides: MachineConfigOverride[];
 }
 
 /** The prepare value as JSON: handles turn into their references (their toJSON), the rest must be plain data. */

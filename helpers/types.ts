@@ -59,6 +59,7 @@ export interface MachineConfig extends ApiObject {
     config?: Record<string, unknown>;
     kernelArguments?: string[];
     extensions?: string[];
+    kernelType?: string;
     [key: string]: unknown;
   };
 }

@@ -30,6 +30,18 @@ export function resolveUpgradeTarget(cv: ClusterVersion, explicitImage?: string)
   return { image: first.image, version: first.version, source: 'availableUpdates[0]' };
 }
 
+/**
+ * The upgrade someone asked ClusterVersion for since the cluster ran `from` (an `oc adm upgrade` outside this run, or a
+ * split run's own --phase upgrade), or undefined when nobody did: the one meaning of "upgraded since" that a split
+ * run's start checks and its post phase share.
+ */
+export function requestedUpgrade(cv: ClusterVersion, from: { image: string }): UpgradeTarget | undefined {
+  const image = cv.spec?.desiredUpdate?.image || cv.status?.desired?.image;
+  if (!image || image === from.image) return undefined;
+  const version = cv.status?.desired?.image === image ? cv.status.desired.version : cv.spec?.desiredUpdate?.version || cv.status?.availableUpdates?.find((u) => u.image === image)?.version;
+  return { image, version: version || undefined, source: 'requested outside this run' };
+}
+
 export function upgradePatch(image: string): Record<string, unknown> {
   // The fields have no omitempty in the API: an explicit-image upgrade sends an empty version.
   return { spec: { desiredUpdate: { version: '', image, force: true } } };

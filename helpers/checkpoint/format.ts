@@ -4,11 +4,14 @@
  * runs), judges, cleans up and deletes it. It is plain JSON: everything a later process needs to go on, and nothing it
  * could only have in memory.
  */
-import type { OsImageOverride } from '../machineconfigs.js';
+import type { LedgerRecord } from '../ledger-changes.js';
 import type { UpgradeRecording } from '../monitor/record.js';
 
-/** Bumped when a field changes meaning: a checkpoint of another format is refused, not guessed at. */
-export const CHECKPOINT_FORMAT = 1;
+/**
+ * Bumped when a field changes meaning: a checkpoint of another format is refused, not guessed at. Format 2: what pre
+ * left is its ledger's pending records (`pending`), no longer the override groups and pushed images of format 1.
+ */
+export const CHECKPOINT_FORMAT = 2;
 /** The suite's namespace on the cluster; it holds nothing but checkpoints. */
 export const CHECKPOINT_NAMESPACE = 'ocp-e2e';
 /** Label on every checkpoint ConfigMap, so they can be listed (and found by hand: `oc get cm -n ocp-e2e -l …`). */
@@ -38,12 +41,17 @@ export interface Checkpoint {
   createdAt: string;
   /** The release the cluster ran when the pre phase prepared. */
   from: { version: string; image: string };
-  /** What the spec's prepare phase returned; override handles are stored as `{ $poolOverride: i }` (an index below). */
+  /**
+   * What the spec's prepare phase returned; an override handle is stored as `{ $poolOverride: id, overrides }`, its
+   * overrides and the id of the record of `pending` that holds their MachineConfigs.
+   */
   prepared: unknown;
-  /** The override MachineConfigs the pre phase created and left for post to judge and delete, one group per handle. */
-  overrides: OsImageOverride[][];
-  /** Images pushed by the pre phase (left in their repository: the nodes boot from them). */
-  images: string[];
+  /**
+   * What the pre phase changed on the cluster and left for post to judge and undo: the pending part of its ledger that
+   * lives on the cluster, oldest first, each record a kind of change as data (helpers/ledger-changes.ts), from which
+   * post rebuilds the undo. (Pre's local image copies are its own to remove; pushed images stay in their repository.)
+   */
+  pending: LedgerRecord[];
   upgrade?: CheckpointUpgrade;
 }
 

@@ -3,8 +3,10 @@
  * pipeline knows what to do next. The run command checks this before any spec starts (exit 2); each spec checks its
  * own checkpoint again when it starts, since another process may have changed the cluster in between.
  */
+import { undoText } from '../ledger-changes.js';
 import type { RunPhase } from '../target.js';
 import type { ClusterVersion } from '../types.js';
+import { requestedUpgrade } from '../upgrade.js';
 import { CHECKPOINT_FORMAT, CHECKPOINT_NAMESPACE, checkpointName, type Checkpoint } from './format.js';
 
 export interface PhaseStart {
@@ -21,9 +23,10 @@ export function phaseStartProblem(start: PhaseStart): string | undefined {
   const where = `configmap/${checkpointName(specFile)} -n ${CHECKPOINT_NAMESPACE}`;
   if (phase === 'pre') {
     if (!checkpoint) return undefined;
+    const byHand = [...(checkpoint.pending ?? []).flatMap((r) => undoText(r.changes).byHand), `oc delete ${where}`];
     return (
       `${specFile}: --phase pre already ran on this cluster (${where}, written ${checkpoint.createdAt} by run ${checkpoint.runId}${checkpoint.upgrade ? ', upgrade done' : ''}): ` +
-      `run --phase post to judge and clean it up, or throw it away by hand: oc delete machineconfig ${checkpoint.overrides.flat().map((o) => o.name).join(' ') || '(none)'} && oc delete ${where}`
+      `run --phase post to judge and clean it up, or throw it away by hand: ${byHand.join(' && ')}`
     );
   }
   if (!checkpoint) return `${specFile}: no checkpoint on this cluster (no ${where}): run --phase pre first, against the same cluster`;
@@ -34,15 +37,14 @@ export function phaseStartProblem(start: PhaseStart): string | undefined {
   if (checkpoint.clusterId !== clusterId) {
     return `${specFile}: the checkpoint ${where} comes from another cluster (clusterID ${checkpoint.clusterId} at ${checkpoint.apiUrl}); this cluster is ${clusterId || 'without a clusterID'}: run --phase pre here first, or point --kubeconfig at that cluster`;
   }
-  const requested = cv.spec?.desiredUpdate?.image || cv.status?.desired?.image;
-  const upgradedSincePre = requested !== undefined && requested !== checkpoint.from.image;
+  const requested = requestedUpgrade(cv, checkpoint.from);
   if (phase === 'upgrade') {
-    if (checkpoint.upgrade || upgradedSincePre) {
-      return `${specFile}: the cluster was already upgraded after --phase pre (from ${checkpoint.from.version} to ${checkpoint.upgrade?.version ?? requested}): go on with --phase post`;
+    if (checkpoint.upgrade || requested) {
+      return `${specFile}: the cluster was already upgraded after --phase pre (from ${checkpoint.from.version} to ${checkpoint.upgrade?.version ?? requested?.image}): go on with --phase post`;
     }
     return undefined;
   }
-  if (!checkpoint.upgrade && !upgradedSincePre) {
+  if (!checkpoint.upgrade && !requested) {
     return (
       `${specFile}: the cluster was not upgraded after --phase pre: it still runs ${checkpoint.from.version} (${checkpoint.from.image}) and no other release is requested; ` +
       'upgrade it first (oc adm upgrade --to-image <release> --allow-explicit-upgrade --force, or ocp-e2e run --phase upgrade), then run --phase post'

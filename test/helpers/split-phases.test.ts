@@ -17,8 +17,7 @@ const checkpoint: Checkpoint = {
   createdAt: '2026-12-01T00:00:00Z',
   from: FROM,
   prepared: {},
-  overrides: [[{ name: 'tc-1-worker', role: 'worker', osImageURL: 'r/l@sha256:1' }]],
-  images: [],
+  pending: [{ id: 0, changes: [{ kind: 'MachineConfig', name: 'tc-1-worker', pool: 'worker' }] }],
 };
 const cv = (desiredImage: string, requested?: string): ClusterVersion =>
   ({ metadata: { name: 'version' }, spec: { clusterID: 'c-1', ...(requested ? { desiredUpdate: { image: requested } } : {}) }, status: { desired: { image: desiredImage, version: '' } } }) as ClusterVersion;
@@ -33,9 +32,10 @@ describe('helpers: an upgrade spec split over processes (--phase)', () => {
   });
 
   it('the prepare value crosses as JSON, handles as references bound again on the other side', () => {
-    const handle = { toJSON: () => ({ $poolOverride: 0 }) };
+    const overrides = [{ name: 'tc-1-worker', role: 'worker', osImageURL: 'r/l@sha256:1' }];
+    const handle = { toJSON: () => ({ $poolOverride: 0, overrides }) };
     const encoded = encodePrepared({ from: '4.12.0-a', override: handle, images: [{ digest: 'sha256:1' }] });
-    expect(encoded).to.deep.equal({ from: '4.12.0-a', override: { $poolOverride: 0 }, images: [{ digest: 'sha256:1' }] });
+    expect(encoded).to.deep.equal({ from: '4.12.0-a', override: { $poolOverride: 0, overrides }, images: [{ digest: 'sha256:1' }] });
     const bound = { bound: true };
     expect(decodePrepared(encoded, (ref) => (ref.$poolOverride === 0 ? bound : undefined))).to.deep.equal({ from: '4.12.0-a', override: bound, images: [{ digest: 'sha256:1' }] });
   });
@@ -46,7 +46,8 @@ describe('helpers: an upgrade spec split over processes (--phase)', () => {
 
   it('each wrong order or foreign checkpoint is one message; the right ones start', () => {
     expect(phaseStartProblem(start({ phase: 'pre', checkpoint: undefined }))).to.equal(undefined);
-    expect(phaseStartProblem(start({ phase: 'pre' }))).to.match(/--phase pre already ran on this cluster .*oc delete machineconfig tc-1-worker && oc delete configmap\/ocp-e2e-checkpoint-01-x -n ocp-e2e/);
+    expect(phaseStartProblem(start({ phase: 'pre' }))).to.match(/--phase pre already ran on this cluster .*throw it away by hand: oc delete machineconfig tc-1-worker && oc delete configmap\/ocp-e2e-checkpoint-01-x -n ocp-e2e$/);
+    expect(phaseStartProblem(start({ phase: 'pre', checkpoint: { ...checkpoint, pending: [] } })), 'nothing pending: only the checkpoint to delete').to.match(/throw it away by hand: oc delete configmap\/ocp-e2e-checkpoint-01-x -n ocp-e2e$/);
     expect(phaseStartProblem(start({ checkpoint: undefined }))).to.match(/no checkpoint on this cluster .*run --phase pre first/);
     expect(phaseStartProblem(start({ suiteVersion: '0.2.0' }))).to.match(/written by ocp-e2e 0\.1\.0 .* this is ocp-e2e 0\.2\.0/);
     expect(phaseStartProblem(start({ checkpoint: { ...checkpoint, format: 99 } }))).to.match(/checkpoint format 99/);
@@ -56,7 +57,9 @@ describe('helpers: an upgrade spec split over processes (--phase)', () => {
     expect(phaseStartProblem(start({}))).to.equal(undefined);
     expect(phaseStartProblem(start({ phase: 'upgrade', clusterVersion: cv(FROM.image) }))).to.equal(undefined);
     expect(phaseStartProblem(start({ phase: 'upgrade' }))).to.match(/already upgraded after --phase pre .*go on with --phase post/);
-    const upgraded = { ...checkpoint, upgrade: { from: FROM.version, version: '4.12.0-b', image: 'r/ocp/release:4.12.0-b', finishedAt: '', recording: { timeFactor: 1, timeline: [], degradedPeriods: [] } } };
+    // the start checks never read the recording
+    const recording = {} as NonNullable<Checkpoint['upgrade']>['recording'];
+    const upgraded: Checkpoint = { ...checkpoint, upgrade: { from: FROM.version, version: '4.12.0-b', image: 'r/ocp/release:4.12.0-b', finishedAt: '', recording } };
     expect(phaseStartProblem(start({ phase: 'upgrade', checkpoint: upgraded, clusterVersion: cv(FROM.image) }))).to.match(/already upgraded/);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The import rules of docs/architecture.md can fail: scripts/check-imports.sh (the check `npm test` runs before mocha)
  * is run on a fixture tree holding one violating import per rule beside the imports the rules allow, and must name
- * exactly the violations, each with its rule; a tree of allowed imports alone passes.
+ * exactly the violations, each with its rule; a tree with import circles must name each circle; a tree of allowed
+ * imports alone passes.
  */
 import { expect } from 'chai';
 import { execa } from 'execa';
@@ -46,6 +47,23 @@ function writeTree(files: Record<string, string>): string {
   return root;
 }
 
+/**
+ * Import circles, each within one folder (the folder rules allow every import in them): one only through type
+ * imports, which count as much as any, and one through values.
+ */
+const CIRCLES: Record<string, string> = {
+  'helpers/upgrade.ts': `import type { Recording } from './recording.js';\nexport interface Upgrade { recording: Recording }`,
+  'helpers/recording.ts': `import type { Upgrade } from './upgrade.js';\nexport interface Recording { of: Upgrade }`,
+  'mock/store.ts': `import { watchers } from './watch.js';\nexport const store = () => watchers;`,
+  'mock/watch.ts': `import { store } from './store.js';\nexport const watchers = () => store;`,
+};
+
+/** The circles the check names (`error no-circular: a → b → a`), each as its sorted members. */
+function circlesIn(output: string): string[][] {
+  const circles = [...output.matchAll(/^\s*error no-circular: ((?:\S+ →\s*\n\s*)+\S+)$/gm)].map((m) => [...new Set(m[1]!.split('→').map((p) => p.trim()))].sort());
+  return [...new Map(circles.map((c) => [c.join(' '), c])).values()].sort((a, b) => a[0]!.localeCompare(b[0]!));
+}
+
 /** `rule: from → to` for every error line of the check's output. */
 function violationsIn(output: string): string[] {
   return [...output.matchAll(/^\s*error (\S+): (\S+) → (\S+)$/gm)].map((m) => `${m[1]}: ${m[2]} → ${m[3]}`).sort();
@@ -64,6 +82,18 @@ describe('import rules: scripts/check-imports.sh', function () {
     const r = await execa('bash', [CHECK, tree], { reject: false, all: true });
     expect(r.exitCode, r.all).to.equal(1);
     expect(violationsIn(r.all ?? ''), r.all).to.deep.equal(VIOLATIONS.map((v) => `${v.rule}: ${v.file} → ${v.to}`).sort());
+  });
+
+  it('fails on an import circle in any cruised folder, type-only imports included, naming the circle', async () => {
+    const tree = writeTree({ ...ALLOWED, ...CIRCLES });
+    trees.push(tree);
+    const r = await execa('bash', [CHECK, tree], { reject: false, all: true });
+    expect(r.exitCode, r.all).to.equal(1);
+    expect(circlesIn(r.all ?? ''), r.all).to.deep.equal([
+      ['helpers/recording.ts', 'helpers/upgrade.ts'],
+      ['mock/store.ts', 'mock/watch.ts'],
+    ]);
+    expect(violationsIn(r.all ?? ''), 'no other rule is broken').to.deep.equal([]);
   });
 
   it('passes a tree whose imports all follow the rules', async () => {
