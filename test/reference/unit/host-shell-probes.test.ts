@@ -39,7 +39,8 @@ async function shell(h: NodeHosts, script: string): Promise<{ output: string; ex
 }
 
 describe('reference host: what a node answers the suite\'s probes, from what it booted and what the daemon applied', () => {
-  const probes = [bootedImageProbe, kernelArgumentsProbe, kernelTypeProbe, packageProbe('usbguard'), packageProbe('kernel'), packageProbe('kernel-rt-core'), fileProbe('/etc/motd-e2e'), fileProbe('/etc/os-release'), unitProbe('e2e.service'), unitProbe('chronyd.service')];
+  const [usbguard, kernel, kernelRt] = [packageProbe('usbguard'), packageProbe('kernel'), packageProbe('kernel-rt-core')];
+  const probes = [bootedImageProbe, kernelArgumentsProbe, kernelTypeProbe, usbguard, kernel, kernelRt, fileProbe('/etc/motd-e2e'), fileProbe('/etc/os-release'), unitProbe('e2e.service'), unitProbe('chronyd.service')];
 
   it('a freshly installed node: the image\'s kernel and files, no extras', async () => {
     const h = hosts();
@@ -48,8 +49,8 @@ describe('reference host: what a node answers the suite\'s probes, from what it 
     expect(r.get(kernelArgumentsProbe)[0]).to.match(/^BOOT_IMAGE=\(hd0,gpt3\)\/ostree\/rhcos-[0-9a-f]{64}\/vmlinuz-4\.18\.0-372\.26\.1\.el8_6\.x86_64$/);
     expect(r.get(kernelArgumentsProbe)).to.include('rw').and.not.include('nosmt');
     expect(r.get(kernelTypeProbe)).to.deep.equal({ kernelType: 'default', release: '4.18.0-372.26.1.el8_6.x86_64' });
-    expect(r.get(probes[3]!)).to.equal(undefined);
-    expect(r.get(probes[4]!)).to.equal('kernel-4.18.0-372.26.1.el8_6');
+    expect(r.get(usbguard)).to.equal(undefined);
+    expect(r.get(kernel)).to.equal('kernel-4.18.0-372.26.1.el8_6');
     expect(r.get(fileProbe('/etc/motd-e2e'))).to.deep.equal({ exists: false, says: "stat: cannot stat '/etc/motd-e2e': No such file or directory" });
     expect(r.get(fileProbe('/etc/os-release'))).to.deep.equal({ exists: true, mode: 0o644, contents: 'NAME="RHCOS"\n' });
     expect(r.get(unitProbe('e2e.service'))).to.deep.equal({ state: 'Failed to get unit file state for e2e.service: No such file or directory', enabled: false });
@@ -79,9 +80,9 @@ describe('reference host: what a node answers the suite\'s probes, from what it 
     expect(r.get(kernelArgumentsProbe).slice(-2)).to.deep.equal(['nosmt', 'z=1']);
     expect(r.get(kernelArgumentsProbe)[0]).to.match(/vmlinuz-4\.18\.0-372\.26\.1\.rt7\.183\.el8_6\.x86_64$/);
     expect(r.get(kernelTypeProbe).kernelType).to.equal('realtime');
-    expect(r.get(probes[3]!)).to.equal('usbguard-1.0.0-8.el8');
-    expect(r.get(probes[4]!)).to.equal(undefined);
-    expect(r.get(probes[5]!)).to.equal('kernel-rt-core-4.18.0-372.26.1.rt7.183.el8_6');
+    expect(r.get(usbguard)).to.equal('usbguard-1.0.0-8.el8');
+    expect(r.get(kernel)).to.equal(undefined);
+    expect(r.get(kernelRt)).to.equal('kernel-rt-core-4.18.0-372.26.1.rt7.183.el8_6');
     expect(r.get(fileProbe('/etc/os-release')).exists && r.get(fileProbe('/etc/os-release'))).to.deep.include({ contents: 'NAME=mine\n' });
     expect(r.get(unitProbe('e2e.service'))).to.deep.equal({ state: 'enabled', enabled: true });
     // the config removed: the daemon's files go (the image's show through again), the plain deployment boots
@@ -92,7 +93,7 @@ describe('reference host: what a node answers the suite\'s probes, from what it 
     expect(r.get(fileProbe('/etc/motd-e2e')).exists).to.equal(false);
     expect(r.get(fileProbe('/etc/os-release'))).to.deep.include({ contents: 'NAME="RHCOS"\n' });
     expect(r.get(kernelArgumentsProbe)).to.not.include('nosmt');
-    expect(r.get(probes[3]!)).to.equal(undefined);
+    expect(r.get(usbguard)).to.equal(undefined);
     expect(r.get(kernelTypeProbe).kernelType).to.equal('default');
   });
 

@@ -12,7 +12,7 @@ describe('reference daemon: what a MachineConfig puts on a node and what changin
   it('decodes Ignition file contents: percent-encoded and base64 data: URLs, gzip, an empty source', () => {
     expect(decodeFileContents({ path: '/a', contents: { source: 'data:,hello%20world%0A' } }).toString()).to.equal('hello world\n');
     expect(decodeFileContents({ path: '/a', contents: { source: `data:text/plain;charset=utf-8;base64,${Buffer.from('b64\n').toString('base64')}` } }).toString()).to.equal('b64\n');
-    expect(decodeFileContents({ path: '/a', contents: { source: `data:;base64,${gzipSync(Buffer.from('zipped')).toString('base64')}`, compression: 'gzip' } }).toString()).to.equal('zipped');
+    expect(decodeFileContents({ path: '/a', contents: { source: `data:;base64,${gzipSync(new Uint8Array(Buffer.from('zipped'))).toString('base64')}`, compression: 'gzip' } }).toString()).to.equal('zipped');
     expect(decodeFileContents({ path: '/a' }).length).to.equal(0);
     expect(() => decodeFileContents({ path: '/a', contents: { source: 'https://example.com/x' } })).to.throw(/reads only data: URLs/);
   });
