@@ -3,37 +3,26 @@
  * keeps objects in --data-dir across restarts and stops cleanly on SIGTERM.
  */
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { spawnServer, stopChild } from './child-server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-function startCommand(args: string[]): Promise<{ child: ChildProcess; output: () => string; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/ocp-e2e.ts'), 'apiserver', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d;
-      const m = /API server ready at (\S+)/.exec(out);
-      if (m && /kubeconfig: /.test(out)) resolve({ child, output: () => out, url: m[1]! });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (d) => { out += d; });
-    child.once('exit', (code) => reject(new Error(`apiserver exited early with ${code}: ${out}`)));
-  });
+/** `ocp-e2e apiserver ARGS` in the background, ready once it printed its URL and kubeconfig path. */
+async function startCommand(args: string[]): Promise<{ child: ChildProcess; output: () => string; url: string }> {
+  const started = await spawnServer([join(ROOT, 'bin/ocp-e2e.ts'), 'apiserver', ...args], (out) => {
+    const m = /API server ready at (\S+)/.exec(out);
+    return m && /kubeconfig: /.test(out) ? m[1]! : undefined;
+  }, { cwd: ROOT });
+  return { child: started.child, output: started.output, url: started.ready };
 }
 
-function stopCommand(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.once('exit', (code) => resolve(code));
-    child.kill('SIGTERM');
-  });
-}
+const stopCommand = (child: ChildProcess) => stopChild(child, 'SIGTERM');
 
 describe('ocp-e2e apiserver command', function () {
   this.timeout(60_000);
@@ -41,7 +30,7 @@ describe('ocp-e2e apiserver command', function () {
   let child: ChildProcess | undefined;
   before(() => { dir = mkdtempSync(join(tmpdir(), 'apiserver-cmd-')); });
   after(async () => {
-    if (child && child.exitCode === null) await stopCommand(child);
+    if (child) await stopCommand(child);
     rmSync(dir, { recursive: true, force: true });
   });
 

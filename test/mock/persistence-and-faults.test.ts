@@ -1,42 +1,24 @@
 /** Persistence across kill -9, and fault injection (latency, 429 with Retry-After, 500, resets, watch cuts). */
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startApiServer, type RunningApiServer } from '../../mock/index.js';
+import { printedAddress, spawnServer, stopChild } from './child-server.js';
 import { openWatch, request } from './support.js';
 
 const SERVE = fileURLToPath(new URL('./fixtures/serve-data-dir.ts', import.meta.url));
 const MC = '/apis/machineconfiguration.openshift.io/v1/machineconfigs';
 
-/** Starts the fixture server in a child process; resolves once it prints its address. */
-function startChild(dataDir: string): Promise<{ child: ChildProcess; server: RunningApiServer }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SERVE, dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '', err = '';
-    child.stderr!.on('data', (d) => { err += d; });
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) {
-        const { url, token } = JSON.parse(line);
-        // Only url, token and caPem are used by the request helper.
-        resolve({ child, server: { url, token, caPem: '' } as RunningApiServer });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`fixture server exited with ${code}: ${err}`)));
-  });
+/** The fixture server in a child process; only url, token and caPem are used by the request helper. */
+async function startChild(dataDir: string): Promise<{ child: ChildProcess; server: RunningApiServer }> {
+  const { child, ready } = await spawnServer([SERVE, dataDir], printedAddress);
+  return { child, server: { ...ready, caPem: '' } as RunningApiServer };
 }
 
-function killHard(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
+const killHard = async (child: ChildProcess): Promise<void> => { await stopChild(child, 'SIGKILL'); };
 
 describe('mock API server: persistence', function () {
   this.timeout(60_000);
@@ -45,7 +27,7 @@ describe('mock API server: persistence', function () {
 
   before(() => { dir = mkdtempSync(join(tmpdir(), 'mock-data-')); });
   after(async () => {
-    if (running && running.exitCode === null) await killHard(running);
+    if (running) await killHard(running);
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -6,11 +6,12 @@
  * log compacted at the first restart is also written to and recovered.
  */
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { printedAddress, spawnServer, stopChild } from '../mock/child-server.js';
 import { agentFor, seededRandom, send, type Target } from './support/http.js';
 
 const SERVE = fileURLToPath(new URL('./fixtures/serve-data-dir.ts', import.meta.url));
@@ -18,28 +19,12 @@ const SEED = Number(process.env.DURABILITY_SEED ?? 11);
 const CLIENTS = 20;
 const CM = '/api/v1/namespaces/default/configmaps';
 
-function startChild(dataDir: string): Promise<{ child: ChildProcess; target: Target }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SERVE, dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '', err = '';
-    child.stderr!.on('data', (d) => { err += d; });
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ child, target: { ...(JSON.parse(line) as { url: string; token: string }), caPem: '' } });
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code} before serving: ${err}`)));
-  });
+async function startChild(dataDir: string): Promise<{ child: ChildProcess; target: Target }> {
+  const { child, ready } = await spawnServer([SERVE, dataDir], printedAddress);
+  return { child, target: { ...ready, caPem: '' } };
 }
 
-function killHard(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
+const killHard = async (child: ChildProcess): Promise<void> => { await stopChild(child, 'SIGKILL'); };
 
 interface Acked { creates: Map<string, string>; updates: Map<string, number>; maxRv: number; inFlightAtKill: number }
 
