@@ -7,8 +7,12 @@ import { execa, type ResultPromise } from 'execa';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Cluster } from '../../helpers/cluster.js';
 import { runOnNode } from '../../helpers/debug-pod.js';
-import { type Harness, overrideMachineConfig, startHarness, waitFor } from './support/cluster.js';
+import { readNode } from '../../helpers/node-os.js';
+import { baseOsImage } from '../../reference/releases/release-info.js';
+import { fileProbe, kernelArgumentsProbe, packageProbe, unitProbe } from '../../helpers/node-probes.js';
+import { type Harness, type Obj, nodesOfRole, overrideMachineConfig, poolSettledOnNew, startHarness, waitFor } from './support/cluster.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const OC = path.resolve(REPO, '..', 'shared', 'upstream', 'bin', 'oc');
@@ -72,7 +76,7 @@ describe('the real oc against the reference: pods, logs, oc debug node', functio
     const r = await oc(h, ['debug', `node/${worker}`, '--', 'chroot', '/host', 'rpm-ostree', 'status', '--json']);
     expect(r.exitCode, r.stderr).to.equal(0);
     const booted = (JSON.parse(r.stdout) as { deployments: Array<Record<string, unknown>> }).deployments.find((d) => d.booted)!;
-    expect(booted['container-image-reference']).to.equal(`ostree-unverified-registry:${h.cluster.releases.current.rhelCoreos8}`);
+    expect(booted['container-image-reference']).to.equal(`ostree-unverified-registry:${baseOsImage(h.cluster.releases.current)}`);
     expect(booted['container-image-reference-digest']).to.match(/^sha256:[0-9a-f]{64}$/);
     const ns = /Temporary namespace (openshift-debug-[a-z0-9]+) was removed/.exec(r.stderr)?.[1];
     expect(ns, r.stderr).to.be.a('string');
@@ -148,6 +152,54 @@ describe('the real oc against the reference: pods, logs, oc debug node', functio
     }
   });
 
+  it('a MachineConfig with a file, a unit, a kernel argument and an extension: every worker shows each through the probes, the kernel argument reboots it, removing the config takes them away', async () => {
+    const name = '99-worker-e2e-probes';
+    const unit = '[Unit]\nDescription=e2e probe\n[Service]\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\n';
+    const mc = overrideMachineConfig(name, 'worker', '');
+    mc.spec = {
+      config: {
+        ignition: { version: '3.2.0' },
+        storage: { files: [{ path: '/etc/e2e-probe.conf', mode: 0o640, overwrite: true, contents: { source: `data:text/plain;charset=utf-8;base64,${Buffer.from('probe=1\n').toString('base64')}` } }] },
+        systemd: { units: [{ name: 'e2e-probe.service', enabled: true, contents: unit }] },
+      },
+      kernelArguments: ['e2e.probe=1'],
+      extensions: ['usbguard'],
+    };
+    const cluster = new Cluster(h.k.kubeConfig);
+    const probes = { file: fileProbe('/etc/e2e-probe.conf'), unit: unitProbe('e2e-probe.service'), usbguard: packageProbe('usbguard') };
+    const all = [probes.file, probes.unit, kernelArgumentsProbe, probes.usbguard];
+    const read = async (node: Obj) => (await readNode(cluster, h.cluster.kubeconfigPath, node as never, all)).readings;
+    const workers = await nodesOfRole(h.k, 'worker');
+    const bootIds = new Map(workers.map((n) => [n.metadata.name!, (n.status as { nodeInfo?: { bootID?: string } })?.nodeInfo?.bootID]));
+    for (const node of workers) {
+      const before = await read(node);
+      expect(before.get(probes.file).exists, 'no probe file before the MachineConfig').to.equal(false);
+      expect(before.get(kernelArgumentsProbe)).to.not.include('e2e.probe=1');
+    }
+    const previous = (await h.k.get<Obj>('MachineConfigPool', 'worker'))?.status?.configuration?.name;
+    await h.k.create('MachineConfig', mc);
+    const applied = await waitFor('the worker pool to roll out the probe config', () => poolSettledOnNew(h.k, 'worker', previous), WAIT_MS);
+    expect((applied.status?.configuration?.source as Array<{ name: string }>).map((x) => x.name)).to.include(name);
+    for (const node of await nodesOfRole(h.k, 'worker')) {
+      const r = await read(node);
+      expect(r.get(probes.file)).to.deep.equal({ exists: true, mode: 0o640, contents: 'probe=1\n' });
+      expect(r.get(probes.unit)).to.deep.equal({ state: 'enabled', enabled: true });
+      expect(r.get(kernelArgumentsProbe)).to.include('e2e.probe=1');
+      expect(r.get(probes.usbguard)).to.match(/^usbguard-\d/);
+      const bootId = (node.status as { nodeInfo?: { bootID?: string } })?.nodeInfo?.bootID;
+      expect(bootId, `node ${node.metadata.name} rebooted for the kernel argument`).to.be.a('string').and.not.equal(bootIds.get(node.metadata.name!));
+    }
+    await h.k.delete('MachineConfig', name);
+    await waitFor('the worker pool to roll out the config without it', () => poolSettledOnNew(h.k, 'worker', applied.status?.configuration?.name), WAIT_MS);
+    for (const node of await nodesOfRole(h.k, 'worker')) {
+      const r = await read(node);
+      expect(r.get(probes.file).exists).to.equal(false);
+      expect(r.get(probes.unit).enabled).to.equal(false);
+      expect(r.get(kernelArgumentsProbe)).to.not.include('e2e.probe=1');
+      expect(r.get(probes.usbguard)).to.equal(undefined);
+    }
+  });
+
   it('an upgrade replaces the operator\'s pod as a Deployment rollout does', async () => {
     const before = rows((await oc(h, ['get', 'pods', '-n', MCO, '-l', 'k8s-app=machine-config-operator'])).stdout).map((r) => r[0]!);
     expect(before).to.have.length(1);
@@ -178,13 +230,13 @@ describe('the real oc against the reference: the operator\'s log says why its sy
 
   it('a master override of osImageURL: `oc logs deployment/machine-config-operator` quotes the osImageURL mismatch', async () => {
     // any real image in the registry will do as the override: the buggy check compares it with machine-os-content
-    await h.k.create('MachineConfig', overrideMachineConfig('tc-54183-new-os-image-upgrade-master', 'master', h.cluster.releases.current.rhelCoreos8));
+    await h.k.create('MachineConfig', overrideMachineConfig('tc-54183-new-os-image-upgrade-master', 'master', baseOsImage(h.cluster.releases.current)));
     const line = await waitFor('the operator log to quote the failing check', async () => {
       const out = (await oc(h, ['logs', '-n', MCO, 'deployment/machine-config-operator'])).stdout;
       return out.split('\n').find((l) => l.includes('osImageURL mismatch for master in rendered-master-'));
     }, WAIT_MS);
     expect(line).to.match(/^E\d{4} .* sync\.go\] Error syncing operator openshift-machine-config-operator\/machine-config \(task RequiredPools\): error during syncRequiredMachineConfigPools: \[timed out waiting for the condition, pool master has not progressed to latest configuration: osImageURL mismatch/);
-    expect(line).to.include(`got: ${h.cluster.releases.current.rhelCoreos8}`);
+    expect(line).to.include(`got: ${baseOsImage(h.cluster.releases.current)}`);
   });
 });
 
