@@ -1,9 +1,11 @@
 /**
  * What `--help` tells a newcomer beyond the options: examples for the command, the exit codes, the environment
- * variables read, and for the reference the fault names with what each breaks. One place, so the commands agree.
+ * variables read, and for the reference the profiles and the fault names with what each breaks. One place, so the
+ * commands agree.
  */
 import type { Command } from 'commander';
 import { FAULTS } from '../reference/faults.js';
+import { DEFAULT_PROFILE, PROFILE_NAMES, PROFILES } from '../reference/profiles/index.js';
 
 export const EXIT_CODES = ['0  everything passed (skipped specs and known issues included) / the command did its job', '1  at least one spec failed', '2  usage or environment problem (bad option or input, no container engine, a target that is not OpenShift, no results...), said in one message', '3  run --target cluster: the kubeconfig cannot be read (missing, unreadable, not YAML, no kubeconfig)', '4  run --target cluster: the kubeconfig\'s server does not answer (refused, timed out, untrusted certificate)', '5  run --target cluster: the server refused the kubeconfig\'s credentials (or may not read the cluster)', '130/143  interrupted by SIGINT/SIGTERM (what the running spec changed is undone first; on --target cluster until the pools settle back, or it prints what is left and the oc commands that undo it)'];
 
@@ -26,6 +28,20 @@ export function faultList(indent = '  '): string {
 
 export const FAULT_NAMES = Object.keys(FAULTS);
 
+/** What --profile says of its values: each profile with a few words, and the default, from the registry of profiles. */
+export function profileChoicesText(): string {
+  return `${PROFILE_NAMES.map((name) => `${name} (${PROFILES[name].summary})`).join(' or ')} (default: ${DEFAULT_PROFILE})`;
+}
+
+/** The reference's profiles, one per line: what code each stands for and the upstream commit it models. */
+export function profileList(indent = '  '): string {
+  const width = Math.max(...PROFILE_NAMES.map((n) => n.length)) + 1;
+  return PROFILE_NAMES.map((name) => {
+    const p = PROFILES[name];
+    return `${indent}${name.padEnd(width)} ${p.description}; models ${p.upstream.label} ${p.upstream.commit.slice(0, 9)}${name === DEFAULT_PROFILE ? ' (default)' : ''}`;
+  }).join('\n');
+}
+
 function section(title: string, lines: string[]): string {
   return `\n${title}:\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
 }
@@ -36,6 +52,8 @@ export interface HelpExtras {
   environment?: (keyof typeof ENVIRONMENT)[];
   /** List the reference's faults. */
   faults?: boolean;
+  /** List the reference's profiles. */
+  profiles?: boolean;
   /** Exit codes differ from the suite's (e.g. a server that runs until stopped). */
   exitCodes?: string[];
 }
@@ -43,6 +61,7 @@ export interface HelpExtras {
 /** Adds examples, faults, environment variables and exit codes after a command's option list. */
 export function addHelpExtras(command: Command, extras: HelpExtras): Command {
   let text = section('Examples', extras.examples);
+  if (extras.profiles) text += `\nProfiles (--profile, reference only):\n${profileList()}\n`;
   if (extras.faults) text += `\nFaults (--fault, reference only; repeatable or comma-separated):\n${faultList()}\n`;
   if (extras.environment?.length) text += section('Environment variables read', extras.environment.map((name) => `${name.padEnd(26)} ${ENVIRONMENT[name]}`));
   text += section('Exit codes', extras.exitCodes ?? EXIT_CODES);

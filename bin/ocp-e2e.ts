@@ -9,6 +9,7 @@ import { register as registerApiServer } from './commands/apiserver.js';
 import { register as registerReport } from './commands/report.js';
 import { register as registerMergeReports } from './commands/merge-reports.js';
 import { ENVIRONMENT, EXIT_CODES } from './help.js';
+import { REPORT_PROFILE } from '../reference/profiles/index.js';
 import { suiteVersion } from './version.js';
 
 const program = new Command('ocp-e2e')
@@ -21,7 +22,7 @@ const program = new Command('ocp-e2e')
     `
 Examples:
   ocp-e2e run                                     # the suite on the embedded reference cluster (fixed 4.12 code)
-  ocp-e2e run --profile 4.12-nightly-2022-09-08   # the bug report's nightly: spec 54183 fails, quoting the operator
+  ocp-e2e run --profile ${REPORT_PROFILE.padEnd(25)} # the bug report's nightly: spec 54183 fails, quoting the operator
   ocp-e2e report                                  # the HTML report of the last run, offline
   ocp-e2e help run                                # every option of run, its defaults, the faults, examples
 

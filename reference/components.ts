@@ -21,6 +21,7 @@ import { Operator, readOperatorEnvironment } from './mco/operator.js';
 import { RenderController } from './mco/render-controller.js';
 import { TemplateController } from './mco/template-controller.js';
 import { createRng } from './rng.js';
+import { nameHash, randomSuffix } from './workloads/pod-names.js';
 
 export const COMPONENTS = ['machine-config-operator', 'machine-config-controller', 'machine-config-daemon', 'cluster-version-operator'] as const;
 export type ComponentName = (typeof COMPONENTS)[number];
@@ -82,7 +83,7 @@ export class ComponentProcess {
     readonly name: ComponentName,
     private readonly base: ProcessBase,
   ) {
-    this.rng = createRng(base.seed ^ hashName(name));
+    this.rng = createRng(base.seed ^ nameHash(name));
     this.pod = this.newPodName();
   }
 
@@ -187,16 +188,8 @@ export class ComponentProcess {
   }
 
   private newPodName(): string {
-    const chars = 'bcdfghjklmnpqrstvwxz2456789';
-    const pick = (n: number): string => Array.from({ length: n }, () => chars[Math.floor(this.rng.next() * chars.length)]).join('');
-    return `${this.name}-${pick(10)}-${pick(5)}`;
+    return `${this.name}-${randomSuffix(this.rng, 10)}-${randomSuffix(this.rng, 5)}`;
   }
-}
-
-function hashName(name: string): number {
-  let h = 0;
-  for (const ch of name) h = (h * 31 + ch.charCodeAt(0)) | 0;
-  return h;
 }
 
 interface ConfigMap extends KubeObject {

@@ -4,9 +4,6 @@
  * mismatch between two controllers.
  */
 
-export const CURRENT_VERSION = '4.12.0-0.nightly-2022-09-08-002336';
-export const NEXT_VERSION = '4.12.0-0.nightly-2022-09-12-152748';
-
 export const MCO_NAMESPACE = 'openshift-machine-config-operator';
 export const CO_NAME = 'machine-config';
 export const CV_NAME = 'version';

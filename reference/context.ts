@@ -3,7 +3,8 @@ import type { ClusterClock } from './clock.js';
 import type { InformerFactory } from '../lib/kube/informer.js';
 import type { KubeClient } from '../lib/kube/client.js';
 import type { Deviations } from './faults.js';
-import type { Profile } from './profiles.js';
+import type { Profile } from './profiles/profile.js';
+import type { ReleaseInfo } from './releases/release-info.js';
 
 /** What the reference learns from images, by asking the registry (see reference/images.ts). */
 export interface OsImageContent {
@@ -14,18 +15,9 @@ export interface OsImageContent {
   packages: string[];
 }
 
-export interface ReleaseImages {
-  version: string;
-  /** Payload pullspec. */
-  image: string;
-  rhelCoreos8: string;
-  machineOsContent: string;
-  extensions?: string;
-}
-
 export interface ImageReader {
   /** The release a payload image describes (release metadata + image-references). */
-  readRelease(payloadRef: string): Promise<ReleaseImages>;
+  readRelease(payloadRef: string): Promise<ReleaseInfo>;
   /** Pull an OS image: digest, os-release and packages. Throws with a pull error a person can act on. */
   readOsImage(ref: string): Promise<OsImageContent>;
   /**

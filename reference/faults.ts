@@ -91,3 +91,11 @@ export function resolveFaults(names: readonly string[] = []): ActiveFaults {
   for (const name of active) for (const key of FAULTS[name].deviates) deviations[key] = true;
   return { names: active, deviations: Object.freeze(deviations) };
 }
+
+/** `base` with `more` switched on as well: a profile's own deviations on top of the active faults'. */
+export function withDeviations(base: Readonly<Deviations>, more: ReadonlyArray<keyof Deviations>): Readonly<Deviations> {
+  if (more.length === 0) return base;
+  const deviations: Deviations = { ...base };
+  for (const key of more) deviations[key] = true;
+  return Object.freeze(deviations);
+}

@@ -5,9 +5,11 @@
  */
 import { ImageNotFoundError, RegistryUnauthorizedError } from '../lib/oci/errors.js';
 import { isLoopbackRegistry, parseImageRef } from '../lib/oci/image-ref.js';
-import type { RegistryClient } from '../lib/oci/registry-client.js';
-import { readOsImageContent, readReleaseInfo } from './releases/index.js';
-import type { ImageReader, OsImageContent, ReleaseImages } from './context.js';
+import type { RegistryClient } from '../lib/oci/image-files.js';
+import { readOsImageContent } from './releases/os-content.js';
+import { readReleaseInfo } from './releases/read.js';
+import type { ReleaseInfo } from './releases/release-info.js';
+import type { ImageReader, OsImageContent } from './context.js';
 
 export class ImagePullError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -52,7 +54,7 @@ export function registryImageReader(clients: RegistryClient | (() => Promise<Reg
     }
   };
   return {
-    async readRelease(payloadRef: string): Promise<ReleaseImages> {
+    async readRelease(payloadRef: string): Promise<ReleaseInfo> {
       guard(payloadRef);
       try {
         return await readReleaseInfo(await clientNow(), payloadRef);

@@ -21,7 +21,7 @@ import {
   REFERENCE_INFO_NAMESPACE,
 } from './constants.js';
 import type { ClusterClock } from './clock.js';
-import type { OsImageContent, ReleaseImages } from './context.js';
+import type { OsImageContent } from './context.js';
 import { osImageUrlConfigMapData, type ClusterVersionObject } from './cvo/cvo.js';
 import { completedConditions, completeHistoryHead, startHistoryEntry } from './cvo/status.js';
 import type { KubeClient, KubeObject } from '../lib/kube/client.js';
@@ -33,15 +33,16 @@ import { defaultOsImage, generateRenderedMachineConfig, selectorMatches } from '
 import { installerSshMachineConfig, ROLES, templateMachineConfigs } from './mco/templates.js';
 import type { ControllerConfig, MachineConfig, MachineConfigPool } from './mco/types.js';
 import { mcoBuildFor } from './mco/version.js';
-import type { McoBuild, Profile } from './profiles.js';
+import type { McoBuild, Profile } from './profiles/profile.js';
+import { baseOsImage, extensionsImage, machineOsContent, type ReleaseInfo } from './releases/release-info.js';
 import { createRng, type Rng } from './rng.js';
 
 export interface SeedInput {
   client: KubeClient;
   clock: ClusterClock;
   profile: Profile;
-  current: ReleaseImages;
-  next: ReleaseImages;
+  current: ReleaseInfo;
+  next: ReleaseInfo;
   /** What the current release's default OS image contains, read from the registry. */
   bootedContent: OsImageContent;
   registry: string;
@@ -65,7 +66,7 @@ async function inBatches<T>(items: readonly T[], limit: number, fn: (item: T) =>
   await Promise.all(workers);
 }
 
-export function controllerConfigFor(release: ReleaseImages, build: McoBuild): ControllerConfig & KubeObject {
+export function controllerConfigFor(release: ReleaseInfo, build: McoBuild): ControllerConfig & KubeObject {
   return {
     apiVersion: MC_API_VERSION,
     kind: 'ControllerConfig',
@@ -89,9 +90,9 @@ export function controllerConfigFor(release: ReleaseImages, build: McoBuild): Co
       ipFamilies: 'IPv4',
       kubeAPIServerServingCAData: b64('-----BEGIN CERTIFICATE-----\nreference\n-----END CERTIFICATE-----\n'),
       networkType: 'OVNKubernetes',
-      osImageURL: release.machineOsContent,
-      baseOSContainerImage: release.rhelCoreos8,
-      baseOSExtensionsContainerImage: release.extensions ?? '',
+      osImageURL: machineOsContent(release),
+      baseOSContainerImage: baseOsImage(release),
+      baseOSExtensionsContainerImage: extensionsImage(release) ?? '',
       platform: 'none',
       proxy: null,
       releaseImage: release.image,
@@ -189,7 +190,7 @@ export async function seedCluster(input: SeedInput): Promise<void> {
   const nodes = await seedNodes(input, rendered, booted, now);
   await seedPoolStatus(client, pools, nodes, now);
   await seedClusterOperator(client, current, pools, now);
-  await seedClusterVersion(client, current, input.next, build, now);
+  await seedClusterVersion(client, { current, next: input.next, channel: profile.releases.channel }, build, now);
 }
 
 /** The namespaces, the reference's own description of itself, and the MCO ConfigMaps the CVO would have written. */
@@ -216,7 +217,7 @@ async function seedNamespacesAndConfigMaps(input: SeedInput): Promise<void> {
 }
 
 /** The ControllerConfig, already completed by the template controller. */
-async function seedControllerConfig(client: KubeClient, current: ReleaseImages, build: McoBuild, now: string): Promise<ControllerConfig & KubeObject> {
+async function seedControllerConfig(client: KubeClient, current: ReleaseInfo, build: McoBuild, now: string): Promise<ControllerConfig & KubeObject> {
   const cc = await client.apply<ControllerConfig & KubeObject>('ControllerConfig', controllerConfigFor(current, build));
   await client.patchStatus('ControllerConfig', CONTROLLER_CONFIG_NAME, {
     observedGeneration: cc.metadata.generation ?? 1,
@@ -281,7 +282,7 @@ async function seedPoolStatus(client: KubeClient, pools: Array<MachineConfigPool
 }
 
 /** ClusterOperator machine-config settled at the current release. */
-async function seedClusterOperator(client: KubeClient, current: ReleaseImages, pools: MachineConfigPool[], now: string): Promise<void> {
+async function seedClusterOperator(client: KubeClient, current: ReleaseInfo, pools: MachineConfigPool[], now: string): Promise<void> {
   const versions = [{ name: 'operator', version: current.version }];
   await client.apply('ClusterOperator', { apiVersion: CONFIG_API_VERSION, kind: 'ClusterOperator', metadata: { name: CO_NAME }, spec: {} });
   const extension: Record<string, string> = {};
@@ -299,14 +300,15 @@ async function seedClusterOperator(client: KubeClient, current: ReleaseImages, p
   });
 }
 
-/** ClusterVersion `version`: installed at the current release, with the next one available. */
-async function seedClusterVersion(client: KubeClient, current: ReleaseImages, next: ReleaseImages, build: McoBuild, now: string): Promise<void> {
+/** ClusterVersion `version`: installed at the current release, with the next one available in the profile's channel. */
+async function seedClusterVersion(client: KubeClient, releases: { current: ReleaseInfo; next: ReleaseInfo; channel: string }, build: McoBuild, now: string): Promise<void> {
+  const { current, next } = releases;
   const cv: ClusterVersionObject = {
     apiVersion: CONFIG_API_VERSION,
     kind: 'ClusterVersion',
     metadata: { name: CV_NAME },
     // Unique per cluster: it is what tells one cluster from another (a checkpoint of --phase pre names it).
-    spec: { clusterID: randomUUID(), channel: 'stable-4.12' },
+    spec: { clusterID: randomUUID(), channel: releases.channel },
   };
   await client.apply('ClusterVersion', cv);
   const history = completeHistoryHead(startHistoryEntry([], { version: current.version, image: current.image, verified: false }, now), now);

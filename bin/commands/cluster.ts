@@ -11,6 +11,8 @@ import { Command, Option } from 'commander';
 import { collect, nonNegativeInteger, positiveNumber } from '../args.js';
 import { addHelpExtras } from '../help.js';
 import type { ReferenceCluster } from '../../reference/index.js';
+import { DEFAULT_PROFILE, PROFILE_NAMES, REPORT_PROFILE } from '../../reference/profiles/index.js';
+import { baseOsImage, baseOsTag, type ReleaseInfo } from '../../reference/releases/release-info.js';
 
 interface UpOptions {
   profile: string;
@@ -56,6 +58,12 @@ function engineTrustText(cluster: ReferenceCluster): string[] {
   return out;
 }
 
+/** A release as the report's step 1 shows it: the payload, then each OS image by the tag name the payload gives it. */
+function releaseLines(title: string, release: ReleaseInfo): string[] {
+  const named = [['payload', release.image], ...Object.entries(release.osImages).sort(([a], [b]) => a.localeCompare(b))];
+  return [`  ${title.padEnd(15)} ${release.version}`, ...named.map(([name, pullspec]) => `    ${name!.padEnd(14)} ${pullspec}`)];
+}
+
 /** The instructions printed once the cluster is up. */
 export function usageText(cluster: ReferenceCluster, kubeconfig: string, envFile?: string): string {
   const minutesPerSecond = (cluster.timeFactor / 60).toFixed(cluster.timeFactor % 60 === 0 ? 0 : 1);
@@ -75,20 +83,14 @@ export function usageText(cluster: ReferenceCluster, kubeconfig: string, envFile
     `  image repo:   ${cluster.imageRepo}`,
     `  time factor:  ${cluster.timeFactor} (${minutesPerSecond} cluster minutes per wall second; object timestamps are cluster time)`,
     '',
-    `  current release ${current.version}`,
-    `    payload        ${current.image}`,
-    `    rhel-coreos-8  ${current.rhelCoreos8}`,
-    `    machine-os-content ${current.machineOsContent}`,
-    `  next release    ${next.version}`,
-    `    payload        ${next.image}`,
-    `    rhel-coreos-8  ${next.rhelCoreos8}`,
-    `    machine-os-content ${next.machineOsContent}`,
+    ...releaseLines('current release', current),
+    ...releaseLines('next release', next),
     '',
     'Reproduce the report with its own commands: quay.io and registry.ci.openshift.org become this registry, the rest',
     'runs as written. First point oc, docker and podman at the cluster and its registry:',
     ...setup,
     '  1. oc adm release info --pullspecs 2> /dev/null | grep rhel',
-    `  2. a Dockerfile FROM the rhel-coreos-8 pullspec of step 1 (${current.rhelCoreos8}) with the report's RUN line, then`,
+    `  2. a Dockerfile FROM the ${baseOsTag(current) ?? 'base OS'} pullspec of step 1 (${baseOsImage(current)}) with the report's RUN line, then`,
     `     docker build -t ${customImage} . && docker push ${customImage}     (podman build / podman push work the same)`,
     `  3, 4. cat <<EOF | oc create -f -   the two MachineConfigs, with osImageURL: "${customImage}"`,
     '  5. oc get mcp        (until both pools are UPDATED)',
@@ -149,7 +151,7 @@ export function register(program: Command): void {
   const upCommand = cluster
     .command('up')
     .description('Start the reference cluster in the foreground until Ctrl-C, and print how to use it')
-    .addOption(new Option('--profile <profile>', 'behaviour profile').choices(['4.12-ga', '4.12-nightly-2022-09-08']).default('4.12-ga'))
+    .addOption(new Option('--profile <profile>', 'behaviour profile (the list below)').choices(PROFILE_NAMES).default(DEFAULT_PROFILE))
     .option('--env-out <file>', 'write the shell lines (KUBECONFIG, SSL_CERT_FILE, REGISTRY_AUTH_FILE, DOCKER_CONFIG) that point oc, docker and podman at the cluster and its registry; `source` it')
     .option('--kubeconfig-out <file>', 'where to write the kubeconfig (default: <env-out>.kubeconfig)')
     .option('--time-factor <n>', 'cluster seconds per wall second', positiveNumber, 600)
@@ -161,11 +163,12 @@ export function register(program: Command): void {
   addHelpExtras(upCommand, {
     examples: [
       'ocp-e2e cluster up --kubeconfig-out /tmp/ref.kubeconfig',
-      'ocp-e2e cluster up --profile 4.12-nightly-2022-09-08 --kubeconfig-out /tmp/ref.kubeconfig   # the buggy nightly',
+      `ocp-e2e cluster up --profile ${REPORT_PROFILE} --kubeconfig-out /tmp/ref.kubeconfig   # the bug report's code`,
       'ocp-e2e cluster up --kubeconfig-out /tmp/ref.kubeconfig --fault sticky-override --time-factor 60',
       'KUBECONFIG=/tmp/ref.kubeconfig kubectl get clusterversion,mcp,nodes                          # in another shell',
     ],
     environment: ['DOCKER_HOST', 'XDG_RUNTIME_DIR', 'OCP_E2E_REFERENCE_WORKDIR'],
+    profiles: true,
     faults: true,
     exitCodes: ['0  stopped by Ctrl-C/SIGTERM after a clean shutdown', '2  usage or environment problem (bad option, unknown fault, no container engine), said in one message'],
   });

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { defineRunOptions, type RunOptions } from '../run/options.js';
 import { runSuite } from '../run/index.js';
 import { addHelpExtras } from '../help.js';
+import { REPORT_PROFILE } from '../../reference/profiles/index.js';
 
 const CI_HELP = `
 In CI:
@@ -26,13 +27,14 @@ export function register(program: Command): void {
   addHelpExtras(run, {
     examples: [
       'ocp-e2e run                                              # all specs on the reference cluster, fixed 4.12 code',
-      'ocp-e2e run --profile 4.12-nightly-2022-09-08 --grep 54183  # the bug report reproduced: spec 1 fails (exit 1)',
+      `ocp-e2e run --profile ${REPORT_PROFILE} --grep 54183  # the bug report reproduced: spec 1 fails (exit 1)`,
       'ocp-e2e run --grep E2E-004 --fault render-merge-unsorted     # one kill-matrix row: the spec must fail',
       'ocp-e2e run --target cluster --kubeconfig ~/.kube/config     # a real cluster: disruptive specs are skipped',
       'ocp-e2e run --target cluster --allow-disruptive --image-repo quay.io/me/layered --pull-secret ~/ps.json',
       'ocp-e2e report --reports-dir reports                          # then the HTML report of the run',
     ],
     environment: ['KUBECONFIG', 'DOCKER_HOST', 'XDG_RUNTIME_DIR', 'REGISTRY_AUTH_FILE', 'DOCKER_CONFIG', 'OCP_E2E_INTERRUPT_GRACE_SECONDS'],
+    profiles: true,
     faults: true,
   });
   run.addHelpText('after', CI_HELP);

@@ -20,7 +20,7 @@
 import { basename, relative, resolve } from 'node:path';
 import { maskSecrets } from '../../helpers/secrets.js';
 import { newRunId } from '../../helpers/target.js';
-import { validateOptions, type RunOptions } from './options.js';
+import { profileOf, validateOptions, type RunOptions } from './options.js';
 import { formatCounts, NO_TESTS } from './results/counts.js';
 import { suiteVersion, writeManifest } from './results/manifest.js';
 import { describeReports, prepareReportsDir } from './results/reports-dir.js';
@@ -64,7 +64,7 @@ export async function runSuite(given: RunOptions): Promise<number> {
     await writeManifest(reportsDir, {
       suiteVersion: await suiteVersion(),
       target: options.target,
-      profile: options.target === 'reference' ? options.profile ?? '4.12-ga' : undefined,
+      profile: options.target === 'reference' ? profileOf(options) : undefined,
       grep: options.grep,
       phase: options.phase && options.phase !== 'all' ? options.phase : undefined,
       shard: options.shard ? formatShard(options.shard) : undefined,

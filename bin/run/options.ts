@@ -4,9 +4,12 @@ import { Option, type Command } from 'commander';
 import { loadPullSecret } from '../../helpers/secrets.js';
 import { RUN_PHASES, type RunPhase } from '../../helpers/target.js';
 import { resolveFaults } from '../../reference/faults.js';
+import { DEFAULT_PROFILE, PROFILE_NAMES } from '../../reference/profiles/index.js';
 import { collect, nonNegativeInteger, positiveInteger, positiveNumber } from '../args.js';
+import { profileChoicesText } from '../help.js';
 import { checkInputSyntax } from './preflight/inputs.js';
 import { parseShard, type Shard } from './schedule/shard.js';
+import { specFileNames } from './specs.js';
 import { UsageError } from './usage-error.js';
 
 export interface RunOptions {
@@ -44,9 +47,9 @@ export function defineRunOptions(command: Command): Command {
   // --profile, --fault and --time-factor are refused with --target cluster (commander shows no default it does not set).
   return command
     .addOption(new Option('--target <target>', 'where to run: the embedded reference cluster, or the cluster of a kubeconfig').choices(['reference', 'cluster']).default('reference'))
-    .addOption(new Option('--profile <profile>', 'reference only: 4.12-ga (fixed MCO) or 4.12-nightly-2022-09-08 (the bug report\'s buggy MCO) (default: 4.12-ga)').choices(['4.12-ga', '4.12-nightly-2022-09-08']))
+    .addOption(new Option('--profile <profile>', `reference only: ${profileChoicesText()}`).choices(PROFILE_NAMES))
     .addOption(new Option('--fault <name...>', 'reference only: break a behaviour on purpose (names below; repeatable or comma-separated) (default: none)').argParser(collect))
-    .option('--grep <regexp>', 'run only the specs whose title matches, e.g. 54183 or E2E-004 (default: all six specs)')
+    .option('--grep <regexp>', `run only the specs whose title matches, e.g. 54183 or E2E-004 (default: all ${specFileNames().length} specs)`)
     .option('--to-image <pullspec>', 'release image to upgrade to (default: the cluster\'s first availableUpdates entry)')
     .option('--image-repo <repository>', 'where layered OS images are pushed (required on real clusters; default on the reference: its local registry)')
     .option('--pull-secret <file>', 'registry credentials for pulling base images and pushing layered images (default: $REGISTRY_AUTH_FILE, then ~/.docker/config.json)')
@@ -61,6 +64,11 @@ export function defineRunOptions(command: Command): Command {
     .option('--rerun-failed [reports-dir]', 'run only the tests that failed in the run whose reports are in this folder (default: --reports-dir)')
     .addOption(new Option('--phase <phase>', 'cluster only: the part of each upgrade spec to run: pre (prepare, leave a checkpoint on the cluster), upgrade (upgrade and wait), post (judge whoever upgraded, clean up, remove the checkpoint) or all').choices([...RUN_PHASES]).default('all'))
     .option('--shard <i/n>', 'run only the i-th of n deterministic parts of the spec files (CI fan-out; merge the reports with `ocp-e2e merge-reports`) (default: all of them)', parseShard);
+}
+
+/** The reference profile a run uses: the one given, else the registry's default. */
+export function profileOf(options: Pick<RunOptions, 'profile'>): string {
+  return options.profile ?? DEFAULT_PROFILE;
 }
 
 /** Refuses combinations that make no sense and values that cannot work, before anything starts. */

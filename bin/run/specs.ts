@@ -1,5 +1,5 @@
 /** Which spec files a run runs: the given ones or every specs/*.spec.ts, narrowed to those --grep selects. */
-import { readdir } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SPECS_DIR } from './paths.js';
 import { listTests } from './spec-listing.js';
@@ -13,10 +13,14 @@ export async function selectSpecFiles(given: string[] | undefined, grep: string 
   return files;
 }
 
+/** The names of every spec file in specs/, sorted: what a run runs without --grep (and what the help counts). */
+export function specFileNames(): string[] {
+  return readdirSync(SPECS_DIR).filter((n) => n.endsWith('.spec.ts')).sort();
+}
+
 async function specFiles(given: string[] | undefined): Promise<string[]> {
   if (given?.length) return given.map((f) => resolve(f));
-  const names = (await readdir(SPECS_DIR)).filter((n) => n.endsWith('.spec.ts')).sort();
-  return names.map((n) => join(SPECS_DIR, n));
+  return specFileNames().map((n) => join(SPECS_DIR, n));
 }
 
 /** The spec files with at least one test whose full title matches --grep, as mocha's --grep matches it. */

@@ -13,14 +13,15 @@ import {
   MINUTE,
   OSIMAGEURL_CONFIGMAP,
 } from '../constants.js';
-import type { Controller, ControllerContext, ReleaseImages } from '../context.js';
+import type { Controller, ControllerContext } from '../context.js';
 import type { KubeObject } from '../../lib/kube/client.js';
 import type { Informer } from '../../lib/kube/informer.js';
 import { SyncLoop } from '../kube/sync-loop.js';
 import { semanticEqual } from '../equality.js';
 import { operatorVersionOf, setOperatorCondition, type OperandVersion } from '../mco/operator-status.js';
 import type { Condition } from '../mco/types.js';
-import type { Profile } from '../profiles.js';
+import type { Profile } from '../profiles/profile.js';
+import { baseOsImage, extensionsImage, machineOsContent, type ReleaseInfo } from '../releases/release-info.js';
 import {
   checkOperatorHealth,
   completeHistoryHead,
@@ -62,14 +63,15 @@ export const PAYLOAD_PROGRESS_AT_MCO: Progress = { done: 612, total: 807 };
 const PAYLOAD_RETRY_MS = MINUTE;
 
 /** The ConfigMap data the release's `0000_80_machine-config-operator_05_osimageurl.yaml` carries, per profile keys. */
-export function osImageUrlConfigMapData(release: ReleaseImages, profile: Profile): Record<string, string> {
+export function osImageUrlConfigMapData(release: ReleaseInfo, profile: Profile): Record<string, string> {
   const keys = profile.configMapKeys;
   const data: Record<string, string> = {
     [keys.releaseVersion]: release.version,
-    [keys.osImageURL]: release.machineOsContent,
-    [keys.baseOSContainerImage]: release.rhelCoreos8,
+    [keys.osImageURL]: machineOsContent(release),
+    [keys.baseOSContainerImage]: baseOsImage(release),
   };
-  if (keys.baseOSExtensionsContainerImage && release.extensions) data[keys.baseOSExtensionsContainerImage] = release.extensions;
+  const extensions = extensionsImage(release);
+  if (keys.baseOSExtensionsContainerImage && extensions) data[keys.baseOSExtensionsContainerImage] = extensions;
   return data;
 }
 
@@ -197,7 +199,7 @@ export class ClusterVersionOperator implements Controller {
     wanted: { version: string; image: string; force: boolean; listed: boolean },
     conditions: Condition[],
     now: string,
-  ): Promise<{ conditions: Condition[]; release?: ReleaseImages; risks?: string }> {
+  ): Promise<{ conditions: Condition[]; release?: ReleaseInfo; risks?: string }> {
     const { clock } = this.ctx;
     const fail = (message: string, reason = 'RetrievePayload') => {
       this.failedPayload = { image: wanted.image, atMs: clock.nowMs() };
@@ -220,7 +222,7 @@ export class ClusterVersionOperator implements Controller {
       if (!wanted.force) return fail(`The update cannot be verified: ${why}`);
       risks = `Target release version="${wanted.version}" image="${wanted.image}" cannot be verified, but continuing anyway because the update was forced: ${why}`;
     }
-    let release: ReleaseImages;
+    let release: ReleaseInfo;
     try {
       release = await this.ctx.images.readRelease(wanted.image);
     } catch (error) {
@@ -238,7 +240,7 @@ export class ClusterVersionOperator implements Controller {
   }
 
   /** Run level 0000_80: the MCO deployment (04), then the osimageurl ConfigMap (05), as the payload orders them. */
-  private async applyManifests(release: ReleaseImages, image: string): Promise<void> {
+  private async applyManifests(release: ReleaseInfo, image: string): Promise<void> {
     const { client, profile } = this.ctx;
     await client.apply('ConfigMap', { metadata: { name: MCO_DEPLOYMENT_CONFIGMAP, namespace: MCO_NAMESPACE }, data: { RELEASE_VERSION: release.version, RELEASE_IMAGE: image } });
     await client.apply('ConfigMap', { metadata: { name: OSIMAGEURL_CONFIGMAP, namespace: MCO_NAMESPACE }, data: osImageUrlConfigMapData(release, profile) });

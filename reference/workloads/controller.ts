@@ -13,7 +13,8 @@
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { ANN, CONTROLLER_CONFIG_NAME, CV_NAME, MCO_DEPLOYMENT_CONFIGMAP } from '../constants.js';
 import type { Controller, ControllerContext } from '../context.js';
-import { normalize, semanticEqual } from '../equality.js';
+import { semanticEqual } from '../equality.js';
+import { templateHash } from './pod-names.js';
 import type { KubeObject } from '../../lib/kube/client.js';
 import type { Informer } from '../../lib/kube/informer.js';
 import type { Kind } from '../../lib/kube/kinds.js';
@@ -34,19 +35,6 @@ type Node = V1Node & KubeObject;
 const HASH_LABEL = 'pod-template-hash';
 const DS_HASH_LABEL = 'controller-revision-hash';
 const BATCH = 20;
-
-/** FNV-1a of the template, in the real controller's safe alphabet (no vowels, no confusable digits). */
-export function templateHash(template: unknown): string {
-  let h = 0x811c9dc5;
-  for (const ch of Buffer.from(JSON.stringify(normalize(template) ?? {}))) {
-    h ^= ch;
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
-  let out = '';
-  for (let n = h; out.length < 10; n = Math.floor(n / alphabet.length) || h + out.length) out += alphabet[n % alphabet.length];
-  return out;
-}
 
 function ownerRef(owner: Obj, kind: string): Record<string, unknown> {
   return { apiVersion: 'apps/v1', kind, name: owner.metadata.name, uid: owner.metadata.uid, controller: true, blockOwnerDeletion: true };

@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { getProfile, REPORT_PROFILE } from '../../reference/profiles/index.js';
 import { TEST_WORK_DIR } from './support/cluster.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -27,7 +28,9 @@ describe('ocp-e2e cluster up', function () {
   it('prints how to use the cluster, serves kubectl, and stops cleanly on SIGINT', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-cluster-up-'));
     const kubeconfig = path.join(dir, 'kubeconfig');
-    const child = execa('node', ['--import', 'tsx', 'bin/ocp-e2e.ts', 'cluster', 'up', '--profile', '4.12-nightly-2022-09-08', '--kubeconfig-out', kubeconfig, '--seed', '3'], {
+    const profile = getProfile(REPORT_PROFILE);
+    const { current, next, channel } = profile.releases;
+    const child = execa('node', ['--import', 'tsx', 'bin/ocp-e2e.ts', 'cluster', 'up', '--profile', profile.name, '--kubeconfig-out', kubeconfig, '--seed', '3'], {
       cwd: REPO,
       env: { OCP_E2E_REFERENCE_WORKDIR: TEST_WORK_DIR },
       reject: false,
@@ -46,14 +49,17 @@ describe('ocp-e2e cluster up', function () {
         });
         void child.then(() => reject(new Error(`cluster up exited early:\n${output}`)));
       });
-      for (const line of [`kubeconfig:   ${kubeconfig}`, 'API server:   https://127.0.0.1:', 'time factor:  600 (10 cluster minutes per wall second', 'rhel-coreos-8  ', 'next release    4.12.0-0.nightly-2022-09-12-152748', 'profile 4.12-nightly-2022-09-08']) {
+      const osImageLines = [current.osImageTags.base, current.osImageTags.machineOsContent!, current.osImageTags.extensions!].map((tag) => `    ${tag.padEnd(14)} 127.0.0.1:`);
+      for (const line of [`kubeconfig:   ${kubeconfig}`, 'API server:   https://127.0.0.1:', 'time factor:  600 (10 cluster minutes per wall second', ...osImageLines, `next release    ${next.version}`, `profile ${profile.name}`, `a Dockerfile FROM the ${current.osImageTags.base} pullspec`]) {
         expect(output).to.include(line);
       }
       const registry = /registry:\s+(127\.0\.0\.1:\d+)/.exec(output)![1]!;
       const co = await execa('kubectl', ['--kubeconfig', kubeconfig, 'get', 'co', 'machine-config', '-o', 'jsonpath={.status.versions[0].version}']);
-      expect(co.stdout).to.equal('4.12.0-0.nightly-2022-09-08-002336');
+      expect(co.stdout).to.equal(current.version);
+      const cv = await execa('kubectl', ['--kubeconfig', kubeconfig, 'get', 'clusterversion', 'version', '-o', 'jsonpath={.spec.channel} {.status.availableUpdates[0].version}']);
+      expect(cv.stdout, 'the channel and the update are the profile\'s').to.equal(`${channel} ${next.version}`);
       const info = await execa('kubectl', ['--kubeconfig', kubeconfig, 'get', 'configmap', '-n', 'kube-system', 'ocp-e2e-reference-cluster', '-o', 'jsonpath={.data.profile} {.data.seed} {.data.timeFactor} {.data.registry}']);
-      expect(info.stdout).to.equal(`4.12-nightly-2022-09-08 3 600 ${registry}`);
+      expect(info.stdout).to.equal(`${profile.name} 3 600 ${registry}`);
       child.kill('SIGINT');
       const result = await child;
       expect(result.exitCode, result.all).to.equal(0);

@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import { Watch } from '@kubernetes/client-node';
 import { ANN } from '../../reference/constants.js';
+import { baseOsImage } from '../../reference/releases/release-info.js';
 import { overrideMachineConfig, poolSettledOnNew, startHarness, waitFor } from './support/cluster.js';
 
 /** Run the override rollout and record every node's state changes, in the order the API reports them. */
@@ -23,8 +24,8 @@ async function rolloutTrace(seed: number): Promise<string[]> {
   try {
     const before = (await h.k.get<{ metadata: object; status?: any }>('MachineConfigPool', 'worker'))!.status.configuration.name;
     const masterBefore = (await h.k.get<{ metadata: object; status?: any }>('MachineConfigPool', 'master'))!.status.configuration.name;
-    await h.k.create('MachineConfig', overrideMachineConfig('tc-seed-worker', 'worker', h.cluster.releases.next.rhelCoreos8));
-    await h.k.create('MachineConfig', overrideMachineConfig('tc-seed-master', 'master', h.cluster.releases.next.rhelCoreos8));
+    await h.k.create('MachineConfig', overrideMachineConfig('tc-seed-worker', 'worker', baseOsImage(h.cluster.releases.next)));
+    await h.k.create('MachineConfig', overrideMachineConfig('tc-seed-master', 'master', baseOsImage(h.cluster.releases.next)));
     await waitFor('worker rollout', () => poolSettledOnNew(h.k, 'worker', before), 45_000);
     await waitFor('master rollout', () => poolSettledOnNew(h.k, 'master', masterBefore), 45_000);
   } finally {

@@ -4,9 +4,10 @@
  * variables read are said, and `--version` answers.
  */
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FAULTS } from '../../reference/faults.js';
+import { DEFAULT_PROFILE, PROFILE_NAMES, PROFILES } from '../../reference/profiles/index.js';
 import { ocpE2e, ROOT } from './cli.js';
 
 describe('ocp-e2e help', function () {
@@ -30,10 +31,28 @@ describe('ocp-e2e help', function () {
     const options = entries.filter((e) => !e.startsWith('-h, --help'));
     expect(options.length).to.be.at.least(12);
     for (const entry of options) expect(entry, entry).to.match(/default|required/);
-    expect(output).to.include('(default: 4.12-ga)');
+    expect(output).to.include(`(default: ${DEFAULT_PROFILE})`);
+    const specCount = readdirSync(join(ROOT, 'specs')).filter((n) => n.endsWith('.spec.ts')).length;
+    expect(output.replace(/\s+/g, ' ')).to.include(`(default: all ${specCount} specs)`);
     expect(output.replace(/\s+/g, ' ')).to.include('(default: 600, ten cluster minutes per wall second)');
     for (const [name, fault] of Object.entries(FAULTS)) expect(output.replace(/\s+/g, ' ')).to.include(`${name} ${fault.what}`);
     for (const variable of ['KUBECONFIG', 'DOCKER_HOST', 'REGISTRY_AUTH_FILE']) expect(output).to.match(new RegExp(`\\n {2}${variable} +\\S`));
+  });
+
+  it('run and cluster up list every profile of the registry, with what it models, and take exactly those', async () => {
+    for (const command of [['run'], ['cluster', 'up']]) {
+      const { output } = await ocpE2e([...command, '--help']);
+      const profiles = output.split('\nProfiles (--profile, reference only):\n')[1]?.split('\n\n')[0] ?? '';
+      expect(profiles.trim().split('\n'), output).to.have.length(PROFILE_NAMES.length);
+      for (const name of PROFILE_NAMES) {
+        const { description, upstream } = PROFILES[name];
+        expect(profiles.replace(/\s+/g, ' '), name).to.include(`${name} ${description}; models ${upstream.label} ${upstream.commit.slice(0, 9)}`);
+        expect(output.replace(/\s+/g, ' ')).to.include(`"${name}"`);
+      }
+    }
+    const refused = await ocpE2e(['run', '--profile', '4.13-nope']);
+    expect(refused.exitCode).to.equal(2);
+    expect(refused.output).to.include(`Allowed choices are ${PROFILE_NAMES.join(', ')}`);
   });
 
   it('cluster up lists the faults in its help rather than pointing elsewhere, and apiserver shows its listen default plainly', async () => {

@@ -2,10 +2,15 @@
 import { BadInputError } from '../../../helpers/preflight/bad-input.js';
 import { checkRepositorySyntax } from '../../../helpers/preflight/image-repo.js';
 import { checkPullspecSyntax } from '../../../helpers/preflight/release-image.js';
-import type { RunOptions } from '../options.js';
 import { UsageError } from '../usage-error.js';
 
-export function checkInputSyntax(options: Pick<RunOptions, 'toImage' | 'imageRepo'>): void {
+/** The options whose form is checked: `--to-image` and `--image-repo`. */
+export interface SyntaxCheckedInputs {
+  toImage?: string;
+  imageRepo?: string;
+}
+
+export function checkInputSyntax(options: SyntaxCheckedInputs): void {
   try {
     if (options.toImage !== undefined) checkPullspecSyntax('--to-image', options.toImage);
     if (options.imageRepo !== undefined) checkRepositorySyntax(options.imageRepo);

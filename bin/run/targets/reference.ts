@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import type { ReferenceRegistry } from '../../../reference/index.js';
 import { runMocha } from '../mocha.js';
-import type { RunOptions } from '../options.js';
+import { profileOf, type RunOptions } from '../options.js';
 import { OrderedOutput, type Lane } from '../output.js';
 import { addCounts, formatCounts, NO_TESTS, type Counts } from '../results/counts.js';
 import { runPool } from '../schedule/pool.js';
@@ -35,7 +35,7 @@ export function defaultJobs(): number {
 
 export async function runOnReference(files: string[], options: RunOptions, config: RunConfig, supervisor: Supervisor): Promise<Counts> {
   await requireEngine();
-  const profile = options.profile ?? '4.12-ga';
+  const profile = profileOf(options);
   const jobs = Math.min(options.jobs ?? defaultJobs(), files.length);
   const seed = options.seed ?? DEFAULT_SEED;
   console.log(`target: embedded reference cluster, profile ${profile}${options.fault?.length ? `, faults ${options.fault.join(', ')}` : ''}, seed ${seed} (replay with --seed ${seed})`);
@@ -44,7 +44,7 @@ export async function runOnReference(files: string[], options: RunOptions, confi
   if (options.keepOnFailure) {
     console.log('--keep-on-failure: a failed spec leaves its objects, but its reference cluster still stops with its file; to inspect by hand, use `ocp-e2e cluster up` and --target cluster');
   }
-  const registry = await startRegistry();
+  const registry = await startRegistry(profile);
   await requirePodmanTrust(registry);
   return supervisor.withCluster(registry, async () => {
     const output = new OrderedOutput();
@@ -104,11 +104,12 @@ async function requirePodmanTrust(registry: ReferenceRegistry): Promise<void> {
   );
 }
 
-async function startRegistry(): Promise<ReferenceRegistry> {
+/** The registry of the profile's releases, which every cluster of the run pulls from. */
+async function startRegistry(profile: string): Promise<ReferenceRegistry> {
   try {
     // Loaded here, not at the top: `run --target cluster` never needs the reference's code.
-    const { startReferenceRegistry } = await import('../../../reference/index.js');
-    return await startReferenceRegistry();
+    const { getProfile, startReferenceRegistry } = await import('../../../reference/index.js');
+    return await startReferenceRegistry({ releases: getProfile(profile).releases });
   } catch (error) {
     throw new UsageError(`cannot start the reference cluster: ${(error as Error).message}`);
   }

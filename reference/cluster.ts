@@ -1,0 +1,250 @@
+/**
+ * The reference OpenShift cluster, assembled: the mock API server with the OpenShift CRDs on a compressed clock, the
+ * registry of the profile's releases (reference-registry.ts), a cluster seeded "installed and settled", and the MCO
+ * (template, render and node controllers, operator), the machine-config daemons and the CVO running against it
+ * through the API, each group as its own process (components.ts) that can be killed and restarted, as can the API
+ * server. What the caller gets back is cluster-handle.ts.
+ */
+import { setMaxListeners } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { issueServingCertificate, type CertificateAuthority, type FaultConfig } from '../mock/index.js';
+import { KubeClient } from '../lib/kube/client.js';
+import { InformerFactory } from '../lib/kube/informer.js';
+import { RegistryClient } from '../lib/oci/registry-client.js';
+import { ReferenceApiServer } from './api-server.js';
+import { Cleanups, type Say } from './cleanups.js';
+import { ClusterClock } from './clock.js';
+import { clusterHandle, type ReferenceCluster, type RunningComponents } from './cluster-handle.js';
+import { COMPONENTS, ComponentProcess, OperatorRollout, type ComponentName, type ProcessBase } from './components.js';
+import type { Controller, ControllerContext } from './context.js';
+import { resolveFaults, withDeviations } from './faults.js';
+import { registryImageReader } from './images.js';
+import { NodeHosts } from './kubelet/hosts.js';
+import { Kubelets } from './kubelet/kubelet.js';
+import { startKubeletServer } from './kubelet/log-server.js';
+import { DaemonSet } from './mcd/daemon.js';
+import { getProfile, type ProfileName } from './profiles/index.js';
+import type { Profile } from './profiles/profile.js';
+import { PullSecretRegistryClients, writePullSecret } from './pull-secret.js';
+import { startReferenceRegistry, type ReferenceRegistry } from './reference-registry.js';
+import { RegistryOutage } from './registry-outage.js';
+import { baseOsImage, machineOsContent, type ReleaseInfo } from './releases/release-info.js';
+import { sameReleases } from './releases/release-set.js';
+import { seedCluster } from './seed.js';
+import { ComponentLogs } from './workloads/component-logs.js';
+import { WorkloadController } from './workloads/controller.js';
+import { stableSuffix } from './workloads/pod-names.js';
+
+export interface ReferenceClusterOptions {
+  /** A name of the registry of profiles (profiles/index.ts); default its DEFAULT_PROFILE. */
+  profile?: ProfileName | string;
+  /** Cluster ms per wall ms. Default 600: ten cluster minutes per wall second. */
+  timeFactor?: number;
+  /** Seeds every duration the reference draws. Default 1. */
+  seed?: number;
+  /**
+   * Where the registry keeps its images between runs. Default `<repo>/.cache/reference`. While another live cluster
+   * holds it, a private folder next to it is used (and removed on stop).
+   */
+  workDir?: string;
+  /** Named faults (see FAULTS); an unknown name is an error listing the valid ones. */
+  faults?: string[];
+  /** Worker nodes. Default 2 (the report's cluster); the benchmark uses 1,000. */
+  workers?: number;
+  /** Where to write the kubeconfig. Default a fresh temporary directory removed by stop(). */
+  kubeconfigPath?: string;
+  /** Progress and controller log lines. Default: silent. */
+  log?: (line: string) => void;
+  /** API server faults (errors, resets, cut watches) from the start; setApiFaults changes them later. */
+  apiFaults?: FaultConfig;
+  /**
+   * A registry with the profile's releases (startReferenceRegistry) that several clusters of one process share; the
+   * cluster neither takes a work folder (workDir is ignored) nor stops it. Default: the cluster starts its own.
+   */
+  registry?: ReferenceRegistry;
+  /** The API server's data directory; with one, `restartApiServer()` brings it back with every object. */
+  apiDataDir?: string;
+}
+
+export async function startReferenceCluster(options: ReferenceClusterOptions = {}): Promise<ReferenceCluster> {
+  const profile = getProfile(options.profile);
+  const faults = resolveFaults(options.faults ?? []);
+  const deviations = withDeviations(faults.deviations, profile.deviates);
+  const timeFactor = options.timeFactor ?? 600;
+  const seed = options.seed ?? 1;
+  const workers = options.workers ?? 2;
+  if (!Number.isInteger(workers) || workers < 0) throw new Error(`workers must be a non-negative integer, got ${workers}`);
+  const say = options.log ?? (() => undefined);
+  const clock = new ClusterClock({ factor: timeFactor });
+  const cleanups = new Cleanups(say);
+  try {
+    const kubeconfigPath = await kubeconfigFile(options, cleanups);
+    const shared = await registryFor(profile, options, cleanups, say);
+    const api = await startApi(clock, options, kubeconfigPath, shared.ca, cleanups, say);
+    const abort = new AbortController();
+    // every sleeping daemon and poll listens to this one signal: a thousand nodes mean a thousand listeners
+    setMaxListeners(0, abort.signal);
+    const logs = componentLogging(clock, say);
+    const client = KubeClient.fromFile(kubeconfigPath, { signal: abort.signal, log: (l) => logs.log('client', l) });
+    const pulls = await pullWithPullSecret(client, shared);
+    const machines = await seedMachines({ client, clock, profile, shared, images: pulls.images, timeFactor, seed, workers, faultNames: faults.names });
+    const { current, next } = shared.releases;
+    say(`cluster seeded: 3 masters, ${workers} workers at ${current.version}`);
+
+    const informers = new InformerFactory(client, { log: (l) => logs.log('informer', l) });
+    const ctx: ControllerContext = { client, informers, clock, profile, deviations, seed, images: pulls.images, log: logs.log, signal: abort.signal };
+    const graph = [current, { ...next, previous: next.previous?.length ? next.previous : [current.version] }];
+    await startNodes(ctx, abort, cleanups, { hosts: machines.hosts, files: pulls.hostFiles, logs: logs.componentLogs, releases: [current, next] });
+    const base: ProcessBase = { kubeconfigPath, kubelet: client, clusterSignal: abort.signal, graph, hosts: machines.hosts, clock, profile, deviations, seed, images: pulls.images, log: logs.log };
+    const components = await startComponents(base, cleanups);
+    if (options.apiFaults) api.setFaults(options.apiFaults);
+    say('controllers running');
+    return clusterHandle({ kubeconfigPath, api, shared, machines, timeFactor, profile: profile.name, seed, faults: faults.names, clock, client, components, outage: pulls.outage, cleanups, say });
+  } catch (error) {
+    await cleanups.run();
+    throw error;
+  }
+}
+
+/** The registry the cluster pulls from: the one given (it must hold this profile's releases), or its own. */
+async function registryFor(profile: Profile, options: ReferenceClusterOptions, cleanups: Cleanups, say: Say): Promise<Omit<ReferenceRegistry, 'stop'>> {
+  if (options.registry) {
+    if (!sameReleases(options.registry.releaseSet, profile.releases)) {
+      throw new Error(`the registry given holds other releases than profile ${profile.name} needs (${profile.releases.current.version} -> ${profile.releases.next.version}); start one with that profile's releases`);
+    }
+    return options.registry;
+  }
+  const own = await startReferenceRegistry({ releases: profile.releases, workDir: options.workDir, log: say });
+  cleanups.push(() => own.stop());
+  return own;
+}
+
+/** Controller log lines go to the log of the pod that runs the component, as well as to the caller's log. */
+function componentLogging(clock: ClusterClock, say: Say): { componentLogs: ComponentLogs; log: (component: string, line: string) => void } {
+  const componentLogs = new ComponentLogs(() => clock.nowMs());
+  const log = (component: string, line: string): void => {
+    componentLogs.write(component, line);
+    say(`[${clock.timestamp()}] ${component}: ${line}`);
+  };
+  return { componentLogs, log };
+}
+
+/**
+ * The pull secret exists before anything pulls: the CVO and the daemons pull with it, read from the API each time.
+ * Their reads go through the outage switch, so a test can cut the registry off from the cluster.
+ */
+async function pullWithPullSecret(client: KubeClient, shared: Omit<ReferenceRegistry, 'stop'>) {
+  const { registry, ca } = shared;
+  await client.apply('Namespace', { metadata: { name: 'openshift-config' } });
+  await writePullSecret(client, registry.pullSecretJson);
+  const pullClients = new PullSecretRegistryClients(client, [ca.caPem]);
+  const outage = new RegistryOutage(registry.address);
+  const images = outage.wrap(registryImageReader(() => pullClients.current()));
+  // what debug pods read on a host: the node's own disk, so the node's copy of the credentials
+  const hostFiles = new RegistryClient({ credentials: registry.credentials, caPems: [ca.caPem] });
+  return { images, outage, hostFiles };
+}
+
+interface SeedInputs {
+  client: KubeClient;
+  clock: ClusterClock;
+  profile: Profile;
+  shared: Omit<ReferenceRegistry, 'stop'>;
+  images: ControllerContext['images'];
+  timeFactor: number;
+  seed: number;
+  workers: number;
+  faultNames: string[];
+}
+
+/** The machines booted from the current release's OS image, and the cluster's objects as an installer leaves them. */
+async function seedMachines(i: SeedInputs): Promise<{ hosts: NodeHosts; imageRepo: string }> {
+  const { registry, releases } = i.shared;
+  const { current, next } = releases;
+  const installedImage = i.profile.newFormatImageByDefault ? baseOsImage(current) : machineOsContent(current);
+  const bootedContent = await i.images.readOsImage(installedImage);
+  const imageRepo = `${registry.address}/ocp-e2e/layered-os`;
+  const hosts = new NodeHosts({ pullspec: installedImage, content: bootedContent, timestampMs: i.clock.nowMs() });
+  await seedCluster({ client: i.client, clock: i.clock, profile: i.profile, current, next, bootedContent, registry: registry.address, imageRepo, timeFactor: i.timeFactor, seed: i.seed, workers: i.workers, faults: i.faultNames });
+  return { hosts, imageRepo };
+}
+
+/** The machines' side, which outlives every component: kubelets with their log endpoint, and the workload controller. */
+async function startNodes(ctx: ControllerContext, abort: AbortController, cleanups: Cleanups, n: { hosts: NodeHosts; files: RegistryClient; logs: ComponentLogs; releases: ReleaseInfo[] }): Promise<void> {
+  const kubelets = new Kubelets(ctx, { hosts: n.hosts, files: n.files, components: n.logs });
+  const kubeletServer = await startKubeletServer(kubelets, () => ctx.clock.nowMs());
+  cleanups.push(() => kubeletServer.close());
+  await publishKubeletEndpoint(ctx.client, kubeletServer.port);
+  await startMachines(ctx, abort, cleanups, [new WorkloadController(ctx, n.releases), kubelets]);
+}
+
+/** The kubeconfig's path: the given one, or one in a temporary folder removed on stop. */
+async function kubeconfigFile(options: ReferenceClusterOptions, cleanups: Cleanups): Promise<string> {
+  if (options.kubeconfigPath) return options.kubeconfigPath;
+  const dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-reference-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return path.join(dir, 'kubeconfig');
+}
+
+/** The API server (its serving certificate signed by the cluster's CA), and its kubeconfig written. */
+async function startApi(clock: ClusterClock, options: ReferenceClusterOptions, kubeconfigPath: string, ca: CertificateAuthority, cleanups: Cleanups, say: Say): Promise<ReferenceApiServer> {
+  const api = await ReferenceApiServer.start({ clock, faults: options.apiFaults, dataDir: options.apiDataDir, certificates: issueServingCertificate(ca, ['127.0.0.1', 'localhost', '::1']) });
+  cleanups.push(() => api.close());
+  await api.writeKubeconfig(kubeconfigPath);
+  say(`API server ${api.url}`);
+  return api;
+}
+
+/** The workload controllers and the kubelets, on the cluster's own caches; stopped by `cleanups`. */
+async function startMachines(ctx: ControllerContext, abort: AbortController, cleanups: Cleanups, machines: Controller[]): Promise<void> {
+  for (const c of machines) c.setup();
+  cleanups.push(async () => {
+    abort.abort();
+    await Promise.allSettled(machines.map((c) => c.stop()));
+    await ctx.informers.stopAll();
+  });
+  await ctx.informers.startAll();
+  for (const c of machines) c.start();
+}
+
+/**
+ * The MCO's operator, controller and daemons and the CVO, each a process of its own, and the Deployment rollout that
+ * replaces the operator at a version change; stopped by `cleanups`.
+ */
+async function startComponents(base: ProcessBase, cleanups: Cleanups): Promise<RunningComponents> {
+  const processes = new Map(COMPONENTS.map((name) => [name, new ComponentProcess(name, base)] as const));
+  const get = (name: ComponentName): ComponentProcess => processes.get(name)!;
+  const kubeletInformers = new InformerFactory(base.kubelet, { log: (l) => base.log('informer', `kubelet: ${l}`) });
+  const rollout = new OperatorRollout(get('machine-config-operator'), kubeletInformers, base.log);
+  rollout.setup();
+  cleanups.push(async () => {
+    await rollout.stop();
+    await Promise.allSettled([...processes.values()].map((p) => p.stop()));
+    await kubeletInformers.stopAll();
+  });
+  await kubeletInformers.startAll();
+  await Promise.all([...processes.values()].map((p) => p.start()));
+  return {
+    get,
+    restartDaemon: async (node, why) => {
+      const daemons = get('machine-config-daemon');
+      const set = daemons.controllers().find((c): c is DaemonSet => c instanceof DaemonSet);
+      if (!set) throw new Error('the machine-config-daemon process is not running');
+      const pod = await daemons.daemonPodOn(node, `machine-config-daemon-${stableSuffix(node)}`);
+      await daemons.postEvent(pod, 'Killing', `Stopping container machine-config-daemon: ${why}`);
+      await set.restartNode(node);
+      await daemons.postEvent(pod, 'Started', 'Started container machine-config-daemon');
+    },
+  };
+}
+
+/** Every node's kubelet is reached at the stand-in's port: what `pods/log` on the API server proxies to. */
+async function publishKubeletEndpoint(client: KubeClient, port: number): Promise<void> {
+  const nodes = (await client.list('Node')).items;
+  for (let i = 0; i < nodes.length; i += 20) {
+    await Promise.all(nodes.slice(i, i + 20).map((n) => client.patchStatus('Node', n.metadata.name!, { daemonEndpoints: { kubeletEndpoint: { Port: port } } })));
+  }
+}
+

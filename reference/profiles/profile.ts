@@ -1,0 +1,69 @@
+/**
+ * What a profile is: one version of OpenShift's code the reference plays, as data. Its releases (what gets built and
+ * installed), the switches where that MCO's behaviour differs from another's, and the upstream commit it stands for.
+ * One set of controllers serves every profile; the profile modules next to this file fill it in, index.ts lists them.
+ * Facts come from ../shared/spec/mco-behaviour.md §2 and §7.
+ */
+import type { Deviations } from '../faults.js';
+import type { ReleaseSet } from '../releases/release-set.js';
+
+/** Where the MCO code of the profile's releases differs between BUG and FIX (mco-behaviour.md §2). */
+export interface McoBehaviour {
+  /** FIX: the render controller annotates an overridden rendered MC and the operator then skips the URL check. */
+  annotateOverriddenOsImage: boolean;
+  /** FIX: `UseNewFormatImageByDefault`: the default OS image is `rhel-coreos-8`, not `machine-os-content`. */
+  newFormatImageByDefault: boolean;
+  /** FIX adds `baseOSExtensionsContainerImage` to the MachineConfig spec (and so to the rendered-name hash). */
+  specHasExtensionsImage: boolean;
+  /** Keys of the machine-config-osimageurl ConfigMap. */
+  configMapKeys: {
+    releaseVersion: 'releaseVersion';
+    osImageURL: 'osImageURL';
+    baseOSContainerImage: string;
+    /** Absent at BUG (commented out upstream). */
+    baseOSExtensionsContainerImage?: string;
+  };
+  /** Error when neither URL key is present. */
+  missingUrlsMessage: string;
+  /** BUG-A reports Available=False without the reason text; BUG-B and later append it. */
+  availableFalseHasReason: boolean;
+}
+
+/** The upstream machine-config-operator commit a profile models (../shared/upstream/README.md has the oracles built from it). */
+export interface UpstreamCommit {
+  /** The spec's label for it (mco-behaviour.md, top table). */
+  label: string;
+  commit: string;
+}
+
+export interface Profile extends McoBehaviour {
+  name: string;
+  /** A few words for `--help`: what code this is. */
+  summary: string;
+  /** Which code this profile stands for, for humans. */
+  description: string;
+  upstream: UpstreamCommit;
+  /** The releases a cluster of this profile is installed at and upgraded to, and their channel. */
+  releases: ReleaseSet;
+  /**
+   * Deviations (faults.ts) this code has by itself, switched on in every cluster of the profile on top of any fault:
+   * a bug of that MCO that the switches above do not describe.
+   */
+  deviates: ReadonlyArray<keyof Deviations>;
+}
+
+/** A profile module's value, with its name kept as a literal type (the registry's ProfileName is their union). */
+export function defineProfile<const Name extends string>(profile: Profile & { name: Name }): Profile & { name: Name } {
+  return Object.freeze(profile);
+}
+
+/**
+ * The MCO build identity per release: `version.Hash` (git sha the render and operator compare) and `version.Raw`.
+ * Real releases carry different MCO commits; the reference derives stable stand-ins from the release version and the
+ * profile, so an upgrade changes the controller hash exactly like a real one does.
+ */
+export interface McoBuild {
+  releaseVersion: string;
+  hash: string;
+  raw: string;
+}

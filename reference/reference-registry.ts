@@ -1,0 +1,75 @@
+/**
+ * The registry of a profile's releases: the local OCI registry on its storage folder (shared between runs, or private
+ * while another process's cluster holds it), with the release set built into it (once, then cached). Several clusters
+ * of one process may share it: pass it as `registry` to each.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { makeCertificateAuthority, type CertificateAuthority } from '../mock/index.js';
+import { connectEngine } from '../lib/oci/engine.js';
+import { Cleanups, type Say } from './cleanups.js';
+import { startClusterRegistry, type ClusterRegistry } from './registry.js';
+import { ensureReleases } from './releases/ensure.js';
+import type { ReleaseInfo } from './releases/release-info.js';
+import type { ReleaseSet } from './releases/release-set.js';
+import { acquireWorkDir } from './workdir.js';
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * The local registry holding one release set, on its storage folder; stop() stops it and frees the folder. Its CA is
+ * the CA of every cluster that uses it (it signs their API servers' certificates too), its credentials their pull secret.
+ */
+export interface ReferenceRegistry {
+  registry: ClusterRegistry;
+  ca: CertificateAuthority;
+  /** What was asked for: the releases of the profile the registry was started for. */
+  releaseSet: ReleaseSet;
+  /** What was built: the releases' pullspecs. */
+  releases: { current: ReleaseInfo; next: ReleaseInfo };
+  stop(): Promise<void>;
+}
+
+export interface ReferenceRegistryOptions {
+  /** The releases to hold: a profile's `releases`. */
+  releases: ReleaseSet;
+  /** Default `<repo>/.cache/reference`; while another live cluster holds it, a private folder next to it. */
+  workDir?: string;
+  log?: Say;
+}
+
+export async function startReferenceRegistry(options: ReferenceRegistryOptions): Promise<ReferenceRegistry> {
+  const say = options.log ?? (() => undefined);
+  const cleanups = new Cleanups(say);
+  try {
+    const work = await acquireWorkDir(path.resolve(options.workDir ?? path.join(REPO_ROOT, '.cache', 'reference')));
+    cleanups.push(() => work.release());
+    if (work.private) say(`registry storage ${work.path} (the shared one is in use by another cluster)`);
+    const started = await startRegistryWithReleases(work.path, options.releases, cleanups, say);
+    let stopped: Promise<void> | undefined;
+    return { ...started, releaseSet: options.releases, stop: () => (stopped ??= cleanups.run()) };
+  } catch (error) {
+    await cleanups.run();
+    throw error;
+  }
+}
+
+/**
+ * The local registry on `workDir`, holding the releases as real images (built once, then cached): HTTPS with a
+ * certificate of a new CA, credentials required (reference/registry.ts).
+ */
+async function startRegistryWithReleases(workDir: string, releases: ReleaseSet, cleanups: Cleanups, say: Say): Promise<Pick<ReferenceRegistry, 'registry' | 'ca' | 'releases'>> {
+  // One CA for the registry and the API servers of its clusters, as OpenShift has one trust anchor for both.
+  const ca = makeCertificateAuthority('ocp-e2e reference cluster CA');
+  const secretsDir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-reference-trust-'));
+  cleanups.push(() => rm(secretsDir, { recursive: true, force: true }));
+  const engine = await connectEngine().catch(() => undefined); // needed only when the release images must be built
+  const registry = await startClusterRegistry({ storageDir: path.join(workDir, 'registry'), secretsDir, ca, engine });
+  cleanups.push(() => registry.stop());
+  say(`registry ${registry.address} (${registry.kind}, HTTPS, credentials required)`);
+  const built = await ensureReleases({ releases, engine, registry: registry.address, credentials: registry.credentials, caPems: [ca.caPem], log: say });
+  say(`releases ready in ${(built.durationMs / 1000).toFixed(1)} s${built.built.length ? ` (built ${built.built.length} images)` : ' (cached)'}`);
+  return { registry, ca, releases: { current: built.current, next: built.next } };
+}

@@ -1,0 +1,48 @@
+/**
+ * What a profile says about its releases, before anything is built: each release's version and the tag names its
+ * payload gives its OS images, and the channel they are served in. `ensureReleases` turns such a set into real images;
+ * the pullspecs it returns are `ReleaseInfo` (release-info.ts).
+ */
+
+/**
+ * The OS images of one release payload, by the tag name image-references gives them. 4.12 names the base OS
+ * `rhel-coreos-8`, 4.13 and later `rhel-coreos`; `machine-os-content` is the old-format image (gone in 4.13) and the
+ * extensions image is optional. Only the images named here exist in the payload.
+ */
+export interface OsImageTags {
+  /** The base OS image the nodes boot (`rhel-coreos-8`, `rhel-coreos`). */
+  base: string;
+  /** The old-format OS image, e.g. `machine-os-content`; absent when the release has none. */
+  machineOsContent?: string;
+  /** The extensions image, e.g. `rhel-coreos-8-extensions`; absent when the release has none. */
+  extensions?: string;
+}
+
+export interface ReleaseDefinition {
+  version: string;
+  osImageTags: OsImageTags;
+}
+
+/** A cluster's two releases: the one it is installed at and the one it can be upgraded to. */
+export interface ReleaseSet {
+  /** The update channel the releases are served in (ClusterVersion `spec.channel`). */
+  channel: string;
+  current: ReleaseDefinition;
+  next: ReleaseDefinition;
+}
+
+/** The same releases with their payloads naming the OS images differently (e.g. a 4.13-style `rhel-coreos`). */
+export function withOsImageTags(set: ReleaseSet, osImageTags: OsImageTags): ReleaseSet {
+  return { ...set, current: { ...set.current, osImageTags }, next: { ...set.next, osImageTags } };
+}
+
+/** Versions a release says it can be updated from (release-metadata `previous`): next comes from current. */
+export function previousVersions(set: ReleaseSet, version: string): string[] {
+  return version === set.next.version ? [set.current.version] : [];
+}
+
+/** Whether two sets would make the same images (a registry built for one serves the other). */
+export function sameReleases(a: ReleaseSet, b: ReleaseSet): boolean {
+  const key = (s: ReleaseSet) => JSON.stringify([s.current.version, s.current.osImageTags, s.next.version, s.next.osImageTags]);
+  return key(a) === key(b);
+}
