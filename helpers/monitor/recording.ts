@@ -103,14 +103,16 @@ export function locatorOf(kind: RecordedKind, name: string, namespace?: string):
 /**
  * What the streams of `locator` said at the moment the interval at `index` of the timeline began: for each condition,
  * the last interval of that stream begun before it (the timeline's order decides, so two changes seen in the same
- * millisecond still have a before and after), unless it had ended by then (its object was deleted).
+ * millisecond still have a before and after), unless it had ended by then (its object was deleted). What the recording
+ * found when it began is one moment: a found interval sees every other found one.
  */
 export function stateAt(recording: UpgradeRecording, locator: string, index: number): Map<string, Interval> {
   const state = new Map<string, Interval>();
-  const at = Date.parse(recording.timeline[index]?.from.wall ?? '');
-  for (const interval of recording.timeline.slice(0, index + 1)) {
-    if (interval.locator === locator) state.set(interval.condition, interval);
-  }
+  const reference = recording.timeline[index];
+  const at = Date.parse(reference?.from.wall ?? '');
+  recording.timeline.forEach((interval, i) => {
+    if (interval.locator === locator && (i <= index || (reference?.found && interval.found))) state.set(interval.condition, interval);
+  });
   for (const [condition, interval] of state) {
     if (interval.to && Date.parse(interval.to.wall) < at) state.delete(condition);
   }

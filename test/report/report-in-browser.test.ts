@@ -65,8 +65,11 @@ describe('the HTML report opens from disk in Chromium, offline, and calls nobody
     // The whole message once (the top box); the failed step repeats only its first line as the error's title.
     expect(body.split('last observed:').length - 1, 'the message body is shown once').to.equal(1);
     // The check phase never ran, yet each invariant is a step of its own with its verdict.
-    expect(body).to.include('invariant: machine-config ClusterOperator is never Degraded by an osImageURL mismatch: BROKEN');
-    expect(body).to.include('invariant: the master pool is updated before ClusterVersion reports the new version: BROKEN');
+    // Reported once: judged by the upgrade's failure report, and by nothing else.
+    for (const title of ['machine-config ClusterOperator is never Degraded by an osImageURL mismatch', 'the master pool is updated before ClusterVersion reports the new version']) {
+      expect(body.split(`invariant: ${title}: BROKEN`).length - 1, `${title}: one step`).to.equal(1);
+    }
+    expect(body, 'the recording is attached as data').to.include('upgrade recording');
   });
 
   it('draws the upgrade timeline: lanes for ClusterVersion, operator conditions, pools and nodes, and the broken invariants', async () => {
@@ -84,6 +87,9 @@ describe('the HTML report opens from disk in Chromium, offline, and calls nobody
     expect(await chart!.locator('[data-mark="upgrade requested"]').count()).to.equal(1);
     const broken = await chart!.locator('[data-invariant]').evaluateAll((els) => els.map((e) => e.getAttribute('data-invariant')));
     expect(broken).to.include('machine-config ClusterOperator is never Degraded by an osImageURL mismatch');
+    // Each broken invariant placed by its judge's id, once.
+    const ids = await chart!.locator('[data-invariant-id]').evaluateAll((els) => els.map((e) => e.getAttribute('data-invariant-id')));
+    expect(ids).to.have.members(['mco-never-degraded-by-osimageurl-mismatch', 'mco-not-degraded-at-end', 'master-updated-before-completion']);
     expect(await chart!.locator('rect[data-tone="bad"]').count(), 'Degraded drawn red').to.be.greaterThan(0);
   });
 

@@ -13,7 +13,8 @@ import { buildTimelineModel } from '../../helpers/report/timeline-model.js';
 import { invariantEvidence, invariantWhy } from '../../helpers/report/invariant-steps.js';
 import { JUDGES, judgeRecording } from '../../helpers/monitor/judge.js';
 import { judgeRecordingFile, keepRecording } from '../../helpers/monitor/recording-file.js';
-import { at, MISMATCH, recordUpgrade, T0 } from './recorded-upgrade.js';
+import { UpgradeRecorder } from '../../helpers/monitor/record.js';
+import { at, clusterVersion, FakeWatcher, masterPool, MISMATCH, recordUpgrade, renderedConfig, T0, TIME_FACTOR } from './recorded-upgrade.js';
 
 const ANALYTICS_PAGE = `<!DOCTYPE html><html><head><script>window.allureReportOptions = {}</script></head><body><div id="app"></div>
 <script async src="https://www.googletagmanager.com/gtag/js?id=G-X"></script>
@@ -181,6 +182,21 @@ describe('report: the upgrade recording, judged and drawn', () => {
     const never = recordUpgrade({ completesEarly: false, stopAt: 1200 });
     never.timeline = never.timeline.filter((i) => !(i.condition === 'history' && i.value === 'Completed' && i.fields?.version === '4.12.1'));
     expect(judgeRecording(never).find((i) => i.id === 'master-updated-before-completion')).to.include({ ok: false, why: 'ClusterVersion never reported the new version as Completed while monitored' });
+  });
+
+  it('judges an upgrade that was over before the recording began (--phase post) on the pool as found then', () => {
+    const w = new FakeWatcher();
+    w.set('ClusterVersion', clusterVersion({ desired: '4.12.1', head: 'Completed', version: '4.12.1', progressing: false }));
+    w.set('MachineConfig', renderedConfig('rendered-master-b', '4.12.1'));
+    w.set('MachineConfigPool', masterPool({ target: 'rendered-master-b', rolledOut: 'rendered-master-b', updated: 3 }));
+    const found = new UpgradeRecorder(w, { timeFactor: TIME_FACTOR }, { image: 'r/ocp/release:4.12.1' }, { now: () => at(0) }).stop(at(60));
+    const verdict = judgeRecording(found).find((i) => i.id === 'master-updated-before-completion')!;
+    expect(verdict).to.include({ ok: true });
+    expect(verdict.why).to.match(/master was: target=rendered-master-b Updated=true .*3\/3 updated.* \(the upgrade had completed before monitoring began: the pool as found then\)$/);
+    // the same pool still rolling fails it
+    w.set('MachineConfigPool', masterPool({ target: 'rendered-master-b', rolledOut: 'rendered-master-a', updated: 1 }));
+    const rolling = new UpgradeRecorder(w, { timeFactor: TIME_FACTOR }, { image: 'r/ocp/release:4.12.1' }, { now: () => at(0) }).stop(at(60));
+    expect(judgeRecording(rolling).find((i) => i.id === 'master-updated-before-completion')).to.include({ ok: false });
   });
 
   it('draws lanes from the intervals and places the broken invariant by its id where its evidence began', () => {
