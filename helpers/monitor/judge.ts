@@ -39,8 +39,8 @@ export const JudgeId = {
   masterBeforeCompletion: 'master-updated-before-completion',
 } as const;
 
-export const MACHINE_CONFIG_OPERATOR = 'ClusterOperator/machine-config';
-export const MASTER_POOL = 'MachineConfigPool/master';
+const MACHINE_CONFIG_OPERATOR = 'ClusterOperator/machine-config';
+const MASTER_POOL = 'MachineConfigPool/master';
 
 /** One stretch of machine-config Degraded=True: the intervals in a row that said so (its message may change within). */
 interface DegradedPeriod {
