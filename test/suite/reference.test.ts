@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lastLine, ocpE2e } from './cli.js';
+import { SPEC_COUNT } from './support/spec-files.js';
 
 /** Every file under a folder, recursively. */
 function filesUnder(dir: string): string[] {
@@ -19,12 +20,12 @@ describe('ocp-e2e run on the embedded reference cluster', function () {
   it('the whole suite passes on 4.12-ga, ending with the summary line, with JUnit and Allure results', async () => {
     const r = await ocpE2e(['run'], { timeoutMs: 280_000 });
     expect(r.exitCode, r.output).to.equal(0);
-    expect(lastLine(r.output)).to.equal('6 passed, 0 failed, 0 skipped');
+    expect(lastLine(r.output)).to.equal(`${SPEC_COUNT} passed, 0 failed, 0 skipped`);
     const junit = readdirSync(join(r.reportsDir, 'junit'));
-    expect(junit).to.have.length(6);
+    expect(junit).to.have.length(SPEC_COUNT);
     const xml = readFileSync(join(r.reportsDir, 'junit', junit[0]!), 'utf8');
     expect(xml).to.match(/<testsuite [^>]*tests="1" failures="0"/);
-    expect(readdirSync(join(r.reportsDir, 'allure-results')).filter((f) => f.endsWith('-result.json'))).to.have.length(6);
+    expect(readdirSync(join(r.reportsDir, 'allure-results')).filter((f) => f.endsWith('-result.json'))).to.have.length(SPEC_COUNT);
   });
 
   it('on 4.12-nightly-2022-09-08 the report flow fails in the upgrade phase quoting the operator, keeps its objects on request, and the pull secret never reaches reports/', async () => {
