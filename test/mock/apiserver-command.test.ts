@@ -4,12 +4,10 @@
  */
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { spawnServer, stopChild } from './child-server.js';
+import { spawnServer, stopChild, useChildServers } from './child-server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -26,19 +24,14 @@ const stopCommand = (child: ChildProcess) => stopChild(child, 'SIGTERM');
 
 describe('ocp-e2e apiserver command', function () {
   this.timeout(60_000);
-  let dir: string;
-  let child: ChildProcess | undefined;
-  before(() => { dir = mkdtempSync(join(tmpdir(), 'apiserver-cmd-')); });
-  after(async () => {
-    if (child) await stopCommand(child);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const servers = useChildServers('apiserver-cmd-', 'SIGTERM');
 
   it('serves kubectl over HTTPS, persists with --data-dir and stops on SIGTERM', async () => {
+    const dir = servers.dir();
     const kubeconfig = join(dir, 'kubeconfig');
     const args = ['--listen', '127.0.0.1:0', '--kubeconfig-out', kubeconfig, '--data-dir', join(dir, 'data')];
     const first = await startCommand(args);
-    child = first.child;
+    servers.track(first.child);
     expect(first.url).to.match(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect(first.output()).to.contain(`kubeconfig: ${kubeconfig}`);
     const env = { KUBECONFIG: kubeconfig, HOME: dir };
@@ -48,10 +41,10 @@ describe('ocp-e2e apiserver command', function () {
     expect(await stopCommand(first.child)).to.equal(0);
 
     const second = await startCommand(args);
-    child = second.child;
+    servers.track(second.child);
     expect((await execa('kubectl', ['get', 'configmap', 'kept', '-o', 'jsonpath={.data.a}'], { env })).stdout).to.equal('1');
     expect(await stopCommand(second.child)).to.equal(0);
-    child = undefined;
+    servers.track(undefined);
   });
 
   it('refuses a malformed --listen with a usage error', async () => {

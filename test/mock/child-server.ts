@@ -4,6 +4,9 @@
  * test and the reliability durability test share it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface ChildServer<T> {
   child: ChildProcess;
@@ -47,4 +50,22 @@ export function stopChild(child: ChildProcess, signal: NodeJS.Signals): Promise<
     child.once('exit', (code) => resolve(code));
     child.kill(signal);
   });
+}
+
+/**
+ * For the tests of the calling describe: a scratch folder (`dir()`, made before them) and the child server of the
+ * moment (`track`), which is stopped with `signal` after them if it still runs; then the folder is removed.
+ */
+export function useChildServers(prefix: string, signal: NodeJS.Signals): { dir(): string; track(child: ChildProcess | undefined): void } {
+  let dir: string | undefined;
+  let current: ChildProcess | undefined;
+  before(() => { dir = mkdtempSync(join(tmpdir(), prefix)); });
+  after(async () => {
+    if (current) await stopChild(current, signal);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    dir: () => dir!,
+    track: (child) => { current = child; },
+  };
 }

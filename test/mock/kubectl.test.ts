@@ -5,14 +5,11 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { stringify } from 'yaml';
-import { eventually, startTestServer, type TestServer } from './support.js';
+import { eventually, useTestServer } from './support.js';
 
 describe('mock API server: kubectl acceptance', function () {
   this.timeout(90_000);
-  let t: TestServer;
-
-  before(async () => { t = await startTestServer(); });
-  after(async () => { await t?.stop(); });
+  const t = useTestServer();
 
   it('creates built-ins with kubectl generators (protobuf request bodies)', async () => {
     await t.kubectlOk(['create', 'namespace', 'gen']);

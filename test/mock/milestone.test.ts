@@ -5,14 +5,11 @@
 import { expect } from 'chai';
 import * as k8s from '@kubernetes/client-node';
 import { spawn } from 'node:child_process';
-import { eventually, MC_WORKER, startTestServer, type TestServer } from './support.js';
+import { eventually, MC_WORKER, useTestServer } from './support.js';
 
 describe('mock API server: kubectl and client-node basics', function () {
   this.timeout(60_000);
-  let t: TestServer;
-
-  before(async () => { t = await startTestServer(); });
-  after(async () => { await t?.stop(); });
+  const t = useTestServer();
 
   it('serves discovery with the OpenShift short names', async () => {
     const out = await t.kubectlOk(['api-resources', '--no-headers']);

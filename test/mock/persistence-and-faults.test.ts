@@ -1,12 +1,10 @@
 /** Persistence across kill -9, and fault injection (latency, 429 with Retry-After, 500, resets, watch cuts). */
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startApiServer, type RunningApiServer } from '../../mock/index.js';
-import { printedAddress, spawnServer, stopChild } from './child-server.js';
+import { printedAddress, spawnServer, stopChild, useChildServers } from './child-server.js';
 import { openWatch, request } from './support.js';
 
 const SERVE = fileURLToPath(new URL('./fixtures/serve-data-dir.ts', import.meta.url));
@@ -22,18 +20,11 @@ const killHard = async (child: ChildProcess): Promise<void> => { await stopChild
 
 describe('mock API server: persistence', function () {
   this.timeout(60_000);
-  let dir: string;
-  let running: ChildProcess | undefined;
-
-  before(() => { dir = mkdtempSync(join(tmpdir(), 'mock-data-')); });
-  after(async () => {
-    if (running) await killHard(running);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const servers = useChildServers('mock-data-', 'SIGKILL');
 
   it('keeps every acknowledged write across kill -9 and restart, with growing resourceVersions', async () => {
-    const first = await startChild(join(dir, 'data'));
-    running = first.child;
+    const first = await startChild(join(servers.dir(), 'data'));
+    servers.track(first.child);
     const s1 = first.server;
     for (let i = 0; i < 20; i++) {
       const r = await request(s1, 'POST', MC, { body: { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name: `p-${i}` }, spec: { osImageURL: `i${i}` } } });
@@ -49,8 +40,8 @@ describe('mock API server: persistence', function () {
     const lastRv = Number((await request(s1, 'GET', MC)).json.metadata.resourceVersion);
     await killHard(first.child);
 
-    const second = await startChild(join(dir, 'data'));
-    running = second.child;
+    const second = await startChild(join(servers.dir(), 'data'));
+    servers.track(second.child);
     const s2 = second.server;
     const list = (await request(s2, 'GET', MC)).json;
     expect(list.items.map((o: any) => o.metadata.name)).to.have.length(19).and.not.include('p-3');
@@ -61,7 +52,7 @@ describe('mock API server: persistence', function () {
     const next = await request(s2, 'POST', MC, { body: { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name: 'after' }, spec: {} } });
     expect(Number(next.json.metadata.resourceVersion)).to.be.greaterThan(lastRv);
     await killHard(second.child);
-    running = undefined;
+    servers.track(undefined);
   });
 });
 

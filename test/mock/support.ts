@@ -43,6 +43,28 @@ export async function startTestServer(opts: ApiServerOptions = {}): Promise<Test
   };
 }
 
+/**
+ * A TestServer for the tests of the calling describe: started before them, stopped after them. The object returned
+ * stands for the server started then (use it inside the tests and hooks, not while the describe is being declared).
+ */
+export function useTestServer(opts: ApiServerOptions = {}): TestServer {
+  let started: TestServer | undefined;
+  before(async () => { started = await startTestServer(opts); });
+  after(async () => { await started?.stop(); });
+  const current = (): TestServer => {
+    if (!started) throw new Error('useTestServer: the server is used before its before() hook ran');
+    return started;
+  };
+  return {
+    get server() { return current().server; },
+    get kubeconfig() { return current().kubeconfig; },
+    get dir() { return current().dir; },
+    kubectl: (args, input) => current().kubectl(args, input),
+    kubectlOk: (args, input) => current().kubectlOk(args, input),
+    stop: () => current().stop(),
+  };
+}
+
 /** Polls until fn returns a truthy value, or fails with the last value seen. */
 export async function eventually<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 5000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

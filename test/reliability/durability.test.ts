@@ -7,11 +7,9 @@
  */
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { printedAddress, spawnServer, stopChild } from '../mock/child-server.js';
+import { printedAddress, spawnServer, stopChild, useChildServers } from '../mock/child-server.js';
 import { agentFor, seededRandom, send, type Target } from './support/http.js';
 
 const SERVE = fileURLToPath(new URL('./fixtures/serve-data-dir.ts', import.meta.url));
@@ -72,29 +70,22 @@ async function loadUntilKilled(target: Target, child: ChildProcess, round: numbe
 
 describe('reliability: durability of acknowledged writes across kill -9 (dataDir)', function () {
   this.timeout(90_000);
-  let dir: string;
-  let child: ChildProcess | undefined;
-
-  before(() => { dir = mkdtempSync(join(tmpdir(), 'ocp-e2e-durability-')); });
-  after(async () => {
-    if (child) await killHard(child);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const servers = useChildServers('ocp-e2e-durability-', 'SIGKILL');
 
   it('keeps every acknowledged create and update through two kill -9 / restart rounds', async () => {
     const rand = seededRandom(SEED);
-    const dataDir = join(dir, 'data');
+    const dataDir = join(servers.dir(), 'data');
     const all: Acked[] = [];
     for (let round = 1; round <= 2; round++) {
       const started = await startChild(dataDir);
-      child = started.child;
+      servers.track(started.child);
       const killAfterMs = 400 + Math.floor(rand() * 600);
       const acked = await loadUntilKilled(started.target, started.child, round, killAfterMs);
       all.push(acked);
       expect(acked.creates.size, `round ${round}: the load must have written something before the kill`).to.be.greaterThan(20);
 
       const restarted = await startChild(dataDir);
-      child = restarted.child;
+      servers.track(restarted.child);
       const agent = agentFor(restarted.target, 4);
       const list = JSON.parse((await send(restarted.target, agent, { method: 'GET', path: CM })).text);
       const stored = new Map<string, Record<string, string>>(list.items.map((o: { metadata: { name: string }; data: Record<string, string> }) => [o.metadata.name, o.data]));
@@ -111,7 +102,7 @@ describe('reliability: durability of acknowledged writes across kill -9 (dataDir
       expect(Number(list.metadata.resourceVersion)).to.be.at.least(acked.maxRv);
       agent.destroy();
       await killHard(restarted.child);
-      child = undefined;
+      servers.track(undefined);
     }
   });
 });
