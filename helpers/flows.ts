@@ -18,12 +18,11 @@ import { buildCredentials, type RegistryAccess } from './credentials.js';
 import { buildLayeredOsImage, type LayeredImage, type LayeredImageRecipe } from './layered-image.js';
 import type { Ledger, LedgerEntry } from './ledger.js';
 import { createOverrideMachineConfig, overridesByPool, poolsOf, type MachineConfigOverride } from './machineconfigs.js';
-import { judgeUpgrade } from './monitor/judge.js';
 import { UpgradeRecorder, type UpgradeRecording } from './monitor/record.js';
+import { keepRecording } from './monitor/recording-file.js';
 import { releaseOsImage } from './release.js';
 import { attachText, attachYaml, parameter, step } from './report.js';
-import { attachTimelineChart } from './report/timeline-attachment.js';
-import { reportInvariants } from './report/invariant-steps.js';
+import { reportUpgradeInvariants, verdictSummary } from './report/invariant-steps.js';
 import type { TargetConfig } from './target.js';
 import { requestedUpgrade, resolveUpgradeTarget, triggerUpgrade, type UpgradeTarget } from './upgrade.js';
 
@@ -209,7 +208,10 @@ export interface CompletedUpgrade {
   from: string;
   version: string;
   image: string;
-  /** What the upgrade's monitor recorded from the trigger to the settled cluster (judge it with checks.ts). */
+  /**
+   * What the upgrade's monitor recorded from the trigger to the settled cluster, as JSON-able data (a split run's
+   * checkpoint carries it to --phase post); the check phase judges it (checks.ts checkUpgradeInvariants).
+   */
   recording: UpgradeRecording;
 }
 
@@ -247,15 +249,9 @@ export async function followUpgradeStartedElsewhere(session: FlowSession, from: 
 async function followUpgrade(session: FlowSession, from: string, target: UpgradeTarget, trigger: (() => Promise<void>) | undefined): Promise<CompletedUpgrade> {
   // restarts are polled from the events: every second on the reference, every 15 s on a real cluster (a big list)
   const events = { list: () => session.cluster.listEvents(), intervalMs: session.caps.isReference ? 1000 : 15_000 };
-  const recorder = new UpgradeRecorder(session.watcher, session.caps, { image: target.image, version: target.version }, events);
-  session.onFailure(async () => {
-    const recording = recorder.stop();
-    const invariants = judgeUpgrade(recording);
-    await attachTimelineChart({ timeline: recording.timeline, invariants, timeFactor: recording.timeFactor, targetVersion: target.version });
-    // The check phase will not run: the invariants are judged and shown here, each with its verdict and evidence.
-    await reportInvariants(invariants, recording.timeline, recording.timeFactor);
-    return { 'upgrade-timeline': recording.timeline, 'upgrade-invariants': invariants };
-  });
+  const recorder = new UpgradeRecorder(session.watcher, session.caps, { image: target.image, version: target.version }, { events });
+  // Whatever fails the test later, the recording goes with its artefacts.
+  session.onFailure(async () => ({ 'upgrade-recording': recorder.stop() }));
   try {
     await trigger?.();
     const reached = await step('wait for ClusterVersion to complete the upgrade', () => waitForUpgrade(session.waits, target), session.waits.caps);
@@ -265,7 +261,12 @@ async function followUpgrade(session: FlowSession, from: string, target: Upgrade
     await step(`wait until pools ${pools.join(', ')} run configs of ${version}`, () => waitForPools(session.waits, { pools, releaseVersion: version }), session.waits.caps);
     await step(`wait for machine-config and ClusterVersion to settle at ${version}`, () => waitForClusterSettled(session.waits, version), session.waits.caps);
     return { from, version, image: target.image, recording: recorder.stop() };
+  } catch (error) {
+    // An upgrade that did not complete has no check phase to judge it: its failure report judges and shows the
+    // invariants, once. A completed upgrade returned above and is judged by the check phase (checkUpgradeInvariants).
+    session.onFailure(async () => ({ 'upgrade-invariants': verdictSummary((await reportUpgradeInvariants(recorder.stop())).invariants) }));
+    throw error;
   } finally {
-    recorder.stop();
+    await keepRecording(session.target.reportsDir, recorder.stop());
   }
 }
