@@ -11,7 +11,7 @@ import { discoverCapabilities } from '../../helpers/capabilities.js';
 import { PoolDegradedError, waitForPools, waitForUpgrade } from '../../helpers/cluster-waits.js';
 import { Cleanup, leakedObjects } from '../../helpers/cleanup.js';
 import { createOsImageOverride } from '../../helpers/machineconfigs.js';
-import { judgeUpgrade } from '../../helpers/monitor/judge.js';
+import { judgeRecording } from '../../helpers/monitor/judge.js';
 import { UpgradeRecorder } from '../../helpers/monitor/record.js';
 import { gatherArtifacts } from '../../helpers/artifacts.js';
 import { maskSecrets, registerSecret } from '../../helpers/secrets.js';
@@ -168,14 +168,14 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
     });
     await new Promise((r) => setTimeout(r, 200));
     const recording = recorder.stop();
-    const kinds = recording.timeline.map((e) => `${e.kind}/${e.name}`);
-    expect(kinds).to.include.members(['ClusterOperator/machine-config', 'MachineConfigPool/master', 'ClusterVersion/version']);
-    expect(recording.timeline[0]!.clusterTime).to.match(/^\+\d+m\d\ds$/);
-    const results = judgeUpgrade(recording);
-    expect(results.map((r) => r.passed)).to.deep.equal([false, false, false]);
-    expect(results[0]!.detail).to.include('osImageURL mismatch for master in rendered-master-b');
-    expect(results[1]!.detail).to.include('(still Degraded)');
-    expect(results[2]!.detail).to.match(/when ClusterVersion reported Completed, master was: .*Updating=true/);
+    const locators = recording.timeline.map((i) => i.locator);
+    expect(locators).to.include.members(['ClusterOperator/machine-config', 'MachineConfigPool/master', 'ClusterVersion/version']);
+    expect(recording.timeline.at(-1)!.from.cluster).to.match(/^\+\d+m\d\ds$/);
+    const results = judgeRecording(recording);
+    expect(results.map((r) => r.ok)).to.deep.equal([false, false, false]);
+    expect(results[0]!.why).to.include('osImageURL mismatch for master in rendered-master-b');
+    expect(results[1]!.why).to.include('(still Degraded)');
+    expect(results[2]!.why).to.match(/when ClusterVersion reported Completed, master was: .*Updating=true/);
   });
 
   it('waits for the upgrade as origin does and quotes ClusterVersion and the operator on timeout', async () => {
