@@ -12,7 +12,7 @@ import path from 'node:path';
 import { issueServingCertificate, type CertificateAuthority, type FaultConfig } from '../mock/index.js';
 import { KubeClient } from '../lib/kube/client.js';
 import { InformerFactory } from '../lib/kube/informer.js';
-import { RegistryClient } from '../lib/oci/registry-client.js';
+import { RegistryClient } from '../lib/oci/image-files.js';
 import { ReferenceApiServer } from './api-server.js';
 import { Cleanups, type Say } from './cleanups.js';
 import { ClusterClock } from './clock.js';

@@ -11,7 +11,7 @@ import type { RegistryCredentials } from '../../lib/oci/credentials.js';
 import type { Engine } from '../../lib/oci/engine.js';
 import { ImageHelperError, ImageNotFoundError } from '../../lib/oci/errors.js';
 import { pushImage } from '../../lib/oci/push.js';
-import { RegistryClient } from '../../lib/oci/registry-client.js';
+import { RegistryClient } from '../../lib/oci/image-files.js';
 import { CONTENT_HASH_LABEL, osImageRecipes, payloadRecipe, type ImageRecipe } from './recipes.js';
 import type { ReleaseInfo } from './release-info.js';
 import { previousVersions, type ReleaseDefinition, type ReleaseSet } from './release-set.js';

@@ -1,5 +1,5 @@
 // What the CVO learns from a payload image: its version and OS images, read from the registry.
-import type { RegistryClient } from '../../lib/oci/registry-client.js';
+import type { RegistryClient } from '../../lib/oci/image-files.js';
 import { readReleasePayload } from '../../lib/oci/release-payload.js';
 import { ReleaseBuildError } from './ensure.js';
 import { baseOsTag, isOsImageTag, type ReleaseInfo } from './release-info.js';
