@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks the import rules (.dependency-cruiser.cjs; docs/architecture.md says why) over specs/ helpers/ reference/
-# mock/ lib/. Exit 0 when every import is allowed; otherwise each offending import is printed with its rule, exit 1.
+# mock/ lib/: which folder may import which, no import circle (type-only imports count), every import resolves.
+# Exit 0 when every import is allowed; otherwise each offending import or circle is printed with its rule, exit 1.
 # Usage: scripts/check-imports.sh [TREE]   (default: this repository; the rule tests pass a fixture tree)
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
