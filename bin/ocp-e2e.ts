@@ -39,6 +39,7 @@ registerCluster(program);
 registerApiServer(program);
 registerReport(program);
 registerMergeReports(program);
+(await import('./commands/ote.js')).register(program); // openshift-tests extension interface (bin/ote/)
 
 // `help <command> [<subcommand>]` is `<command> [<subcommand>] --help`: commander's own help command looks one level
 // deep only, so `help cluster up` would show the help of `cluster`.
