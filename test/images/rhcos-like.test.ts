@@ -3,8 +3,10 @@ import { expect } from 'chai';
 import { connectEngine, type Engine } from '../../lib/oci/engine.js';
 import { pullImage } from '../../lib/oci/pull.js';
 import { removeImage } from '../../lib/oci/build.js';
-import { CURRENT_RELEASE, ensureReleases, type ReleaseInfo } from '../../reference/releases/index.js';
+import { ensureReleases, type ReleaseInfo } from '../../reference/releases/index.js';
 import { runInImage, startTestRegistry, type TestRegistry } from './fixtures.js';
+import { getProfile } from '../../reference/profiles/index.js';
+import { baseOsImage } from '../../reference/releases/release-info.js';
 
 const REPO = `printf '[baseos]\\nname=Base\\nbaseurl=http://mirror.invalid/\\nenabled=1\\n\\n[off]\\nname=Off\\nbaseurl=http://x/\\nenabled=0\\n' > /etc/yum.repos.d/test.repo`;
 
@@ -13,22 +15,22 @@ describe('images: the RHCOS-like OS image', function () {
   let engine: Engine;
   let registry: TestRegistry;
   let release: ReleaseInfo;
-  const sh = (script: string) => runInImage(engine, release.rhelCoreos8, ['/bin/sh', '-c', script]);
+  const sh = (script: string) => runInImage(engine, baseOsImage(release), ['/bin/sh', '-c', script]);
 
   before(async () => {
     engine = await connectEngine();
     registry = await startTestRegistry();
-    release = (await ensureReleases({ engine, registry })).current;
-    await pullImage(engine, release.rhelCoreos8);
+    release = (await ensureReleases({ releases: getProfile(undefined).releases, engine, registry })).current;
+    await pullImage(engine, baseOsImage(release));
   });
   after(async () => {
-    if (release) await removeImage(engine, release.rhelCoreos8);
+    if (release) await removeImage(engine, baseOsImage(release));
     await registry?.dispose();
   });
 
   it('names its release in /etc/os-release', async () => {
     const r = await sh('. /etc/os-release && echo "$NAME|$VERSION|$OPENSHIFT_VERSION|$ID"');
-    expect(r.output.trim()).to.equal(`Red Hat Enterprise Linux CoreOS|${CURRENT_RELEASE}|${CURRENT_RELEASE}|rhcos`);
+    expect(r.output.trim()).to.equal(`Red Hat Enterprise Linux CoreOS|${release.version}|${release.version}|rhcos`);
   });
 
   it('rpm -q / -qa answer from the package database with rpm\'s exit codes', async () => {
