@@ -11,7 +11,7 @@
  * differs between the sides is flagged, since a faster run that fails measures nothing.
  */
 import { execa } from 'execa';
-import { existsSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, utimesSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -55,8 +55,13 @@ async function prepareBase(ref: string): Promise<string> {
   const tree = join(dir, 'tree');
   await execa('git', ['worktree', 'add', '--detach', tree, ref], { cwd: ROOT });
   const sameLock = readFileSync(join(ROOT, 'package-lock.json'), 'utf8') === readFileSync(join(tree, 'package-lock.json'), 'utf8');
-  if (sameLock && existsSync(join(ROOT, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));
-  else await execa('npm', ['ci', '--no-audit', '--no-fund', '--offline'], { cwd: tree, stdio: 'inherit' });
+  if (sameLock && existsSync(join(ROOT, 'node_modules', '.package-lock.json'))) {
+    // A copy of hard links, never a symlink: the launcher there runs `npm ci` when it finds its lockfile newer than
+    // node_modules (a fresh checkout is), and through a symlink that would empty this tree's node_modules.
+    await execa('cp', ['-al', join(ROOT, 'node_modules'), join(tree, 'node_modules')]);
+    const now = new Date();
+    utimesSync(join(tree, 'node_modules', '.package-lock.json'), now, now);
+  } else await execa('npm', ['ci', '--no-audit', '--no-fund'], { cwd: tree, stdio: 'inherit' });
   return tree;
 }
 
