@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import { ANN } from '../../reference/constants.js';
 import { CURRENT_VERSION, NEXT_VERSION } from '../../reference/index.js';
+import { baseOsImage, machineOsContent } from '../../reference/releases/release-info.js';
 import {
   bootedImage,
   bootedPackages,
@@ -16,24 +17,15 @@ import {
   overrideMachineConfig,
   poolSettledOnNew,
   requestUpgrade,
-  startHarness,
   waitFor,
   type Harness,
   type Obj,
 } from './support/cluster.js';
+import { upgradeCompleted, withCluster } from './support/scenario-steps.js';
 
 const BUGGY = '4.12-nightly-2022-09-08';
 const FIXED = '4.12-ga';
 const WAIT_MS = 45_000;
-
-async function withHarness(profile: string, body: (h: Harness) => Promise<void>, faults: string[] = []): Promise<void> {
-  const h = await startHarness({ profile, faults });
-  try {
-    await body(h);
-  } finally {
-    await h.cluster.stop();
-  }
-}
 
 /** Create the report's two override MachineConfigs and wait until both pools run the overridden rendered configs. */
 async function overrideBothPools(h: Harness, image: string): Promise<Record<string, string>> {
@@ -54,13 +46,13 @@ describe('reference cluster acceptance (issue 4)', function () {
   this.timeout(120_000);
 
   it('(a) buggy profile: the report\'s messages, with master UPDATED=True', async () => {
-    await withHarness(BUGGY, async (h) => {
+    await withCluster({ profile: BUGGY }, async (h) => {
       const custom = await customImage(h.cluster);
       const { current, next } = h.cluster.releases;
       const renderedBefore = await overrideBothPools(h, custom);
 
       // first message of the report: at steady state, before any upgrade
-      const steady = `Failed to resync ${CURRENT_VERSION} because: error during syncRequiredMachineConfigPools: [timed out waiting for the condition, pool master has not progressed to latest configuration: osImageURL mismatch for master in ${renderedBefore.master} expected: ${current.machineOsContent} got: ${custom}, retrying]`;
+      const steady = `Failed to resync ${CURRENT_VERSION} because: error during syncRequiredMachineConfigPools: [timed out waiting for the condition, pool master has not progressed to latest configuration: osImageURL mismatch for master in ${renderedBefore.master} expected: ${machineOsContent(current)} got: ${custom}, retrying]`;
       await waitFor('the steady-state Degraded message', async () => cond(await h.k.get<Obj>('ClusterOperator', 'machine-config'), 'Degraded').message === steady, WAIT_MS, () => describeCluster(h.k, h.cluster));
 
       await requestUpgrade(h.k, next.image);
@@ -77,7 +69,7 @@ describe('reference cluster acceptance (issue 4)', function () {
       expect(cond(co, 'Degraded')).to.deep.include({
         status: 'True',
         reason: 'RequiredPoolsFailed',
-        message: `Unable to apply ${NEXT_VERSION}: error during syncRequiredMachineConfigPools: [timed out waiting for the condition, pool master has not progressed to latest configuration: osImageURL mismatch for master in ${master.status.configuration.name} expected: ${next.machineOsContent} got: ${custom}, retrying]`,
+        message: `Unable to apply ${NEXT_VERSION}: error during syncRequiredMachineConfigPools: [timed out waiting for the condition, pool master has not progressed to latest configuration: osImageURL mismatch for master in ${master.status.configuration.name} expected: ${machineOsContent(next)} got: ${custom}, retrying]`,
       });
       expect(cond(co, 'Available').status).to.equal('True');
       expect(co!.status.versions).to.deep.equal([{ name: 'operator', version: CURRENT_VERSION }]);
@@ -90,14 +82,11 @@ describe('reference cluster acceptance (issue 4)', function () {
   });
 
   it('(b) fixed profile: the upgrade completes and every node keeps the custom image', async () => {
-    await withHarness(FIXED, async (h) => {
+    await withCluster({ profile: FIXED }, async (h) => {
       const custom = await customImage(h.cluster);
       const renderedBefore = await overrideBothPools(h, custom);
       await requestUpgrade(h.k, h.cluster.releases.next.image);
-      await waitFor('history Completed at the new version', async () => {
-        const head = (await h.k.get<Obj>('ClusterVersion', 'version'))?.status?.history?.[0];
-        return head?.state === 'Completed' && head.version === NEXT_VERSION;
-      }, WAIT_MS, () => describeCluster(h.k, h.cluster));
+      await upgradeCompleted(h, NEXT_VERSION, WAIT_MS);
       const cv = await h.k.get<Obj>('ClusterVersion', 'version');
       expect(cv!.status.history[0]).to.include({ state: 'Completed', version: NEXT_VERSION });
       expect(cond(cv, 'Available').message).to.equal(`Done applying ${NEXT_VERSION}`);
@@ -119,25 +108,22 @@ describe('reference cluster acceptance (issue 4)', function () {
   });
 
   it('(c) no override: nodes move to the new release\'s OS image', async () => {
-    await withHarness(FIXED, async (h) => {
+    await withCluster({ profile: FIXED }, async (h) => {
       const { current, next } = h.cluster.releases;
       const before = (await h.k.get<Obj>('MachineConfigPool', 'worker'))!.status.configuration.name;
-      for (const node of await nodesOfRole(h.k, 'worker')) expect(bootedImage(h.cluster, node)).to.equal(current.rhelCoreos8);
+      for (const node of await nodesOfRole(h.k, 'worker')) expect(bootedImage(h.cluster, node)).to.equal(baseOsImage(current));
       await requestUpgrade(h.k, next.image);
       await waitFor('the worker pool on the new release', () => poolSettledOnNew(h.k, 'worker', before), WAIT_MS, () => describeCluster(h.k, h.cluster));
-      await waitFor('master pool and upgrade done', async () => {
-        const head = (await h.k.get<Obj>('ClusterVersion', 'version'))?.status?.history?.[0];
-        return head?.state === 'Completed' && head.version === NEXT_VERSION;
-      }, WAIT_MS, () => describeCluster(h.k, h.cluster));
+      await upgradeCompleted(h, NEXT_VERSION, WAIT_MS);
       for (const node of [...(await nodesOfRole(h.k, 'master')), ...(await nodesOfRole(h.k, 'worker'))]) {
-        expect(bootedImage(h.cluster, node), node.metadata.name).to.equal(next.rhelCoreos8);
+        expect(bootedImage(h.cluster, node), node.metadata.name).to.equal(baseOsImage(next));
         expect(node.status.nodeInfo.osImage).to.match(/202209121527/);
       }
     });
   });
 
   it('(d) an override named before 01-<role>-kubelet has no effect', async () => {
-    await withHarness(FIXED, async (h) => {
+    await withCluster({ profile: FIXED }, async (h) => {
       const custom = await customImage(h.cluster);
       const before = (await h.k.get<Obj>('MachineConfigPool', 'worker'))!;
       await h.k.create('MachineConfig', overrideMachineConfig('00-aaa-early-override', 'worker', custom));
@@ -149,13 +135,13 @@ describe('reference cluster acceptance (issue 4)', function () {
       await new Promise((r) => setTimeout(r, 3000)); // 30 cluster minutes: a rollout would have started
       for (const node of await nodesOfRole(h.k, 'worker')) {
         expect(node.metadata.annotations?.[ANN.desiredConfig]).to.equal(before.spec.configuration.name);
-        expect(bootedImage(h.cluster, node)).to.equal(h.cluster.releases.current.rhelCoreos8);
+        expect(bootedImage(h.cluster, node)).to.equal(baseOsImage(h.cluster.releases.current));
       }
     });
   });
 
   it('(e) an unpullable custom image degrades the node and the pool', async () => {
-    await withHarness(FIXED, async (h) => {
+    await withCluster({ profile: FIXED }, async (h) => {
       const missing = `${h.cluster.registry}/ocp-e2e/does-not-exist@sha256:${'0'.repeat(64)}`;
       await h.k.create('MachineConfig', overrideMachineConfig('tc-unpullable-worker', 'worker', missing));
       const pool = await waitFor('NodeDegraded on the worker pool', async () => {
@@ -175,7 +161,7 @@ describe('reference cluster acceptance (issue 4)', function () {
   });
 
   it('(f) a paused pool does not roll', async () => {
-    await withHarness(FIXED, async (h) => {
+    await withCluster({ profile: FIXED }, async (h) => {
       const custom = await customImage(h.cluster);
       const before = (await h.k.get<Obj>('MachineConfigPool', 'worker'))!.spec.configuration.name;
       await h.k.patch('MachineConfigPool', 'worker', { spec: { paused: true } });
@@ -190,7 +176,7 @@ describe('reference cluster acceptance (issue 4)', function () {
       await new Promise((r) => setTimeout(r, 4000)); // 40 cluster minutes
       for (const node of await nodesOfRole(h.k, 'worker')) {
         expect(node.metadata.annotations?.[ANN.desiredConfig]).to.equal(before);
-        expect(bootedImage(h.cluster, node)).to.equal(h.cluster.releases.current.rhelCoreos8);
+        expect(bootedImage(h.cluster, node)).to.equal(baseOsImage(h.cluster.releases.current));
       }
       await h.k.patch('MachineConfigPool', 'worker', { spec: { paused: false } });
       await waitFor('the unpaused pool to roll', () => poolSettledOnNew(h.k, 'worker', before), WAIT_MS, () => describeCluster(h.k, h.cluster));
@@ -198,7 +184,7 @@ describe('reference cluster acceptance (issue 4)', function () {
   });
 
   it('(g) deleting the override returns the nodes to the release image', async () => {
-    await withHarness(FIXED, async (h) => {
+    await withCluster({ profile: FIXED }, async (h) => {
       const custom = await customImage(h.cluster);
       const original = (await h.k.get<Obj>('MachineConfigPool', 'worker'))!.status.configuration.name;
       await h.k.create('MachineConfig', overrideMachineConfig('tc-rollback-worker', 'worker', custom));
@@ -207,7 +193,7 @@ describe('reference cluster acceptance (issue 4)', function () {
       await h.k.delete('MachineConfig', 'tc-rollback-worker');
       const back = await waitFor('the rollback to roll out', () => poolSettledOnNew(h.k, 'worker', overridden.status.configuration.name), WAIT_MS, () => describeCluster(h.k, h.cluster));
       expect(back.status.configuration.name).to.equal(original); // same spec, same rendered name
-      for (const node of await nodesOfRole(h.k, 'worker')) expect(bootedImage(h.cluster, node)).to.equal(h.cluster.releases.current.rhelCoreos8);
+      for (const node of await nodesOfRole(h.k, 'worker')) expect(bootedImage(h.cluster, node)).to.equal(baseOsImage(h.cluster.releases.current));
     });
   });
 });
@@ -216,24 +202,18 @@ describe('reference cluster under API faults', function () {
   this.timeout(120_000);
 
   it('finishes the fixed upgrade with overrides despite 429s, 500s, resets and cut watches', async () => {
-    const h = await startHarness({ profile: FIXED });
-    try {
-      const custom = await customImage(h.cluster);
-      // the test's own client retries too; the point is the controllers
-      h.cluster.setApiFaults({ rate429: 0.05, rate500: 0.05, resetRate: 0.02, watchCutSeconds: 1, latencyMs: 2, latencyJitterMs: 5 });
-      const before = (await h.k.get<Obj>('MachineConfigPool', 'master'))!.status.configuration.name;
-      await h.k.create('MachineConfig', overrideMachineConfig('tc-54183-new-os-image-upgrade-master', 'master', custom));
-      await waitFor('master to roll out the override', () => poolSettledOnNew(h.k, 'master', before), 60_000, () => describeCluster(h.k, h.cluster));
-      await requestUpgrade(h.k, h.cluster.releases.next.image);
-      await waitFor('history Completed at the new version', async () => {
-        const head = (await h.k.get<Obj>('ClusterVersion', 'version'))?.status?.history?.[0];
-        return head?.state === 'Completed' && head.version === NEXT_VERSION;
-      }, 60_000, () => describeCluster(h.k, h.cluster));
-      h.cluster.setApiFaults({});
-      for (const node of await nodesOfRole(h.k, 'master')) expect(bootedImage(h.cluster, node)).to.equal(custom);
-    } finally {
-      await h.cluster.stop();
-    }
+    await withCluster({ profile: FIXED }, async (h) => {
+        const custom = await customImage(h.cluster);
+        // the test's own client retries too; the point is the controllers
+        h.cluster.setApiFaults({ rate429: 0.05, rate500: 0.05, resetRate: 0.02, watchCutSeconds: 1, latencyMs: 2, latencyJitterMs: 5 });
+        const before = (await h.k.get<Obj>('MachineConfigPool', 'master'))!.status.configuration.name;
+        await h.k.create('MachineConfig', overrideMachineConfig('tc-54183-new-os-image-upgrade-master', 'master', custom));
+        await waitFor('master to roll out the override', () => poolSettledOnNew(h.k, 'master', before), 60_000, () => describeCluster(h.k, h.cluster));
+        await requestUpgrade(h.k, h.cluster.releases.next.image);
+        await upgradeCompleted(h, NEXT_VERSION, 60_000);
+        h.cluster.setApiFaults({});
+        for (const node of await nodesOfRole(h.k, 'master')) expect(bootedImage(h.cluster, node)).to.equal(custom);
+    });
   });
 });
 
@@ -241,26 +221,23 @@ describe('reference CVO payload errors', function () {
   this.timeout(60_000);
 
   it('an unreadable payload image is reported as ReleaseAccepted=False, not a hang', async () => {
-    const h = await startHarness({ profile: FIXED });
-    try {
-      const missing = `${h.cluster.registry}/ocp/release:4.12.0-0.nightly-2099-01-01-000000`;
-      await requestUpgrade(h.k, missing);
-      const cv = await waitFor('ReleaseAccepted=False', async () => {
-        const o = await h.k.get<Obj>('ClusterVersion', 'version');
-        return cond(o, 'ReleaseAccepted').status === 'False' ? o : undefined;
-      }, 20_000, () => describeCluster(h.k, h.cluster));
-      expect(cond(cv, 'ReleaseAccepted')).to.deep.include({
-        reason: 'RetrievePayload',
-        message: `Retrieving payload failed version="" image="${missing}" failure=unable to read release image ${missing}: manifest unknown: manifest unknown`,
-      });
-      expect(cv.status.history).to.have.length(1);
-      expect(cv.status.desired.version).to.equal(CURRENT_VERSION);
-      // without --force an image outside the update graph is refused, as a real CVO refuses an unsigned one
-      await h.k.patch('ClusterVersion', 'version', { spec: { desiredUpdate: { version: '', image: `${h.cluster.registry}/ocp/release@sha256:${'2'.repeat(64)}`, force: false } } });
-      await waitFor('the unforced refusal', async () => /The update cannot be verified: unable to verify sha256:2{64} against keyrings: verifier-public-key-redhat$/.test(cond(await h.k.get<Obj>('ClusterVersion', 'version'), 'ReleaseAccepted').message ?? ''), 20_000, () => describeCluster(h.k, h.cluster));
-    } finally {
-      await h.cluster.stop();
-    }
+    await withCluster({ profile: FIXED }, async (h) => {
+        const missing = `${h.cluster.registry}/ocp/release:4.12.0-0.nightly-2099-01-01-000000`;
+        await requestUpgrade(h.k, missing);
+        const cv = await waitFor('ReleaseAccepted=False', async () => {
+          const o = await h.k.get<Obj>('ClusterVersion', 'version');
+          return cond(o, 'ReleaseAccepted').status === 'False' ? o : undefined;
+        }, 20_000, () => describeCluster(h.k, h.cluster));
+        expect(cond(cv, 'ReleaseAccepted')).to.deep.include({
+          reason: 'RetrievePayload',
+          message: `Retrieving payload failed version="" image="${missing}" failure=unable to read release image ${missing}: manifest unknown: manifest unknown`,
+        });
+        expect(cv.status.history).to.have.length(1);
+        expect(cv.status.desired.version).to.equal(CURRENT_VERSION);
+        // without --force an image outside the update graph is refused, as a real CVO refuses an unsigned one
+        await h.k.patch('ClusterVersion', 'version', { spec: { desiredUpdate: { version: '', image: `${h.cluster.registry}/ocp/release@sha256:${'2'.repeat(64)}`, force: false } } });
+        await waitFor('the unforced refusal', async () => /The update cannot be verified: unable to verify sha256:2{64} against keyrings: verifier-public-key-redhat$/.test(cond(await h.k.get<Obj>('ClusterVersion', 'version'), 'ReleaseAccepted').message ?? ''), 20_000, () => describeCluster(h.k, h.cluster));
+    });
   });
 });
 
@@ -268,23 +245,20 @@ describe('reference render errors', function () {
   this.timeout(60_000);
 
   it('an invalid MachineConfig sets RenderDegraded and blocks the operator through the degraded pool', async () => {
-    const h = await startHarness({ profile: FIXED });
-    try {
-      await h.k.create('MachineConfig', { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name: '99-worker-bad-kernel', labels: { 'machineconfiguration.openshift.io/role': 'worker' } }, spec: { kernelType: 'rt' } });
-      const pool = await waitFor('RenderDegraded on worker', async () => {
-        const p = await h.k.get<Obj>('MachineConfigPool', 'worker');
-        return cond(p, 'RenderDegraded').status === 'True' ? p : undefined;
-      }, 20_000, () => describeCluster(h.k, h.cluster));
-      expect(cond(pool, 'RenderDegraded')).to.deep.include({ reason: '', message: 'Failed to render configuration for pool worker: kernelType=rt is invalid' });
-      expect(cond(pool, 'Degraded').status).to.equal('True');
-      const co = await waitFor('the operator to report the degraded pool', async () => {
-        const o = await h.k.get<Obj>('ClusterOperator', 'machine-config');
-        return /error pool worker is not ready, retrying\. Status: \(pool degraded: true total: 2, ready 2, updated: 2, unavailable: 0\)/.test(o?.status?.extension?.lastSyncError ?? '') ? o : undefined;
-      }, 20_000, () => describeCluster(h.k, h.cluster));
-      expect(cond(co, 'Upgradeable')).to.deep.include({ status: 'False', reason: 'DegradedPool' });
-      expect(co.status.extension.worker).to.equal('pool is degraded because rendering fails with "": "Failed to render configuration for pool worker: kernelType=rt is invalid"');
-    } finally {
-      await h.cluster.stop();
-    }
+    await withCluster({ profile: FIXED }, async (h) => {
+        await h.k.create('MachineConfig', { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name: '99-worker-bad-kernel', labels: { 'machineconfiguration.openshift.io/role': 'worker' } }, spec: { kernelType: 'rt' } });
+        const pool = await waitFor('RenderDegraded on worker', async () => {
+          const p = await h.k.get<Obj>('MachineConfigPool', 'worker');
+          return cond(p, 'RenderDegraded').status === 'True' ? p : undefined;
+        }, 20_000, () => describeCluster(h.k, h.cluster));
+        expect(cond(pool, 'RenderDegraded')).to.deep.include({ reason: '', message: 'Failed to render configuration for pool worker: kernelType=rt is invalid' });
+        expect(cond(pool, 'Degraded').status).to.equal('True');
+        const co = await waitFor('the operator to report the degraded pool', async () => {
+          const o = await h.k.get<Obj>('ClusterOperator', 'machine-config');
+          return /error pool worker is not ready, retrying\. Status: \(pool degraded: true total: 2, ready 2, updated: 2, unavailable: 0\)/.test(o?.status?.extension?.lastSyncError ?? '') ? o : undefined;
+        }, 20_000, () => describeCluster(h.k, h.cluster));
+        expect(cond(co, 'Upgradeable')).to.deep.include({ status: 'False', reason: 'DegradedPool' });
+        expect(co.status.extension.worker).to.equal('pool is degraded because rendering fails with "": "Failed to render configuration for pool worker: kernelType=rt is invalid"');
+    });
   });
 });
