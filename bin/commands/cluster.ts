@@ -58,9 +58,11 @@ function engineTrustText(cluster: ReferenceCluster): string[] {
   return out;
 }
 
-/** A release as the report's step 1 shows it: the payload, then each OS image by the tag name the payload gives it. */
+/** A release as the report's step 1 shows it: the payload, then each OS image (the base OS first) by the tag name the payload gives it. */
 function releaseLines(title: string, release: ReleaseInfo): string[] {
-  const named = [['payload', release.image], ...Object.entries(release.osImages).sort(([a], [b]) => a.localeCompare(b))];
+  const base = baseOsTag(release);
+  const osImages = Object.entries(release.osImages).sort(([a], [b]) => Number(b === base) - Number(a === base) || a.localeCompare(b));
+  const named = [['payload', release.image], ...osImages];
   return [`  ${title.padEnd(15)} ${release.version}`, ...named.map(([name, pullspec]) => `    ${name!.padEnd(14)} ${pullspec}`)];
 }
 

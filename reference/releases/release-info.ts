@@ -29,8 +29,8 @@ export function baseOsTag(release: Pick<ReleaseInfo, 'osImages'>): string | unde
 }
 
 /**
- * The base OS image (`baseOSContainerImage`, what FIX boots by default); a release without one falls back to
- * machine-os-content, as the MCO's ConfigMap does.
+ * The base OS image (`baseOSContainerImage`, what FIX boots by default); a release without one (before 4.12) falls back
+ * to machine-os-content, so each ConfigMap key the CVO writes names an image of the release.
  */
 export function baseOsImage(release: Pick<ReleaseInfo, 'osImages'>): string {
   return baseOs(release) ?? release.osImages[MACHINE_OS_CONTENT] ?? missing(release);
