@@ -17,7 +17,8 @@ import { buildImage, removeImage } from '../../lib/oci/build.js';
 import { connectEngine } from '../../lib/oci/engine.js';
 import { startLocalRegistry } from '../../lib/oci/local-registry.js';
 import { pushImage } from '../../lib/oci/push.js';
-import { ensureReleases } from '../../reference/releases/index.js';
+import { getProfile } from '../../reference/profiles/index.js';
+import { baseOsImage, ensureReleases } from '../../reference/releases/index.js';
 
 const LAYERED_OS_DIR = fileURLToPath(new URL('../../images/layered-os/', import.meta.url));
 const args = process.argv.slice(2);
@@ -34,9 +35,9 @@ const storageDir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-bench-images-'));
 const registry = await startLocalRegistry({ storageDir });
 const cleanup: string[] = [];
 try {
-  const cold = await ensureReleases({ engine, registry, forceRebuild: true });
-  const warm = await ensureReleases({ engine, registry });
-  const base = cold.current.rhelCoreos8;
+  const cold = await ensureReleases({ releases: getProfile(undefined).releases, engine, registry, forceRebuild: true });
+  const warm = await ensureReleases({ releases: getProfile(undefined).releases, engine, registry });
+  const base = baseOsImage(cold.current);
   const repo = `${registry.address}/ocp-e2e/bench-layered`;
   const times: Record<string, number[]> = {};
   const record = (key: string, ms: number) => (times[key] ??= []).push(ms);

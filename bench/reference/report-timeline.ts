@@ -9,7 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { LABEL, MC_API_VERSION } from '../../reference/constants.js';
-import { startReferenceCluster } from '../../reference/index.js';
+import { baseOsImage, startReferenceCluster } from '../../reference/index.js';
 import { KubeClient, type KubeObject } from '../../lib/kube/client.js';
 
 const { values } = parseArgs({ options: { 'time-factor': { type: 'string', default: '600' }, seed: { type: 'string', default: '1' } } });
@@ -28,7 +28,7 @@ const until = async (what: string, probe: () => Promise<boolean>): Promise<void>
   marks[what] = performance.now() - t0;
 };
 try {
-  const custom = cluster.releases.next.rhelCoreos8;
+  const custom = baseOsImage(cluster.releases.next);
   for (const role of ['master', 'worker']) {
     await k.create('MachineConfig', { apiVersion: MC_API_VERSION, kind: 'MachineConfig', metadata: { name: `tc-54183-new-os-image-upgrade-${role}`, labels: { [LABEL.role]: role } }, spec: { osImageURL: custom } } as Obj);
   }

@@ -18,7 +18,8 @@ import {
 import { pullImage } from '../../lib/oci/pull.js';
 import { pushImage } from '../../lib/oci/push.js';
 import { RegistryClient } from '../../lib/oci/image-files.js';
-import { ensureReleases, type ReleaseInfo } from '../../reference/releases/index.js';
+import { getProfile } from '../../reference/profiles/index.js';
+import { baseOsImage, ensureReleases, type ReleaseInfo } from '../../reference/releases/index.js';
 import { closedPort, MARKER_PASSWORD, markerPullSecret, runInImage, startTestRegistry, type TestRegistry } from './fixtures.js';
 
 const REPORT_REPO_FILE =
@@ -39,7 +40,7 @@ describe('images: layered OS image build and push (real engine, real registry)',
   before(async () => {
     engine = await connectEngine();
     registry = await startTestRegistry();
-    release = (await ensureReleases({ engine, registry })).current;
+    release = (await ensureReleases({ releases: getProfile(undefined).releases, engine, registry })).current;
   });
 
   after(async () => {
@@ -52,7 +53,7 @@ describe('images: layered OS image build and push (real engine, real registry)',
     localImages.push(tag);
     const built = await buildImage(engine, {
       contextDir: LAYERED_OS_DIR,
-      buildArgs: { BASE_IMAGE: release.rhelCoreos8 },
+      buildArgs: { BASE_IMAGE: baseOsImage(release) },
       labels: labels('54183'),
       tag,
       noCache: true, // the RUN step must really run here, not come from an earlier test's layer cache
@@ -77,11 +78,11 @@ describe('images: layered OS image build and push (real engine, real registry)',
     // Pull by digest, as a node does, and look inside.
     await removeImage(engine, tag);
     await pullImage(engine, pushed.pullspec);
-    await pullImage(engine, release.rhelCoreos8);
-    localImages.push(pushed.pullspec, release.rhelCoreos8);
+    await pullImage(engine, baseOsImage(release));
+    localImages.push(pushed.pullspec, baseOsImage(release));
     const layered = await runInImage(engine, pushed.pullspec, ['rpm', '-q', 'zsh']);
     expect(layered).to.deep.equal({ exitCode: 0, output: 'zsh-5.5.1-10.el8.x86_64\n' });
-    const base = await runInImage(engine, release.rhelCoreos8, ['rpm', '-q', 'zsh']);
+    const base = await runInImage(engine, baseOsImage(release), ['rpm', '-q', 'zsh']);
     expect(base).to.deep.equal({ exitCode: 1, output: 'package zsh is not installed\n' });
     const zsh = await runInImage(engine, pushed.pullspec, ['zsh', '--version']);
     expect(zsh.output).to.match(/^zsh 5\.5\.1/);
@@ -92,7 +93,7 @@ describe('images: layered OS image build and push (real engine, real registry)',
     localImages.push(tag);
     const err = await buildImage(engine, {
       contextDir: LAYERED_OS_DIR,
-      buildArgs: { BASE_IMAGE: release.rhelCoreos8, PACKAGES: 'nosuchpkg' },
+      buildArgs: { BASE_IMAGE: baseOsImage(release), PACKAGES: 'nosuchpkg' },
       tag,
     }).catch((e) => e);
     expect(err).to.be.instanceOf(BuildStepFailedError);
@@ -104,7 +105,7 @@ describe('images: layered OS image build and push (real engine, real registry)',
 
   it('a Containerfile syntax error is its own error', async () => {
     const err = await buildImage(engine, {
-      files: { Containerfile: `FROM ${release.rhelCoreos8}\nRUNN echo hi\n` },
+      files: { Containerfile: `FROM ${baseOsImage(release)}\nRUNN echo hi\n` },
       tag: tagFor('syntax'),
     }).catch((e) => e);
     expect(err).to.be.instanceOf(ContainerfileSyntaxError);
@@ -147,7 +148,7 @@ describe('images: layered OS image build and push (real engine, real registry)',
   it('a build that runs too long is cancelled with a timeout error', async () => {
     const started = Date.now();
     const err = await buildImage(engine, {
-      files: { Containerfile: `FROM ${release.rhelCoreos8}\nRUN echo started && sleep 30\n` },
+      files: { Containerfile: `FROM ${baseOsImage(release)}\nRUN echo started && sleep 30\n` },
       tag: tagFor('slow'),
       timeoutMs: 2500,
       noCache: true,
@@ -160,7 +161,7 @@ describe('images: layered OS image build and push (real engine, real registry)',
   it('pushing to a registry that is not running says it is unreachable', async () => {
     const port = await closedPort();
     const tag = tagFor('unreachable', `127.0.0.1:${port}`);
-    await engine.getImage(release.rhelCoreos8).tag({ repo: tag.slice(0, tag.lastIndexOf(':')), tag: tag.slice(tag.lastIndexOf(':') + 1) });
+    await engine.getImage(baseOsImage(release)).tag({ repo: tag.slice(0, tag.lastIndexOf(':')), tag: tag.slice(tag.lastIndexOf(':') + 1) });
     localImages.push(tag);
     const err = await pushImage(engine, tag).catch((e) => e);
     expect(err).to.be.instanceOf(RegistryUnreachableError);
@@ -176,7 +177,7 @@ describe('images: layered OS image build and push (real engine, real registry)',
 
     it('push without credentials: PushUnauthorizedError saying none were found', async () => {
       const tag = tagFor('noauth', secured.address);
-      await engine.getImage(release.rhelCoreos8).tag({ repo: `${secured.address}/ocp-e2e/layered`, tag: `${runId}-noauth` });
+      await engine.getImage(baseOsImage(release)).tag({ repo: `${secured.address}/ocp-e2e/layered`, tag: `${runId}-noauth` });
       localImages.push(tag);
       const err = await pushImage(engine, tag).catch((e) => e);
       expect(err).to.be.instanceOf(PushUnauthorizedError);
@@ -186,7 +187,7 @@ describe('images: layered OS image build and push (real engine, real registry)',
 
     it('push with wrong credentials: PushUnauthorizedError, and the secret is never shown', async () => {
       const tag = tagFor('badauth', secured.address);
-      await engine.getImage(release.rhelCoreos8).tag({ repo: `${secured.address}/ocp-e2e/layered`, tag: `${runId}-badauth` });
+      await engine.getImage(baseOsImage(release)).tag({ repo: `${secured.address}/ocp-e2e/layered`, tag: `${runId}-badauth` });
       localImages.push(tag);
       const wrong = parseDockerConfig(markerPullSecret(secured.address, MARKER_PASSWORD + '-wrong'));
       const err = await pushImage(engine, tag, { auth: wrong }).catch((e) => e);
@@ -198,7 +199,7 @@ describe('images: layered OS image build and push (real engine, real registry)',
     it('push and private base pull with the pull secret work, and no output shows the secret', async () => {
       const credentials = parseDockerConfig(markerPullSecret(secured.address));
       const baseTag = `${secured.address}/ocp-e2e/private-base:${runId}`;
-      await engine.getImage(release.rhelCoreos8).tag({ repo: `${secured.address}/ocp-e2e/private-base`, tag: runId });
+      await engine.getImage(baseOsImage(release)).tag({ repo: `${secured.address}/ocp-e2e/private-base`, tag: runId });
       localImages.push(baseTag);
       const base = await pushImage(engine, baseTag, { auth: credentials });
       await removeImage(engine, baseTag);
@@ -208,7 +209,7 @@ describe('images: layered OS image build and push (real engine, real registry)',
         contextDir: LAYERED_OS_DIR,
         buildArgs: { BASE_IMAGE: base.pullspec },
         tag: tagFor('private-denied', secured.address),
-        // podman would use its local copy of the same digest (pushed from release.rhelCoreos8) without asking
+        // podman would use its local copy of the same digest (pushed from baseOsImage(release)) without asking
         pull: true,
       }).catch((e) => e);
       expect(denied, String(denied)).to.be.instanceOf(BaseImageUnavailableError);

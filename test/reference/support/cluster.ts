@@ -9,7 +9,7 @@ import { buildImage } from '../../../lib/oci/build.js';
 import { connectEngine } from '../../../lib/oci/engine.js';
 import { pushImage } from '../../../lib/oci/push.js';
 import { ANN, LABEL, MC_API_VERSION } from '../../../reference/constants.js';
-import { startReferenceCluster, type ReferenceCluster, type ReferenceClusterOptions } from '../../../reference/index.js';
+import { baseOsImage, startReferenceCluster, type ReferenceCluster, type ReferenceClusterOptions } from '../../../reference/index.js';
 import { KubeClient, type KubeObject } from '../../../lib/kube/client.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -122,7 +122,7 @@ export function customImage(cluster: ReferenceCluster): Promise<string> {
       const tag = `${cluster.imageRepo}:reference-tests-54183`;
       await buildImage(engine, {
         contextDir: path.join(REPO, 'images', 'layered-os'),
-        buildArgs: { BASE_IMAGE: cluster.releases.current.rhelCoreos8 },
+        buildArgs: { BASE_IMAGE: baseOsImage(cluster.releases.current) },
         tag,
         timeoutMs: 120_000,
         registryConfig: cluster.registryCredentials,
