@@ -4,7 +4,7 @@
  * Commands, flags and JSON follow OTE's pkg/cmd and types (openshift-eng/openshift-tests-extension 2fd5b2fa4221);
  * the modules doing the work are in bin/ote/.
  */
-import { Command, Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
 import { addHelpExtras } from '../help.js';
 import { collect } from '../args.js';
 import { component, identifier, sourceInfo } from '../ote/component.js';
@@ -57,17 +57,15 @@ export function register(program: Command): void {
       await writeStdout(`${goJson(await extension(), '    ')}\n`);
     });
 
-  const list = withListOptions(ote.command('list').description('the tests (default), or: list tests | suites | components'));
-  list.action(listTestsAction);
-  withListOptions(list.command('tests').description('the tests, filtered by --suite and the environment flags')).action(listTestsAction);
-  withOutput(withComponent(list.command('suites').description('the suites the extension advertises')))
-    .action(async (options: ComponentOption & { output: OutputFormat }) => {
-      await checkComponent(options, 'list suites');
-      await writeStdout(`${formatList(suites(sourceId()), options.output)}\n`);
-    });
-  withOutput(list.command('components').description('the components of this binary (one: openshift:<type>:ocp-e2e)'))
-    .action(async (options: { output: OutputFormat }) => {
-      await writeStdout(`${formatList([{ ...component() }], options.output)}\n`);
+  // `list [tests|suites|components]` as one command with an argument, not subcommands: the program parses options
+  // anywhere (no positional options), so a subcommand's -o would be taken by `list` before it.
+  withListOptions(ote.command('list').description('the tests (default), the suites or the components, as OTE\'s list [tests|suites|components]'))
+    .addArgument(new Argument('[what]', 'tests, suites or components').choices(['tests', 'suites', 'components']).default('tests'))
+    .action(async (what: 'tests' | 'suites' | 'components', options: ListOptions) => {
+      if (what === 'components') return writeStdout(`${formatList([{ ...component() }], options.output)}\n`);
+      await checkComponent(options, `list ${what}`);
+      if (what === 'suites') return writeStdout(`${formatList(suites(sourceId()), options.output)}\n`);
+      return listTestsAction(options);
     });
 
   withComponent(ote.command('run-test').description('run tests by name against $KUBECONFIG (through ocp-e2e run --target cluster --allow-disruptive): one result per test'))

@@ -37,10 +37,11 @@ export const ENVIRONMENT_OPTIONS = [
 ] as const;
 
 /**
- * Where the specs cannot run: no MachineConfigPools to override. MicroShift has no machine-config operator, and a
- * hosted control plane (HyperShift, topology External) manages its nodes through NodePools, not pools.
+ * Where the specs cannot run: no MachineConfigPools to override. A hosted control plane (HyperShift; origin passes
+ * the Infrastructure's controlPlaneTopology, so `External`) manages its nodes through NodePools, and MicroShift has no
+ * machine-config operator at all.
  */
-const EXCLUDED_TOPOLOGIES = ['microshift', 'external'];
+const EXCLUDED_TOPOLOGIES = ['External', 'microshift'];
 
 export function environmentSelector(): EnvironmentSelector {
   return { exclude: EXCLUDED_TOPOLOGIES.map((t) => `topology=="${t}"`).join(' || ') };

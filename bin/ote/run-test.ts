@@ -182,11 +182,14 @@ async function allureResultOf(test: OteTest, reportsDir: string): Promise<Allure
   return results.find((r) => mochaFullTitle(r) === test.fullTitle);
 }
 
-/** The failure as the suite words it (phase, what was expected, what the cluster said), then where it was thrown. */
+/**
+ * The failure as the suite words it (phase, what was expected, what the cluster said), then where it was thrown: the
+ * stack's frames only, as its first lines repeat the message.
+ */
 function failureText(r: AllureResult): string {
-  const message = r.statusDetails?.message?.trim() ?? '';
-  const trace = r.statusDetails?.trace?.trim() ?? '';
-  return [message || `test ${r.status}`, trace].filter(Boolean).join('\n');
+  const message = r.statusDetails?.message?.trim() || `test ${r.status}`;
+  const frames = (r.statusDetails?.trace ?? '').split('\n').filter((l) => /^\s+at /.test(l));
+  return [message, ...frames].join('\n');
 }
 
 /** The run's own one-line message (`ocp-e2e run: ...`, `ocp-e2e setup: MISSING ...`, `error: ...`), else its last line. */
