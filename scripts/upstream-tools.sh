@@ -16,7 +16,11 @@ upstream_tools_check() {
   )
   for entry in "${tools[@]}"; do
     tool="${entry%%|*}"
-    command -v "$tool" >/dev/null 2>&1 && continue
+    if command -v "$tool" >/dev/null 2>&1; then
+      # the oracles' tests look in OCP_E2E_UPSTREAM_BIN: point it at the folder PATH found them in
+      case "$tool" in mco-oracle-*) export OCP_E2E_UPSTREAM_BIN="${OCP_E2E_UPSTREAM_BIN:-$(dirname "$(command -v "$tool")")}" ;; esac
+      continue
+    fi
     for dir in "${candidates[@]}"; do
       if [ -x "$dir/$tool" ]; then
         export PATH="$dir:$PATH"
