@@ -2,6 +2,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import { upgradeListener } from './upgrade.js';
 
 export interface Listening {
   /** host:port as it goes into a URL (IPv6 in brackets). */
@@ -21,6 +22,7 @@ export async function listen(handler: (req: IncomingMessage, res: ServerResponse
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     else socket.destroy();
   });
+  server.on('upgrade', upgradeListener(handler)); // pods/exec over WebSocket: see upgrade.ts
   server.keepAliveTimeout = 30_000;
   server.requestTimeout = 0; // watches are long-lived
 

@@ -3,7 +3,9 @@
  * handlers/ and add one entry here; a new subresource of a kind is an entry in handlers/resources.ts instead.
  */
 import type { Route } from './context.js';
+import { isAccessReviewPath, serveAccessReview } from './handlers/access-reviews.js';
 import { isDiscoveryPath, serveDiscovery } from './handlers/discovery.js';
+import { isPodExecPath, servePodExec } from './handlers/exec.js';
 import { isHealthPath, isOpenApiV2Path, isOpenApiV3Path, isVersionPath, serveHealth, serveOpenApiV2, serveOpenApiV3, serveVersion } from './handlers/meta.js';
 import { isResourcePath, serveResource } from './handlers/resources.js';
 
@@ -13,5 +15,9 @@ export const ROUTES: readonly Route[] = [
   { name: 'openapi/v2', matches: isOpenApiV2Path, handle: serveOpenApiV2 },
   { name: 'openapi/v3', matches: isOpenApiV3Path, handle: serveOpenApiV3 },
   { name: 'discovery', matches: isDiscoveryPath, handle: serveDiscovery },
+  // before the resource tree: an upgrade the kubelet answers, not a subresource verb
+  { name: 'pods/exec', matches: isPodExecPath, handle: servePodExec },
+  // before the resource tree: reviews are answered from the authorizer, never stored
+  { name: 'access reviews', matches: isAccessReviewPath, handle: serveAccessReview },
   { name: 'resources', matches: isResourcePath, handle: serveResource },
 ];

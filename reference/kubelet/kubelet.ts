@@ -17,7 +17,7 @@ import type { Informer } from '../../lib/kube/informer.js';
 import type { ComponentLogs } from '../workloads/component-logs.js';
 import { COMPONENT_ANNOTATION, type ComponentName } from '../workloads/components.js';
 import { klogLine, LogSink } from '../workloads/logs.js';
-import { runDebugCommand, type HostFiles } from './host-shell.js';
+import { runDebugCommand, type HostContext, type HostFiles } from './host-shell.js';
 import type { NodeHosts } from './hosts.js';
 
 type Pod = V1Pod & KubeObject;
@@ -92,6 +92,11 @@ export class Kubelets implements Controller {
   /** The pod as the API shows it now (for the log server's "waiting to start" answers). */
   podFromApi(namespace: string, name: string): Pod | undefined {
     return this.pods.get(name, namespace);
+  }
+
+  /** The host a command exec'd into one of the node's containers runs on (exec-server.ts). */
+  hostContext(node: string): HostContext {
+    return { node, os: this.options.hosts.get(node), files: this.options.files };
   }
 
   private consider(pod: Pod): void {

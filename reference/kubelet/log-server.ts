@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LogLine, LogSink } from '../workloads/logs.js';
+import { attachExecServer } from './exec-server.js';
 import type { Kubelets } from './kubelet.js';
 
 export interface KubeletServer {
@@ -26,6 +27,7 @@ function rfc3339Nano(ms: number): string {
 export async function startKubeletServer(kubelets: Kubelets, now: () => number): Promise<KubeletServer> {
   const open = new Set<ServerResponse>();
   const server: Server = createServer((req, res) => serve(kubelets, now, req, res, open));
+  const exec = attachExecServer(server, kubelets); // /exec/… upgrades on the same port
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -35,6 +37,7 @@ export async function startKubeletServer(kubelets: Kubelets, now: () => number):
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of open) res.end();
+        exec.close();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

@@ -1,0 +1,132 @@
+/**
+ * The kubelets' exec endpoint: `GET|POST /exec/{namespace}/{pod}/{container}?command=…&stdin=…&stdout=…&stderr=…&tty=…`
+ * upgraded to a WebSocket, where the API server's `pods/exec` forwards a client's upgrade (mock/http/handlers/exec.ts).
+ * It speaks the channel protocols of k8s.io/apimachinery's wsstream that kubectl 1.32 and client-node offer:
+ * `v5.channel.k8s.io` (255 closes a stream), `v4.channel.k8s.io` (the exit status as a Status on channel 3) and the
+ * original `channel.k8s.io` (an error text on channel 3). Each binary message is one channel byte and its data:
+ * 0 stdin, 1 stdout, 2 stderr, 3 error, 4 resize. The command runs as exec-command.ts says; its output goes on
+ * stdout and stderr, then the status, then the socket closes (code 1000), as the kubelet's streaming server does.
+ * Refusals come before the upgrade, as the kubelet writes them (plain text): an unknown pod 404 `pod does not exist`,
+ * a container not running 500 `container not found ("C")`. SPDY/3.1 (`oc` 4.12) is refused with 400 saying so.
+ * Not yet: stdin is read and dropped (the host shell takes no input), no TTY (a tty request runs without one).
+ * A client that goes away ends its session; nothing runs on for it (the command is an in-process evaluation).
+ */
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocket, WebSocketServer } from 'ws';
+import { hostMountOf, runInContainer, type ExecResult } from './exec-command.js';
+import type { Kubelets } from './kubelet.js';
+
+export const EXEC_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'channel.k8s.io'] as const;
+
+const STDOUT = 1;
+const STDERR = 2;
+const ERROR = 3;
+
+export interface ExecServer {
+  close(): void;
+}
+
+/** Serves exec on `server`'s upgrade requests; close() ends every open session. */
+export function attachExecServer(server: Server, kubelets: Kubelets): ExecServer {
+  const sessions = new Set<WebSocket>();
+  const wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    handleProtocols: (offered) => EXEC_PROTOCOLS.find((p) => offered.has(p)) ?? false,
+  });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    const refusal = check(kubelets, req);
+    if ('code' in refusal) return refuse(socket, refusal.code, refusal.message);
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sessions.add(ws);
+      ws.on('close', () => sessions.delete(ws));
+      void session(ws, refusal, kubelets);
+    });
+  });
+  return {
+    close: () => {
+      for (const ws of sessions) ws.terminate();
+      wss.close();
+    },
+  };
+}
+
+interface ExecRequest {
+  argv: string[];
+  node: string;
+  hostMount?: string;
+  stdout: boolean;
+  stderr: boolean;
+}
+
+function check(kubelets: Kubelets, req: IncomingMessage): ExecRequest | { code: number; message: string } {
+  const url = new URL(req.url ?? '/', 'http://kubelet');
+  const m = /^\/exec\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(url.pathname);
+  if (!m || (req.method !== 'GET' && req.method !== 'POST')) return { code: 404, message: '404 page not found' };
+  const [namespace, podName, container] = m.slice(1).map(decodeURIComponent) as [string, string, string];
+  const q = url.searchParams;
+  const flag = (name: string): boolean => ['true', '1'].includes(q.get(name) ?? '');
+  if (!flag('stdin') && !flag('stdout') && !flag('stderr')) return { code: 400, message: 'you must specify at least 1 of stdin, stdout, stderr' };
+  const apiPod = kubelets.podFromApi(namespace, podName);
+  const { pod } = kubelets.containerLog(namespace, podName, container);
+  if (!apiPod || !pod) return { code: 404, message: 'pod does not exist' };
+  const state = apiPod.status?.containerStatuses?.find((c) => c.name === container)?.state;
+  if (!state?.running) return { code: 500, message: `container not found ("${container}")` };
+  if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
+    return { code: 400, message: `the reference's kubelet stand-in serves exec over WebSocket only (${EXEC_PROTOCOLS.join(', ')}); ${req.headers.upgrade ?? 'a plain request'} is not served yet` };
+  }
+  return { argv: q.getAll('command'), node: pod.node, hostMount: hostMountOf(apiPod, container), stdout: flag('stdout'), stderr: flag('stderr') };
+}
+
+function refuse(socket: Duplex, code: number, message: string): void {
+  const reason = { 400: 'Bad Request', 404: 'Not Found', 500: 'Internal Server Error' }[code] ?? 'Error';
+  const body = Buffer.from(message);
+  socket.end(`HTTP/1.1 ${code} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${message}`);
+}
+
+async function session(ws: WebSocket, exec: ExecRequest, kubelets: Kubelets): Promise<void> {
+  let gone = false;
+  ws.on('close', () => { gone = true; });
+  ws.on('error', () => ws.terminate());
+  // stdin (0), resize (4) and v5's stream closes (255) are read and dropped: the host shell takes no input
+  ws.on('message', () => undefined);
+  let result: ExecResult;
+  try {
+    result = await runInContainer(exec.argv, exec.hostMount, kubelets.hostContext(exec.node));
+  } catch (error) {
+    result = { stdout: '', stderr: `${(error as Error).message}\n`, exitCode: 126 };
+  }
+  if (gone || ws.readyState !== WebSocket.OPEN) return;
+  if (exec.stdout && result.stdout) ws.send(frame(STDOUT, result.stdout));
+  if (exec.stderr && result.stderr) ws.send(frame(STDERR, result.stderr));
+  const status = statusFor(ws.protocol, exec.argv, result.exitCode);
+  if (status) ws.send(frame(ERROR, status));
+  // the close ends every stream: no v5 stream-close messages first (client-node 1.4 takes them for an unknown stream)
+  ws.close(1000);
+}
+
+function frame(channel: number, data: string): Buffer {
+  const out = Buffer.alloc(1 + Buffer.byteLength(data, 'utf8'));
+  out[0] = channel;
+  out.write(data, 1, 'utf8');
+  return out;
+}
+
+/**
+ * The error channel's last word: v4 and v5 a Status (Success, or NonZeroExitCode with the code as the ExitCode
+ * cause, worded as CRI-O's exec error); the original protocol an error text, nothing on success.
+ */
+export function statusFor(protocol: string, argv: string[], exitCode: number): string {
+  const message = `command terminated with non-zero exit code: error executing command [${argv.join(' ')}], exit code ${exitCode}`;
+  if (protocol === 'channel.k8s.io') return exitCode === 0 ? '' : message;
+  if (exitCode === 0) return JSON.stringify({ metadata: {}, status: 'Success' });
+  return JSON.stringify({
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason: 'NonZeroExitCode',
+    details: { causes: [{ reason: 'ExitCode', message: String(exitCode) }] },
+  });
+}
