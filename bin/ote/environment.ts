@@ -33,7 +33,7 @@ export const ENVIRONMENT_OPTIONS = [
   { flag: '--platform <platform>', key: 'platform', what: 'aws, gcp, metal, ...' },
   { flag: '--topology <topology>', key: 'topology', what: 'ha, single, microshift, ...' },
   { flag: '--upgrade <upgrade>', key: 'upgrade', what: 'the upgrade done before the run (micro, minor)' },
-  { flag: '--version <major.minor>', key: 'version', what: 'version of the cluster' },
+  { flag: '--version <major.minor>', key: 'version', what: 'version of the cluster; write --version=4.12, as origin does (a bare --version is ocp-e2e\'s own)' },
 ] as const;
 
 /**
