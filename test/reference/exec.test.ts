@@ -89,6 +89,17 @@ describe('pods/exec over WebSocket: kubectl and client-node into the daemon pods
     expect(failed.status?.details?.causes).to.deep.equal([{ reason: 'ExitCode', message: '127' }]);
   });
 
+  it('a client that drops the connection before the output leaves a server that goes on answering', async () => {
+    const kc = new KubeConfig();
+    kc.loadFromFile(h.cluster.kubeconfigPath);
+    for (let i = 0; i < 5; i++) {
+      const ws = await new Exec(kc).exec(MCO, pod.metadata.name!, MCD, ['cat', '/rootfs/proc/cmdline'], new PassThrough(), new PassThrough(), null, false);
+      ws.terminate();
+    }
+    const after = await nodeExec(h, pod.metadata.name!, MCD, ['cat', '/rootfs/proc/cmdline']);
+    expect(after.status).to.deep.equal({ metadata: {}, status: 'Success' });
+  });
+
   it('refuses what a real server refuses: an unknown pod 404, an unknown container 400, a container that is not running', async () => {
     const noPod = await kubectl(h, ['exec', '-n', MCO, 'no-such-pod', '--', 'true']);
     expect(noPod.exitCode).to.equal(1);
