@@ -112,6 +112,39 @@ const eventColumns: PrinterColumn[] = [
   { name: 'Message', type: 'string', value: (e) => e.message ?? e.note ?? '' },
 ];
 
+const createdAt: PrinterColumn = { name: 'Created At', type: 'date', format: 'date-time', jsonPath: '.metadata.creationTimestamp', value: (o) => o.metadata.creationTimestamp };
+
+/** USERS, GROUPS and SERVICEACCOUNTS of a binding's subjects, as `kubectl get rolebindings -o wide` prints them. */
+function subjects(kind: string) {
+  return (b: KubeObject) => ((b.subjects ?? []) as Array<{ kind: string; name: string; namespace?: string }>)
+    .filter((s) => s.kind === kind).map((s) => (kind === 'ServiceAccount' ? `${s.namespace ?? ''}/${s.name}` : s.name)).join(', ');
+}
+
+const bindingColumns: PrinterColumn[] = [
+  { name: 'Role', type: 'string', value: (b) => `${b.roleRef?.kind ?? ''}/${b.roleRef?.name ?? ''}` },
+  age,
+  { name: 'Users', type: 'string', priority: 1, value: subjects('User') },
+  { name: 'Groups', type: 'string', priority: 1, value: subjects('Group') },
+  { name: 'ServiceAccounts', type: 'string', priority: 1, value: subjects('ServiceAccount') },
+];
+
+/**
+ * rbac.authorization.k8s.io/v1 (read by mock/rbac when RBAC is on) and the review kinds of authorization.k8s.io/v1,
+ * which are only created (answered by http/handlers/access-reviews.ts, never stored).
+ */
+function rbacResourceTypes(): ResourceType[] {
+  const rbac = 'rbac.authorization.k8s.io';
+  const review = (kind: string, plural: string) => builtin({ group: 'authorization.k8s.io', version: 'v1', kind, plural, namespaced: false, verbs: ['create'] });
+  return [
+    builtin({ group: rbac, version: 'v1', kind: 'ClusterRole', plural: 'clusterroles', namespaced: false, columns: [createdAt] }),
+    builtin({ group: rbac, version: 'v1', kind: 'ClusterRoleBinding', plural: 'clusterrolebindings', namespaced: false, columns: bindingColumns }),
+    builtin({ group: rbac, version: 'v1', kind: 'Role', plural: 'roles', namespaced: true, columns: [createdAt] }),
+    builtin({ group: rbac, version: 'v1', kind: 'RoleBinding', plural: 'rolebindings', namespaced: true, columns: bindingColumns }),
+    review('SelfSubjectAccessReview', 'selfsubjectaccessreviews'),
+    review('SelfSubjectRulesReview', 'selfsubjectrulesreviews'),
+  ];
+}
+
 export function builtinResourceTypes(): ResourceType[] {
   return [
     builtin({
@@ -211,6 +244,7 @@ export function builtinResourceTypes(): ResourceType[] {
         ...workloadWideColumns,
       ],
     }),
+    ...rbacResourceTypes(),
     builtin({
       group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions',
       namespaced: false, shortNames: ['crd', 'crds'], categories: ['api-extensions'], statusSubresource: true, tracksGeneration: true,

@@ -17,6 +17,7 @@ import { createApiHandler } from './http/index.js';
 import { renderKubeconfig } from './kubeconfig.js';
 import { listen } from './listen.js';
 import { OpenApi } from './openapi.js';
+import { AccessControl } from './rbac/index.js';
 import type { ExtraPrinterColumns } from './resources.js';
 import { crdSchemaLookup, installDefaults, openState } from './state.js';
 import { makeServingCertificates, type ServingCertificates } from './tls.js';
@@ -56,6 +57,11 @@ export interface ApiServerOptions {
    * for simulated nodes whose InternalIP is not this machine. Without it only loopback node addresses are proxied to.
    */
   kubeletHost?: string;
+  /**
+   * Enforce Kubernetes RBAC (Role, ClusterRole, RoleBinding, ClusterRoleBinding) on every request but the admin's
+   * (`token`, a `system:masters` member). Off by default: every authenticated request may do everything.
+   */
+  rbac?: boolean;
 }
 
 export interface RunningApiServer {
@@ -72,6 +78,11 @@ export interface RunningApiServer {
   compactHistory(): void;
   /** Ends every open watch stream, as an API server restart would; clients must re-watch. */
   dropWatches(): void;
+  /**
+   * A bearer token of the ServiceAccount NAMESPACE/NAME (created when absent; the namespace must exist), valid
+   * until that account is deleted. Its user is `system:serviceaccount:NAMESPACE:NAME`.
+   */
+  issueServiceAccountToken(namespace: string, name: string): string;
   close(): Promise<void>;
 }
 
@@ -86,6 +97,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   const state = openState({ extraPrinterColumns: opts.extraPrinterColumns, watchHistory: opts.watchHistory, dataDir: opts.dataDir, now });
   installDefaults(state, opts.crds ?? []);
   const { api, registry, store, log } = state;
+  const access = new AccessControl(api, token, opts.rbac ?? false);
+  access.installDefaults(now);
 
   const faults = new Faults(opts.faults);
   const watches = new Set<ServerResponse>();
@@ -98,6 +111,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5000,
     serverAddress: () => address,
     kubeletHost: opts.kubeletHost,
+    access,
   });
 
   const certs = await certsPromise;
@@ -118,6 +132,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     setFaults: (f: FaultConfig) => faults.set(f),
     compactHistory: () => store.compact(),
     dropWatches: () => { for (const w of [...watches]) w.end(); },
+    issueServiceAccountToken: (namespace: string, name: string) => access.issueServiceAccountToken(namespace, name),
     close: () => {
       closed ??= (async () => {
         api.close();

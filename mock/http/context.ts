@@ -4,6 +4,7 @@ import type { Api } from '../api.js';
 import type { Discovery } from '../discovery.js';
 import type { Faults } from '../faults.js';
 import type { OpenApi } from '../openapi.js';
+import type { AccessControl, UserInfo } from '../rbac/index.js';
 import type { ResourceRegistry } from '../resources.js';
 
 export interface HttpContext {
@@ -22,6 +23,8 @@ export interface HttpContext {
   serverAddress: () => string;
   /** Where `pods/log` reaches every node's kubelet (a loopback host), instead of the node's InternalIP. */
   kubeletHost?: string;
+  /** ServiceAccount tokens and, when it is on, RBAC (../rbac/); absent: the one admin token, allowed everything. */
+  access?: AccessControl;
 }
 
 /** One request, its URL split once. */
@@ -34,6 +37,8 @@ export interface Call {
   /** Decoded non-empty path segments: `/apis/g/v` is `['apis', 'g', 'v']`. */
   segs: string[];
   query: URLSearchParams;
+  /** Who made the call, once its bearer token is checked (access reviews answer for this user). */
+  user?: UserInfo;
 }
 
 /** A route of the server: which calls it takes, and how it answers them. */

@@ -6,6 +6,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, errors } from '../errors.js';
+import { ADMIN_USER, type UserInfo } from '../rbac/index.js';
 import type { Call, HttpContext, Route } from './context.js';
 import { sendError } from './respond.js';
 
@@ -26,9 +27,12 @@ async function dispatch(ctx: HttpContext, token: Buffer, publicRoutes: readonly 
   const { call, malformed } = splitUrl(req, res);
   const open = publicRoutes.find((r) => r.matches(call));
   if (open) return open.handle(ctx, call);
-  if (!authorized(req, token)) throw errors.unauthorized();
+  call.user = authenticate(ctx, req, token);
+  if (!call.user) throw errors.unauthorized();
   if (ctx.faults.active && (await injectFaults(ctx, call)) === 'dropped') return;
   if (malformed) throw errors.badRequest('malformed path escape');
+  // Authorization comes before routing, as on kube-apiserver: a denied request is 403 even where nothing is served.
+  ctx.access?.check(call.user, call.method, call.path, call.segs, call.query);
   const route = privateRoutes.find((r) => r.matches(call));
   if (!route) throw errors.pathNotFound(call.path);
   return route.handle(ctx, call);
@@ -50,12 +54,15 @@ function splitUrl(req: IncomingMessage, res: ServerResponse): { call: Call; malf
   return { call: { req, res, method: req.method ?? 'GET', path, segs, query }, malformed };
 }
 
-function authorized(req: IncomingMessage, expected: Buffer): boolean {
+/** The admin for the server's own token; else whoever the access control says the token is (undefined: 401). */
+function authenticate(ctx: HttpContext, req: IncomingMessage, expected: Buffer): UserInfo | undefined {
   const header = req.headers.authorization ?? '';
   const m = /^Bearer\s+(.+)$/i.exec(header);
-  if (!m) return false;
-  const given = Buffer.from(m[1]!.trim());
-  return given.length === expected.length && timingSafeEqual(given as unknown as Uint8Array, expected as unknown as Uint8Array);
+  if (!m) return undefined;
+  const token = m[1]!.trim();
+  const given = Buffer.from(token);
+  if (given.length === expected.length && timingSafeEqual(given as unknown as Uint8Array, expected as unknown as Uint8Array)) return ADMIN_USER;
+  return ctx.access?.authenticateToken(token);
 }
 
 /** Latency, then maybe a dropped connection or an error answer, as configured for this path. */

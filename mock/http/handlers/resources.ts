@@ -12,6 +12,7 @@ import { deleteOptions, includeObject, intParam, isWatch, selectors, writeOption
 import { resolveResourcePath, type ResourcePath } from '../resource-path.js';
 import { objectJson, send, viewOf, warningHeaders } from '../respond.js';
 import { servePodLog } from './pod-log.js';
+import { serveTokenRequest } from './token-request.js';
 import { serveWatch } from './watch.js';
 
 type Verb = (ctx: HttpContext, call: Call, at: ResourcePath) => void | Promise<void>;
@@ -28,6 +29,7 @@ const OBJECT_VERBS: Verbs = { GET: getOrList, POST: create, PUT: update, PATCH: 
 const SUBRESOURCES: Record<string, Subresource> = {
   status: { servedFor: (rt) => !!rt.statusSubresource, verbs: { GET: getOrList, PUT: update, PATCH: patch } },
   log: { servedFor: (rt) => rt.builtin && rt.group === '' && rt.plural === 'pods', verbs: { GET: servePodLog } },
+  token: { servedFor: (rt) => rt.builtin && rt.group === '' && rt.plural === 'serviceaccounts', verbs: { POST: serveTokenRequest } },
 };
 
 export function isResourcePath({ segs }: Call): boolean {
