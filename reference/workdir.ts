@@ -51,10 +51,20 @@ export async function acquireWorkDir(preferred: string): Promise<WorkDir> {
   await mkdir(preferred, { recursive: true });
   await sweepAbandonedPrivateDirs(preferred);
   const lock = path.join(preferred, 'in-use.pid');
-  const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
-  if (holder && holder !== process.pid && alive(holder)) return privateDir(preferred);
-  // a second cluster in this process: same rule, the first one owns the folder
-  if (holder === process.pid) return privateDir(preferred);
-  await writeFile(lock, `${process.pid}\n`);
-  return { path: preferred, private: false, release: () => rm(lock, { force: true }) };
+  // The lock is taken with an exclusive create: two clusters starting at the same moment both read "no holder" and
+  // both wrote the lock before, so they shared the storage and each one's release tags named the other's registry
+  // (seen as x509 errors with several `cluster up` at once). Only one create succeeds.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      await writeFile(lock, `${process.pid}\n`, { flag: 'wx' });
+      return { path: preferred, private: false, release: () => rm(lock, { force: true }) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
+    // a live holder, a second cluster in this process, or a lock being written right now (empty): not ours
+    if (!holder || holder === process.pid || alive(holder)) return privateDir(preferred);
+    await rm(lock, { force: true }); // its owner died without releasing it: take it over
+  }
+  return privateDir(preferred);
 }

@@ -1,8 +1,10 @@
 import { expect } from 'chai';
+import { execa } from 'execa';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { acquireWorkDir } from '../../../reference/workdir.js';
 
 describe('reference work dir', () => {
@@ -32,5 +34,23 @@ describe('reference work dir', () => {
     const w = await acquireWorkDir(shared);
     expect(w.private).to.equal(false);
     await w.release();
+  });
+
+  it('gives the shared folder to exactly one of several processes starting at the same moment', async function () {
+    this.timeout(60_000);
+    const shared = path.join(root, 'reference');
+    const module = pathToFileURL(fileURLToPath(new URL('../../../reference/workdir.ts', import.meta.url))).href;
+    // each child loads the module, waits for one common instant (so the takes really overlap), takes the folder, says
+    // which it got, and holds it until every child has answered
+    const startAt = Date.now() + 8000;
+    const script = `const { acquireWorkDir } = await import(${JSON.stringify(module)});
+      while (Date.now() < ${startAt}) { /* spin to the common instant */ }
+      const w = await acquireWorkDir(${JSON.stringify(shared)});
+      console.log(JSON.stringify({ private: w.private }));
+      await new Promise((r) => setTimeout(r, 3000));
+      await w.release();`;
+    const children = Array.from({ length: 6 }, () => execa(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]));
+    const answers = (await Promise.all(children)).map((r) => JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { private: boolean });
+    expect(answers.filter((a) => !a.private)).to.have.length(1);
   });
 });
