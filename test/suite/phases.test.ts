@@ -175,9 +175,10 @@ describe('suite: --phase pre, an upgrade by hand, --phase post (QE upgrade pipel
       expect(JSON.parse(readFileSync(join(run.reportsDir, 'run.json'), 'utf8'))).to.include({ phase: 'pre' });
       const text = await p().checkpointText();
       expect(text, 'the checkpoint ConfigMap').to.be.a('string');
-      const checkpoint = JSON.parse(text!) as { overrides: { name: string }[][]; images: string[]; from: { version: string }; clusterId: string };
-      expect(checkpoint.overrides.flat().map((o) => o.name).sort()).to.deep.equal(['tc-54183-new-os-image-upgrade-master', 'tc-54183-new-os-image-upgrade-worker']);
-      expect(checkpoint.images[0]).to.match(/layered-os@sha256:[0-9a-f]{64}$/);
+      const checkpoint = JSON.parse(text!) as { pending: { changes: { kind: string; name?: string }[] }[]; prepared: { image: { pullspec: string } }; from: { version: string }; clusterId: string };
+      const machineConfigs = checkpoint.pending.flatMap((r) => r.changes).filter((c) => c.kind === 'MachineConfig');
+      expect(machineConfigs.map((c) => c.name).sort()).to.deep.equal(['tc-54183-new-os-image-upgrade-master', 'tc-54183-new-os-image-upgrade-worker']);
+      expect(checkpoint.prepared.image.pullspec).to.match(/layered-os@sha256:[0-9a-f]{64}$/);
       expect(checkpoint.clusterId).to.equal((await p().cluster.getClusterVersion()).spec?.clusterID);
       expect(JSON.parse(readFileSync(join(run.reportsDir, 'checkpoints', `${CHECKPOINT}.json`), 'utf8'))).to.deep.equal(JSON.parse(text!));
       expect(await p().overrides(), 'the overrides stay for post').to.have.length(2);
