@@ -1,6 +1,6 @@
 /**
  * Faults as data. A fault breaks one promise of the reference on purpose, so the suite can prove each of its
- * assertions fails when the behaviour it guards is broken (the kill matrix, test/suite/kill-matrix.ts).
+ * assertions fails when the behaviour it guards is broken (the kill matrix, test/bin/support/kill-matrix.ts).
  *
  * The controllers never ask "is fault X on?". They read one record of deviations, every one off in a correct
  * cluster, at the few points where a broken MCO, daemon or CVO would act differently. A named fault is a set of

@@ -1,14 +1,14 @@
 /**
  * Makes the screenshots under docs/screenshots/ that README shows: for a failing run (the buggy nightly profile) and a
  * passing run (4.12-ga) of spec 54183, the report's overview, the test page and the upgrade timeline chart, taken in
- * headless Chromium from file:// with the network blocked, as test/report/report-in-browser.test.ts opens them.
+ * headless Chromium from file:// with the network blocked, as test/bin/report-in-browser.test.ts opens them.
  *
  *   npx tsx scripts/report-screenshots.ts            # two runs (about a minute), then the screenshots
  */
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ocpE2e, ROOT } from '../test/suite/cli.js';
-import { launchChromium, openOffline, type Chromium } from '../test/report/chromium.js';
+import { ocpE2e, ROOT } from '../test/support/cli.js';
+import { launchChromium, openOffline, type Chromium } from '../test/support/chromium.js';
 
 const OUT = join(ROOT, 'docs', 'screenshots');
 const TEST_TITLE = 'upgrade with custom osImage in master and worker pools';

@@ -10,9 +10,9 @@ upstream_tools_check() {
   candidates+=("$(cd "$root_dir/.." && pwd)/shared/upstream/bin")
   # tool|what needs it
   local tools=(
-    "oc|the tests that drive the reference with the real oc 4.12 (test/suite/real-oc, test/reference/report-commands, real-oc-pods, phases)"
-    "mco-oracle-cad20f710|the differential tests of render and required pools at the report's nightly (test/upstream)"
-    "mco-oracle-3943ef1d0|the differential tests of render and required pools at the fix (test/upstream)"
+    "oc|the tests that drive the reference with the real oc 4.12 (test/bin/real-oc and phases, test/reference/report-commands and real-oc-pods)"
+    "mco-oracle-cad20f710|the differential tests of render and required pools at the report's nightly (test/reference/upstream)"
+    "mco-oracle-3943ef1d0|the differential tests of render and required pools at the fix (test/reference/upstream)"
   )
   for entry in "${tools[@]}"; do
     tool="${entry%%|*}"

@@ -10,8 +10,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from '../../test/suite/cli.js';
-import { CASES, runSeeded, spread, type SeededCase, type SeededRun } from '../../test/suite/seeded-runs.js';
+import { ROOT } from '../../test/support/cli.js';
+import { CASES, runSeeded, spread, type SeededCase, type SeededRun } from '../../test/bin/support/seeded-runs.js';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(name);

@@ -1,5 +1,5 @@
 /**
- * Fuzzing soak: runs test/reliability/fuzz.test.ts once per seed (in its own mocha process, so one crash cannot hide
+ * Fuzzing soak: runs test/mock/fuzz.test.ts once per seed (in its own mocha process, so one crash cannot hide
  * another) and prints, per seed, the requests sent, the answers by class and any problem found. Slower than the CI
  * test; run it by hand after changing mock/ and record the result in bench/RESULTS.md "## reliability".
  *
@@ -19,7 +19,7 @@ const requests = Number(option('requests', '20000'));
 
 let failed = 0;
 for (const seed of seeds) {
-  const r = await execa('npx', ['mocha', '--no-config', '--node-option', 'import=tsx', '--extension', 'ts', '--timeout', '120000', 'test/reliability/fuzz.test.ts'], {
+  const r = await execa('npx', ['mocha', '--no-config', '--node-option', 'import=tsx', '--extension', 'ts', '--timeout', '120000', 'test/mock/fuzz.test.ts'], {
     cwd: ROOT, reject: false, all: true, env: { FUZZ_SEED: String(seed), FUZZ_REQUESTS: String(requests) },
   });
   const out = String(r.all);

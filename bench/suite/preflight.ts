@@ -9,10 +9,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestRegistry } from '../../test/images/fixtures.js';
+import { startTestRegistry } from '../../test/lib/oci/support/fixtures.js';
 import { MockCluster } from '../../test/helpers/fixture.js';
-import { ocpE2e, ROOT } from '../../test/suite/cli.js';
-import { pushRawImage } from '../../test/suite/support/raw-image.js';
+import { ocpE2e, ROOT } from '../../test/support/cli.js';
+import { pushRawImage } from '../../test/bin/support/raw-image.js';
 
 const rounds = Number(process.argv[2] ?? 3);
 const dir = mkdtempSync(join(tmpdir(), 'ocp-e2e-bench-preflight-'));

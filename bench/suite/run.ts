@@ -13,7 +13,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { descendantsOf } from '../../bin/run/process-tree.js';
-import { lastLine, ROOT, tempReportsDir } from '../../test/suite/cli.js';
+import { lastLine, ROOT, tempReportsDir } from '../../test/support/cli.js';
 
 interface Sample {
   wallMs: number;

@@ -6,10 +6,10 @@
  */
 import { parseArgs } from 'node:util';
 import { createRng } from '../../reference/rng.js';
-import { COMMITS, runOracle } from '../../test/upstream/support/oracle.js';
-import { comparePools, poolCase, referencePoolAnswer } from '../../test/upstream/support/pool-cases.js';
-import { oracleRenderInput, renderCase } from '../../test/upstream/support/render-cases.js';
-import { compareRender, describeDifference, referenceOutcome } from '../../test/upstream/support/render-diff.js';
+import { COMMITS, runOracle } from '../../test/reference/upstream/support/oracle.js';
+import { comparePools, poolCase, referencePoolAnswer } from '../../test/reference/upstream/support/pool-cases.js';
+import { oracleRenderInput, renderCase } from '../../test/reference/upstream/support/render-cases.js';
+import { compareRender, describeDifference, referenceOutcome } from '../../test/reference/upstream/support/render-diff.js';
 
 const { values } = parseArgs({ options: { render: { type: 'string', default: '10000' }, pools: { type: 'string', default: '20000' }, seed: { type: 'string', default: '20261201' } } });
 const renderCount = Number(values.render);

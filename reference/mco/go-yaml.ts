@@ -6,7 +6,7 @@
  *
  * Handles the JSON data model only (objects, arrays, strings, numbers, booleans, null), which is all a JSON round
  * trip can produce. Written from the documented behaviour of yaml.v2 and libyaml, checked against the upstream render
- * controller by the differential tests in test/upstream/.
+ * controller by the differential tests in test/reference/upstream/.
  */
 import { isBase60Float, resolvesAsString } from './go-yaml-resolve.js';
 

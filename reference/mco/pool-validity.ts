@@ -1,7 +1,7 @@
 /**
  * The operator's check that a pool has fully rolled out its latest configuration (`isMachineConfigPoolConfigurationValid`
  * of pkg/operator/status.go, spec §1.3), with the pool summary its errors end in. Its own module so the differential
- * tests against the upstream code (test/upstream/) exercise exactly what the operator calls.
+ * tests against the upstream code (test/reference/upstream/) exercise exactly what the operator calls.
  */
 import { ANN } from '../constants.js';
 import type { MachineConfig, MachineConfigPool } from './types.js';

@@ -2,7 +2,7 @@
  * The render controller's pure logic: validate a pool's MachineConfigs, merge them in name order and name the result
  * `rendered-<pool>-<md5>`, where the hash covers the merged spec only (spec §3). Metadata never enters the hash, so an
  * upgrade that changes nothing in the spec keeps the rendered name. Checked against the upstream render controller
- * (`RunBootstrap`, both commits) by test/upstream/render.test.ts.
+ * (`RunBootstrap`, both commits) by test/reference/upstream/render.test.ts.
  */
 import { createHash } from 'node:crypto';
 import { ANN, MC_API_VERSION } from '../constants.js';

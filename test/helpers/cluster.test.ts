@@ -29,7 +29,7 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
   let mock: MockCluster;
   let watcher: ClusterWatcher | undefined;
   // The mock runs no pods, so these tests take the API paths with oc off PATH, whether or not the machine (CI puts
-  // the upstream oc on PATH) has one; the oc paths run against the reference in test/suite/real-oc.test.ts.
+  // the upstream oc on PATH) has one; the oc paths run against the reference in test/bin/real-oc.test.ts.
   const pathBefore = process.env.PATH;
   before(() => {
     process.env.PATH = (pathBefore ?? '').split(delimiter).filter((d) => d && !existsSync(join(d, 'oc'))).join(delimiter);

@@ -2,7 +2,7 @@
  * The daemons ride out a registry outage as the real 4.12 daemon does (reference/mcd/daemon.ts PULL_RETRY_DELAYS_MS):
  * a pull is retried for 158 cluster seconds before the update fails. An outage longer than that degrades the node
  * and its pool with the pull error; once the registry is back the requeued update succeeds and the pool settles.
- * (The shorter outage, which must cost nothing, is test/reliability/upgrade-restarts.test.ts.)
+ * (The shorter outage, which must cost nothing, is test/reference/upgrade-restarts.test.ts.)
  */
 import { expect } from 'chai';
 import { ANN } from '../../reference/constants.js';

@@ -1,0 +1,48 @@
+import { expect } from 'chai';
+import { Cluster } from '../../helpers/cluster.js';
+import { clusterUp, lastLine, ocpE2e } from '../support/cli.js';
+import { SPEC_COUNT } from './support/spec-files.js';
+
+const CURRENT = '4.12.0-0.nightly-2022-09-08-002336';
+
+describe('ocp-e2e run --target cluster against `ocp-e2e cluster up` (the real-cluster code path)', function () {
+  this.timeout(300_000);
+  let up: Awaited<ReturnType<typeof clusterUp>> | undefined;
+
+  before(async () => {
+    up = await clusterUp();
+  });
+  after(async () => {
+    await up?.stop();
+  });
+
+  it('without --allow-disruptive: prints the API URL and version first, skips every spec saying why, changes nothing, needs no engine', async () => {
+    // Nothing will be built, so no container engine is needed: one that cannot be reached must not stop the run.
+    const r = await ocpE2e(['run', '--target', 'cluster', '--kubeconfig', up!.kubeconfig], { env: { DOCKER_HOST: 'unix:///nonexistent/docker.sock' } });
+    expect(r.exitCode, r.output).to.equal(0);
+    const lines = r.output.split('\n');
+    expect(lines[0]).to.match(/^target: cluster https:\/\/127\.0\.0\.1:\d+$/);
+    expect(lines[1]).to.match(new RegExp(`^current version: ${CURRENT.replace(/\./g, '\\.')} `));
+    expect(r.output).to.include('will be SKIPPED: nothing on this cluster is changed; pass --allow-disruptive');
+    expect(r.output.match(/SKIP .*: disruptive spec .*pass --allow-disruptive to run it/g)).to.have.length(SPEC_COUNT);
+    expect(lastLine(r.output)).to.equal(`0 passed, 0 failed, ${SPEC_COUNT} skipped`);
+    const cluster = Cluster.fromKubeconfig(up!.kubeconfig);
+    const cv = await cluster.getClusterVersion();
+    expect(cv.spec?.desiredUpdate ?? null, 'nothing may be upgraded').to.equal(null);
+    expect((await cluster.listMachineConfigs('ocp-e2e.io/run-id')).map((m) => m.metadata.name)).to.deep.equal([]);
+  });
+
+  it('with --allow-disruptive: the suite passes; specs that need a further release skip saying so', async () => {
+    const r = await ocpE2e(['run', '--target', 'cluster', '--kubeconfig', up!.kubeconfig, '--allow-disruptive'], { timeoutMs: 280_000, env: up!.env });
+    expect(r.exitCode, r.output).to.equal(0);
+    expect(r.output).to.match(/✔ Author:[^\n]*54183-\[Serial\]\[Disruptive\] upgrade with custom osImage in master and worker pools/);
+    const summary = /^(\d+) passed, (\d+) failed, (\d+) skipped$/.exec(lastLine(r.output));
+    expect(summary, r.output).to.not.equal(null);
+    const [, passed, failed, skipped] = summary!.map(Number);
+    expect(failed).to.equal(0);
+    expect(passed! + skipped!).to.equal(SPEC_COUNT);
+    // Each skip after the one upgrade must give the reason: the cluster is now at the last release it knows.
+    expect((r.output.match(/SKIP /g) ?? []).length).to.equal(skipped);
+    if (skipped! > 0) expect(r.output).to.include('lists no availableUpdates; pass --to-image');
+  });
+});

@@ -1,0 +1,49 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { lastLine, ocpE2e, ROOT } from '../support/cli.js';
+import { KILL_MATRIX, specsWithoutRow, type KillRow } from './support/kill-matrix.js';
+import { specFiles } from './support/spec-files.js';
+
+describe('kill matrix rows: every spec has one (no cluster)', () => {
+  it('every spec file in specs/ has at least one row', () => {
+    expect(specsWithoutRow(specFiles()), 'spec files without a kill-matrix row in test/bin/support/kill-matrix.ts').to.deep.equal([]);
+  });
+
+  it('the check names a spec file that has no row (a fixture list with one more spec)', () => {
+    const fixture = [...specFiles(), '07-a-spec-nobody-can-break.spec.ts'];
+    expect(specsWithoutRow(fixture)).to.deep.equal(['07-a-spec-nobody-can-break.spec.ts']);
+    const withoutSpec3: KillRow[] = KILL_MATRIX.filter((row) => row.file !== '03-upgrade-without-override.spec.ts');
+    expect(specsWithoutRow(specFiles(), withoutSpec3)).to.deep.equal(['03-upgrade-without-override.spec.ts']);
+  });
+
+  it('each row names a spec file of specs/ whose source carries the case id its --grep selects', () => {
+    for (const row of KILL_MATRIX) {
+      expect(specFiles(), `${row.spec}: file`).to.include(row.file);
+      const source = readFileSync(join(ROOT, 'specs', row.file), 'utf8');
+      expect(source, `${row.file} for --grep ${row.grep}`).to.match(new RegExp(`'${row.grep}'`));
+    }
+  });
+
+  it('specs/README.md shows every row of the matrix', () => {
+    const readme = readFileSync(join(ROOT, 'specs', 'README.md'), 'utf8');
+    for (const row of KILL_MATRIX) {
+      const breaker = row.fault ? `--fault ${row.fault}` : `--profile ${row.profile}`;
+      expect(readme, `row for ${row.spec} / ${breaker}`).to.match(new RegExp(`\\|[^\\n]*${row.grep}[^\\n]*\\|[^\\n]*${breaker.replace(/[.-]/g, '\\$&')}`));
+    }
+  });
+});
+
+describe('kill matrix: every spec fails when the reference breaks what it guards', function () {
+  this.timeout(300_000);
+
+  for (const row of KILL_MATRIX) {
+    const breaker = row.fault ? ['--fault', row.fault] : ['--profile', row.profile!];
+    it(`${row.spec} fails with ${breaker.join(' ')}`, async () => {
+      const r = await ocpE2e(['run', '--grep', row.grep, ...breaker], { timeoutMs: 280_000 });
+      expect(r.exitCode, r.output).to.equal(1);
+      expect(lastLine(r.output)).to.match(/^0 passed, [1-9]\d* failed, 0 skipped$/);
+      for (const pattern of row.expect) expect(r.output).to.match(pattern);
+    });
+  }
+});

@@ -1,0 +1,70 @@
+/**
+ * The report's flow (spec 54183, `ocp-e2e run --target cluster`, the real-cluster code path) on the reference
+ * cluster while its API server misbehaves: with 5% of requests failing (2% 500, 2% 429 with Retry-After, 1% reset)
+ * and every watch cut after 3 seconds it still passes; when every request fails (100% 500) partway through, the run
+ * fails within its budget with a message that names the API error. Needs the Docker engine, like the suite.
+ */
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startReferenceCluster, type ReferenceCluster } from '../../reference/index.js';
+import { referenceClientEnv, startCli } from '../support/cli-child.js';
+
+const FIVE_PERCENT = { rate500: 0.02, rate429: 0.02, retryAfterSeconds: 1, resetRate: 0.01, watchCutSeconds: 3 };
+/** The spec's own budget on the reference (bin/run/targets/common.ts: max(60 s, 4 h of cluster time)). */
+const SPEC_BUDGET_MS = 60_000;
+
+describe('reliability: the report\'s flow on the reference cluster under API faults', function () {
+  this.timeout(240_000);
+  let reference: ReferenceCluster | undefined;
+  let dir: string;
+
+  beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'ocp-e2e-faults-')); });
+  afterEach(async () => {
+    await reference?.stop();
+    reference = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const runArgs = (ref: ReferenceCluster) => ['run', '--target', 'cluster', '--kubeconfig', ref.kubeconfigPath, '--allow-disruptive', '--grep', '54183', '--reports-dir', join(dir, 'reports')];
+
+  it('passes with 5% of API requests failing and watches cut every 3 s', async () => {
+    reference = await startReferenceCluster({ profile: '4.12-ga' });
+    reference.setApiFaults(FIVE_PERCENT);
+    const started = Date.now();
+    const run = startCli(runArgs(reference), referenceClientEnv(reference));
+    const { code } = await run.exited;
+    const output = run.output();
+    console.log(`reference flow under 5% API errors + watch cuts every 3 s: exit ${code} in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
+      `${(output.match(/retrying|retry/gi) ?? []).length} retry mentions in the output`);
+    expect(code, output.slice(-4000)).to.equal(0);
+    expect(output.trimEnd().split('\n').at(-1)).to.equal('1 passed, 0 failed, 0 skipped');
+  });
+
+  it('fails within its budget, naming the API error, when every request fails partway through', async () => {
+    reference = await startReferenceCluster({ profile: '4.12-ga' });
+    const run = startCli(runArgs(reference), referenceClientEnv(reference));
+    // Once the pools are rolling out the spec's MachineConfigs, break the API server completely: every request
+    // answers 500 and open watches end within 3 s (as they would when a real API server goes away).
+    await run.waitFor(/not yet rendered|updated, node/, 120_000);
+    reference.setApiFaults({ rate500: 1, watchCutSeconds: 3 });
+    reference.dropApiWatches();
+    const brokenAt = Date.now();
+    const { code, at } = await run.exited;
+    const output = run.output();
+    if (process.env.RELIABILITY_DEBUG) console.log(output);
+    const failedAt = run.firstSeen(/^\s+1\) /m);
+    const timeToFail = (failedAt ?? at) - brokenAt;
+    console.log(`reference flow with 100% API errors from mid-run: the spec failed ${(timeToFail / 1000).toFixed(1)} s after the fault ` +
+      `(budget ${SPEC_BUDGET_MS / 1000} s); the process exited ${((at - brokenAt) / 1000).toFixed(1)} s after it (artefacts and cleanup retried first)`);
+    expect(code, output.slice(-4000)).to.equal(1);
+    // The spec's own failure (not only a later hook) must say the API is failing.
+    const listed = output.indexOf('  1) ', output.indexOf('failing'));
+    const next = output.indexOf('  2) ', listed);
+    const failure = output.slice(listed, next > 0 ? next : undefined);
+    expect(failure, 'the spec failure names the API error').to.match(/HTTP 500 InternalError|Internal error occurred: injected fault/);
+    expect(failedAt, 'the spec failure line').to.not.equal(undefined);
+    expect(timeToFail, 'time from total failure to the spec failing').to.be.below(SPEC_BUDGET_MS);
+  });
+});

@@ -1,0 +1,59 @@
+import { expect } from 'chai';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { lastLine, ocpE2e } from '../support/cli.js';
+import { SPEC_COUNT } from './support/spec-files.js';
+
+/** Every file under a folder, recursively. */
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+describe('ocp-e2e run on the embedded reference cluster', function () {
+  this.timeout(300_000);
+
+  it('the whole suite passes on 4.12-ga, ending with the summary line, with JUnit and Allure results', async () => {
+    const r = await ocpE2e(['run'], { timeoutMs: 280_000 });
+    expect(r.exitCode, r.output).to.equal(0);
+    expect(lastLine(r.output)).to.equal(`${SPEC_COUNT} passed, 0 failed, 0 skipped`);
+    const junit = readdirSync(join(r.reportsDir, 'junit'));
+    expect(junit).to.have.length(SPEC_COUNT);
+    const xml = readFileSync(join(r.reportsDir, 'junit', junit[0]!), 'utf8');
+    expect(xml).to.match(/<testsuite [^>]*tests="1" failures="0"/);
+    expect(readdirSync(join(r.reportsDir, 'allure-results')).filter((f) => f.endsWith('-result.json'))).to.have.length(SPEC_COUNT);
+  });
+
+  it('on 4.12-nightly-2022-09-08 the report flow fails in the upgrade phase quoting the operator, keeps its objects on request, and the pull secret never reaches reports/', async () => {
+    // A pull secret with a planted marker: it is registered for masking and must not appear in any report file.
+    const dir = mkdtempSync(join(tmpdir(), 'ocp-e2e-secret-'));
+    const marker = 'PLANTED-SECRET-3f9c1e7a';
+    const auth = Buffer.from(`robot:${marker}`).toString('base64');
+    writeFileSync(join(dir, 'pull-secret.json'), JSON.stringify({ auths: { 'quay.io': { auth }, '127.0.0.1': { auth } } }));
+    const r = await ocpE2e(
+      ['run', '--profile', '4.12-nightly-2022-09-08', '--grep', '54183', '--pull-secret', join(dir, 'pull-secret.json'), '--keep-on-failure'],
+      { timeoutMs: 280_000 },
+    );
+    expect(r.exitCode, r.output).to.equal(1);
+    expect(lastLine(r.output)).to.equal('0 passed, 1 failed, 0 skipped');
+    expect(r.output).to.match(/\[phase upgrade\]/);
+    expect(r.output).to.include('osImageURL mismatch for master in rendered-master-');
+    // --keep-on-failure: nothing is undone, and the output lists what was left and how to undo it.
+    expect(r.output).to.match(
+      /--keep-on-failure: left in place for inspection; undo by hand:\n\s+- delete MachineConfigs tc-54183-new-os-image-upgrade-worker, tc-54183-new-os-image-upgrade-master, then wait until pools worker, master settle without them\n\s+oc delete machineconfig tc-54183-new-os-image-upgrade-worker tc-54183-new-os-image-upgrade-master\n/,
+    );
+
+    const files = filesUnder(r.reportsDir);
+    expect(files.some((f) => f.includes(`${join('artifacts', '')}`) && f.endsWith('clusteroperators.yaml')), 'failure artefacts were gathered').to.equal(true);
+    const leaking = files.filter((f) => {
+      const text = readFileSync(f).toString('latin1');
+      return text.includes(marker) || text.includes(auth);
+    });
+    expect(leaking, 'files under reports/ that contain the pull secret').to.deep.equal([]);
+    expect(r.output).to.not.include(marker);
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * The kill matrix: for every spec, a reference fault (or the buggy profile) that breaks exactly the behaviour the spec
+ * guards, and what the failure must say. test/bin/kill-matrix.test.ts runs every row, and fails when a spec file
+ * has none; specs/README.md shows it.
+ */
+export interface KillRow {
+  /** The spec file in specs/ the row breaks. */
+  file: string;
+  spec: string;
+  /** --grep selecting the spec. */
+  grep: string;
+  fault?: string;
+  profile?: string;
+  /** What the failure output must contain: the phase and the diagnosis. */
+  expect: RegExp[];
+}
+
+export const KILL_MATRIX: KillRow[] = [
+  {
+    file: '01-upgrade-custom-os-image-both-pools.spec.ts',
+    spec: '01 upgrade with custom osImage in master and worker pools (54183)',
+    grep: '54183',
+    profile: '4.12-nightly-2022-09-08',
+    expect: [/\[phase upgrade\]/, /osImageURL mismatch for master in rendered-master-/],
+  },
+  {
+    file: '01-upgrade-custom-os-image-both-pools.spec.ts',
+    spec: '01 upgrade with custom osImage in master and worker pools (54183)',
+    grep: '54183',
+    fault: 'cvo-completes-early',
+    expect: [/\[phase check\]/, /master pool is updated before ClusterVersion reports the new version/],
+  },
+  {
+    file: '01-upgrade-custom-os-image-both-pools.spec.ts',
+    spec: '01 upgrade with custom osImage in master and worker pools (54183)',
+    grep: '54183',
+    fault: 'mcd-skips-os-update',
+    expect: [/\[phase check\]/, /node \S+ booted \S+ \(digest sha256:\w+\) according to (?:oc debug|debug pod), expected \S+layered-os@sha256:\w+/],
+  },
+  {
+    file: '02-upgrade-custom-os-image-worker-only.spec.ts',
+    spec: '02 custom osImage in the worker pool only (E2E-002)',
+    grep: 'E2E-002',
+    fault: 'keep-old-os-on-upgrade',
+    expect: [/\[phase check\]/, /mcp\/master rendered config rendered-master-\w+ has osImageURL \S+, expected \S+ \(rhel-coreos-8 of 4\.12\.0-0\.nightly-2022-09-12-152748; master was not overridden\)/],
+  },
+  {
+    file: '03-upgrade-without-override.spec.ts',
+    spec: '03 upgrade without override (E2E-003)',
+    grep: 'E2E-003',
+    fault: 'keep-old-os-on-upgrade',
+    expect: [/\[phase check\]/, /mcp\/master rendered config rendered-master-\w+ has osImageURL \S+, expected \S+ \(rhel-coreos-8 of 4\.12\.0-0\.nightly-2022-09-12-152748\)/],
+  },
+  {
+    file: '04-early-named-override-has-no-effect.spec.ts',
+    spec: '04 override named before the templates has no effect (E2E-004)',
+    grep: 'E2E-004',
+    fault: 'render-merge-unsorted',
+    expect: [/\[phase check\]/, /mcp\/worker rendered config rendered-worker-\w+ has osImageURL \S+layered-os@sha256:\w+, expected .*sorts before the templates, so its osImageURL must lose/],
+  },
+  {
+    file: '05-remove-override-after-upgrade.spec.ts',
+    spec: '05 deleting the overrides after the upgrade (E2E-005)',
+    grep: 'E2E-005',
+    fault: 'sticky-override',
+    expect: [/\[phase check\]/, /mcp\/master rendered config rendered-master-\w+ has osImageURL \S+layered-os@sha256:\w+, expected .*the override was deleted\)/],
+  },
+  {
+    file: '06-unpullable-custom-image.spec.ts',
+    spec: '06 unpullable custom osImage (E2E-006)',
+    grep: 'E2E-006',
+    fault: 'mcd-ignores-pull-errors',
+    expect: [/\[phase check\]/, /pool worker rolled out \S+, which cannot be pulled, without reporting a degraded node: the error was hidden/],
+  },
+];
+
+/** The spec files (names in specs/) that no row of `rows` breaks: a spec nothing can make fail proves nothing. */
+export function specsWithoutRow(specFiles: readonly string[], rows: readonly KillRow[] = KILL_MATRIX): string[] {
+  const covered = new Set(rows.map((row) => row.file));
+  return specFiles.filter((file) => !covered.has(file));
+}

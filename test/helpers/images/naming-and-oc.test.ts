@@ -1,0 +1,88 @@
+// Unit tests without an engine: run-unique tags and labels, credentials from files, and releaseImageFor through `oc`
+// (a stand-in `oc` on PATH that answers like `oc adm release info --image-for`).
+import { expect } from 'chai';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadRegistryCredentials } from '../../../lib/oci/credentials.js';
+import { runImageTag, testImageLabels } from '../../../helpers/images/naming.js';
+import { newRunId } from '../../../helpers/target.js';
+import { releaseImageFor, ReleaseImageTagNotFoundError } from '../../../helpers/images/release-info.js';
+import { MARKER_PASSWORD, markerPullSecret, PUSH_USER } from '../../lib/oci/support/fixtures.js';
+
+describe('images: run-unique names, labels, credential files', () => {
+  it('makes a tag per run and case, and QE labels', () => {
+    const a = newRunId(new Date('2026-12-01T02:25:00Z'));
+    const b = newRunId(new Date('2026-12-01T02:25:00Z'));
+    expect(a).to.match(/^r20261201t022500-[0-9a-f]{6}$/);
+    expect(a).to.not.equal(b);
+    expect(runImageTag('quay.io/me/os:old', a, 'OCP-54183')).to.equal(`quay.io/me/os:${a}-ocp-54183`);
+    expect(() => runImageTag('quay.io/me/os', 'x'.repeat(130), '1')).to.throw(/not a valid tag/);
+    expect(testImageLabels({ runId: a, caseId: '54183' })).to.deep.equal({
+      'quay.expires-after': '24h',
+      'ocp-e2e.io/run-id': a,
+      'ocp-e2e.io/case-id': '54183',
+    });
+  });
+
+  it('loads credentials from a pull secret file, or DOCKER_CONFIG when no file is named', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-creds-'));
+    try {
+      await writeFile(path.join(dir, 'pull-secret.json'), markerPullSecret('quay.io'));
+      await writeFile(path.join(dir, 'config.json'), markerPullSecret('127.0.0.1:5000'));
+      const fromFile = await loadRegistryCredentials(path.join(dir, 'pull-secret.json'));
+      expect(fromFile.authFor('quay.io')).to.deep.equal({ username: PUSH_USER, password: MARKER_PASSWORD });
+      const fromEnv = await loadRegistryCredentials(undefined, { DOCKER_CONFIG: dir });
+      expect(fromEnv.hosts()).to.deep.equal(['127.0.0.1:5000']);
+      const missing = await loadRegistryCredentials(path.join(dir, 'absent.json')).catch((e) => e);
+      expect(missing.message).to.include('ENOENT');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('images: releaseImageFor through oc', () => {
+  let dir: string;
+  let savedPath: string | undefined;
+  const release = 'quay.example/ocp/release:4.12.0-0.nightly-2022-09-12-152748';
+  const rhcos = 'quay.example/openshift-release-dev/ocp-v4.0-art-dev@sha256:' + 'e'.repeat(64);
+
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-fake-oc-'));
+    // Knows only rhel-coreos-8, like a 4.12 payload; logs its arguments so the test can check them.
+    await writeFile(
+      path.join(dir, 'oc'),
+      `#!/bin/sh
+echo "$*" >> "${dir}/calls"
+case "$*" in
+  "version --client") echo "Client Version: 4.12.0"; exit 0 ;;
+  *"--image-for=rhel-coreos-8 ${release}"*) echo "${rhcos}"; exit 0 ;;
+  *"--image-for="*) tag=\${4#--image-for=}; echo "error: no image tag \\"$tag\\" exists in the release image ${release}" >&2; exit 1 ;;
+esac
+exit 2
+`,
+    );
+    await chmod(path.join(dir, 'oc'), 0o755);
+    savedPath = process.env.PATH;
+    process.env.PATH = `${dir}:${savedPath}`;
+  });
+  after(async () => {
+    process.env.PATH = savedPath;
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('uses `oc adm release info --image-for` when oc is installed, trying the other OS image name too', async () => {
+    expect(await releaseImageFor(release, 'rhel-coreos-8', { pullSecretFile: '/tmp/ps.json' })).to.equal(rhcos);
+    expect(await releaseImageFor(release, 'rhel-coreos')).to.equal(rhcos);
+    const calls = await readFile(path.join(dir, 'calls'), 'utf8');
+    expect(calls).to.include(`adm release info --image-for=rhel-coreos-8 ${release} -a /tmp/ps.json`);
+    expect(calls).to.include(`adm release info --image-for=rhel-coreos ${release}`);
+  });
+
+  it('reports a tag the release does not have', async () => {
+    const err = await releaseImageFor(release, 'cli').catch((e) => e);
+    expect(err).to.be.instanceOf(ReleaseImageTagNotFoundError);
+    expect(err.message).to.include('has no image named "cli"').and.to.include('no image tag "cli" exists');
+  });
+});

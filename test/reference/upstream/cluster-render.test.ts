@@ -1,0 +1,81 @@
+/**
+ * The running reference cluster renders as upstream does: the rendered configs it was set up with and, while the flow
+ * of spec 1 (QE 54183: override both pools with a layered OS image, then upgrade) runs on each profile together with
+ * a few generated user MachineConfigs given by the API, every rendered MachineConfig the cluster creates must equal
+ * the upstream render (mco-oracle of the profile's commit) of the MachineConfigs, pools and ControllerConfig the
+ * cluster held at that moment. The cluster is observed through the API only.
+ */
+import { expect } from 'chai';
+import { NEXT_VERSION } from '../../../reference/index.js';
+import { validateMachineConfig, mergeMachineConfigs } from '../../../reference/mco/render.js';
+import { createRng } from '../../../reference/rng.js';
+import { customImage, describeCluster, overrideMachineConfig, poolSettledOnNew, requestUpgrade, startHarness, waitFor, cond, type Obj } from '../support/cluster.js';
+import { COMMITS, type UpstreamCommit } from './support/oracle.js';
+import { clusterUserMachineConfigs } from './support/render-cases.js';
+import { RenderObserver } from './support/render-observer.js';
+import { DIFF_SEED } from './support/run-settings.js';
+
+const WAIT_MS = 60_000;
+
+/** A config the reference renders on its own (its validity is what the differential test checks). */
+function renders(mc: Parameters<typeof validateMachineConfig>[0]): boolean {
+  try {
+    validateMachineConfig(mc);
+    mergeMachineConfigs([mc], { defaultOsImageURL: 'x', includeExtensionsImage: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function spec1Flow(commit: UpstreamCommit): Promise<{ checks: Awaited<ReturnType<RenderObserver['judge']>>; notes: string[] }> {
+  const h = await startHarness({ profile: commit.profile });
+  const observer = new RenderObserver(h.cluster.kubeconfigPath);
+  try {
+    await observer.start();
+    const extras = clusterUserMachineConfigs(createRng(DIFF_SEED), 4, renders);
+    const before: Record<string, string> = {};
+    for (const pool of ['master', 'worker']) before[pool] = (await h.k.get<Obj>('MachineConfigPool', pool))!.status.configuration.name;
+    for (const mc of extras) await h.k.create('MachineConfig', mc as unknown as Obj);
+    const custom = await customImage(h.cluster);
+    for (const pool of ['master', 'worker']) await h.k.create('MachineConfig', overrideMachineConfig(`tc-54183-new-os-image-upgrade-${pool}`, pool, custom));
+    const overridden: Record<string, string> = {};
+    for (const pool of ['master', 'worker']) {
+      const p = await waitFor(`pool ${pool} to roll out the override`, () => poolSettledOnNew(h.k, pool, before[pool]), WAIT_MS, () => describeCluster(h.k));
+      overridden[pool] = p.status.configuration.name;
+    }
+    await requestUpgrade(h.k, h.cluster.releases.next.image);
+    if (commit.label === 'FIX') {
+      await waitFor('the upgrade to complete', async () => {
+        const head = (await h.k.get<Obj>('ClusterVersion', 'version'))?.status?.history?.[0];
+        return head?.state === 'Completed' && head.version === NEXT_VERSION;
+      }, WAIT_MS, () => describeCluster(h.k));
+    } else {
+      await waitFor('the buggy operator to stay Degraded on the osImageURL check after the upgrade', async () => {
+        const co = await h.k.get<Obj>('ClusterOperator', 'machine-config');
+        return /Unable to apply .*osImageURL mismatch/.test(cond(co, 'Degraded').message ?? '');
+      }, WAIT_MS, () => describeCluster(h.k));
+    }
+    for (const pool of ['master', 'worker']) await waitFor(`pool ${pool} on the new release's rendered config`, () => poolSettledOnNew(h.k, pool, overridden[pool]), WAIT_MS, () => describeCluster(h.k));
+    // let the last events arrive
+    await new Promise((r) => setTimeout(r, 500));
+  } finally {
+    observer.stop();
+    await h.cluster.stop();
+  }
+  return { checks: await observer.judge(commit), notes: observer.notes() };
+}
+
+describe('upstream differential: the running reference cluster renders as upstream', function () {
+  this.timeout(400_000);
+  for (const commit of COMMITS) {
+    it(`${commit.profile} (${commit.label}): its initial rendered configs and every one created during spec 1 equal the upstream render of the cluster's inputs at that moment`, async () => {
+      const { checks, notes } = await spec1Flow(commit);
+      const mismatches = checks.filter((c) => c.mismatch).map((c) => `${c.rendered} (pool ${c.pool}): ${c.mismatch}`);
+      expect(mismatches, notes.join('; ')).to.deep.equal([]);
+      // the two pools' configs at the start, then the override and the upgrade each render both pools at least once
+      expect(checks.length, checks.map((c) => c.rendered).join(', ')).to.be.at.least(6);
+      console.log(`      ${checks.length} rendered configs checked (seed ${DIFF_SEED}); states back needed: ${checks.map((c) => c.matchedStatesBack).join(',')}`);
+    });
+  }
+});
