@@ -8,6 +8,7 @@
  * business, and a kubelet's refusal (`container not found ("x")`) reaches the client as the kubelet wrote it.
  * Either side closing ends both.
  */
+import { chooseContainer } from './pod-container.js';
 import { request, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errors } from '../../errors.js';
@@ -41,21 +42,6 @@ export async function servePodExec(ctx: HttpContext, call: Call): Promise<void> 
   const conn = takeUpgrade(call.req);
   if (!conn) throw errors.internal('upgrade request arrived without its connection');
   splice(call.req, conn.socket, conn.head, host, port, path);
-}
-
-/** The container an exec means, or the real server's 400 when it cannot tell (the same rules as pods/log). */
-function chooseContainer(pod: KubeObject, asked: string): string {
-  const names = ((pod.spec?.containers ?? []) as Array<{ name: string }>).map((c) => c.name);
-  const initNames = ((pod.spec?.initContainers ?? []) as Array<{ name: string }>).map((c) => c.name);
-  const podName = pod.metadata.name!;
-  if (asked) {
-    if (![...names, ...initNames].includes(asked)) throw errors.badRequest(`container ${asked} is not valid for pod ${podName}`);
-    return asked;
-  }
-  if (names.length === 1) return names[0]!;
-  if (names.length === 0) throw errors.badRequest(`a container name must be specified for pod ${podName}`);
-  const init = initNames.length ? ` or one of the init containers: [${initNames.join(' ')}]` : '';
-  throw errors.badRequest(`a container name must be specified for pod ${podName}, choose one of: [${names.join(' ')}]${init}`);
 }
 
 /** Where the node's kubelet listens: loopback only, as for pods/log. */

@@ -6,6 +6,7 @@
  * container ends or the client leaves). Kubelets are reached on loopback only: at `kubeletHost` when the server was
  * given one (one process playing many nodes), else at the node's InternalIP when that is a loopback address.
  */
+import { chooseContainer } from './pod-container.js';
 import { request, type IncomingMessage } from 'node:http';
 import { ApiError, errors } from '../../errors.js';
 import type { KubeObject } from '../../resources.js';
@@ -46,21 +47,6 @@ export async function servePodLog(ctx: HttpContext, call: Call, { rt, namespace,
     throw errors.internal(`Get "https://${nodeIp ?? nodeName}:${port || 10250}${path}": this API server reaches kubelets on loopback only, and node ${nodeName} has no loopback kubelet endpoint`);
   }
   await proxy(call, host, port, path);
-}
-
-/** The container a log request means, or the real server's 400 when it cannot tell. */
-function chooseContainer(pod: KubeObject, asked: string): string {
-  const names = ((pod.spec?.containers ?? []) as Array<{ name: string }>).map((c) => c.name);
-  const initNames = ((pod.spec?.initContainers ?? []) as Array<{ name: string }>).map((c) => c.name);
-  const podName = pod.metadata.name!;
-  if (asked) {
-    if (![...names, ...initNames].includes(asked)) throw errors.badRequest(`container ${asked} is not valid for pod ${podName}`);
-    return asked;
-  }
-  if (names.length === 1) return names[0]!;
-  if (names.length === 0) throw errors.badRequest(`a container name must be specified for pod ${podName}`);
-  const init = initNames.length ? ` or one of the init containers: [${initNames.join(' ')}]` : '';
-  throw errors.badRequest(`a container name must be specified for pod ${podName}, choose one of: [${names.join(' ')}]${init}`);
 }
 
 function isLoopback(ip: string | undefined): ip is string {
