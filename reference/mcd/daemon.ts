@@ -271,7 +271,10 @@ export class DaemonSet implements Controller {
     this.hosts.write(name, target.files, target.units);
     await this.ctx.clock.sleep(settleMs, daemon.abort.signal);
     log(action === 'reload crio' ? `crio config reloaded successfully! Desired config ${desired} has been applied, skipping reboot` : `Node has Desired Config ${desired}, skipping reboot`);
-    await client.patch('Node', name, { metadata: { annotations: { [ANN.state]: 'Done', [ANN.currentConfig]: desired, [ANN.reason]: '' } } });
+    // completeUpdate uncordons whatever the action: a node re-pointed at its config after a failed update (the
+    // documented way out of NodeDegraded) is still cordoned from that update's drain
+    const annotations = { [ANN.state]: 'Done', [ANN.currentConfig]: desired, [ANN.reason]: '', [ANN.desiredDrain]: `uncordon-${desired}`, [ANN.lastAppliedDrain]: `uncordon-${desired}` };
+    await client.patch('Node', name, { metadata: { annotations }, spec: { unschedulable: null } });
     log(`Update completed for config ${desired} and node has been successfully uncordoned`);
     daemon.attempts = 0;
     daemon.completed = desired;
