@@ -67,8 +67,14 @@ export async function deleteCheckpoint(cluster: Cluster, specFile: string): Prom
   return cluster.deleteConfigMap(CHECKPOINT_NAMESPACE, checkpointName(specFile));
 }
 
+/**
+ * A ConfigMap holds at most 1 MiB: a long recording keeps its newest intervals, and always those it found when it
+ * began (what the judges read as the state at the start, e.g. the master pool of an upgrade over before post began).
+ */
 function cutTimeline(checkpoint: Checkpoint): Checkpoint {
   const recording = checkpoint.upgrade?.recording;
   if (!recording || recording.timeline.length <= MAX_TIMELINE_ENTRIES) return checkpoint;
-  return { ...checkpoint, upgrade: { ...checkpoint.upgrade!, recording: { ...recording, timeline: recording.timeline.slice(-MAX_TIMELINE_ENTRIES) } } };
+  const found = recording.timeline.filter((i) => i.found);
+  const newest = recording.timeline.filter((i) => !i.found).slice(-Math.max(0, MAX_TIMELINE_ENTRIES - found.length));
+  return { ...checkpoint, upgrade: { ...checkpoint.upgrade!, recording: { ...recording, timeline: [...found, ...newest] } } };
 }

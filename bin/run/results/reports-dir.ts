@@ -3,7 +3,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MOCHA_CONFIG, SUITE_REPORTER } from '../paths.js';
 
-export const REPORT_FOLDERS = ['allure-results', 'junit', 'artifacts'] as const;
+export const REPORT_FOLDERS = ['allure-results', 'junit', 'artifacts', 'recordings'] as const;
 
 /** The mocha config every child of the run uses. */
 export const runMochaConfig = (reportsDir: string): string => join(reportsDir, '.mocharc.run.json');
