@@ -18,7 +18,8 @@ export async function runOnCluster(files: string[], options: RunOptions, config:
     toImage: options.toImage,
     imageRepo: options.imageRepo,
     pullSecretPath: config.pullSecretPath,
-    willPush: Boolean(options.allowDisruptive),
+    // only a whole run and pre push the layered image
+    willPush: Boolean(options.allowDisruptive) && (config.phase === 'all' || config.phase === 'pre'),
   });
   const { version, nodes } = facts;
   const caps: { isReference: boolean; timeFactor: number; imageRepo?: string } = await discoverCapabilities(cluster).catch(() => ({ isReference: false, timeFactor: 1 }));
@@ -29,11 +30,13 @@ export async function runOnCluster(files: string[], options: RunOptions, config:
   if (!options.allowDisruptive) {
     console.log('disruptive specs (upgrades, pool changes) will be SKIPPED: nothing on this cluster is changed; pass --allow-disruptive to run them');
   } else {
-    if (!options.imageRepo && !caps.imageRepo) {
+    // Only pre (and a whole run) builds and pushes the layered image: a later phase needs neither a repository nor an
+    // engine (the checkpoint names the pushed image by digest).
+    const builds = config.phase === 'all' || config.phase === 'pre';
+    if (builds && !options.imageRepo && !caps.imageRepo) {
       throw new UsageError('--image-repo is required on a real cluster: the repository the layered OS images are pushed to and the nodes pull from (push credentials in --pull-secret)');
     }
-    // Only pre (and a whole run) builds the layered image: the machine of a later phase needs no engine.
-    if (config.phase === 'all' || config.phase === 'pre') await requireEngine();
+    if (builds) await requireEngine();
   }
   return runMocha({
     files,
