@@ -72,8 +72,8 @@ export interface NodeRead {
   asked: { how: string; output: string };
 }
 
-/** What `oc` prints when the API server failed for a moment (a rolling API server, a 5xx): worth asking again. */
-const TRANSIENT_API_ERROR = /InternalError|Internal error occurred|ServiceUnavailable|TooManyRequests|the server is currently unable|connection refused|connection reset|i\/o timeout|TLS handshake timeout|GOAWAY|unexpected EOF/i;
+/** What `oc` prints when the API server failed for a moment (a rolling API server, a 5xx, a connection dropped mid-request: Go says `Post "…": EOF`): worth asking again. */
+const TRANSIENT_API_ERROR = /InternalError|Internal error occurred|ServiceUnavailable|TooManyRequests|the server is currently unable|connection refused|connection reset|i\/o timeout|TLS handshake timeout|GOAWAY|unexpected EOF|": EOF$|: EOF\s*$/im;
 const OC_DEBUG_ATTEMPTS = 4;
 
 /**
