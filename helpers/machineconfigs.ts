@@ -68,8 +68,6 @@ export async function createOverrideMachineConfig(cluster: Cluster, override: Ma
   }
 }
 
-/** The earlier name of `createOverrideMachineConfig`, which test/helpers/cluster.test.ts still uses. */
-export const createOsImageOverride = createOverrideMachineConfig;
 
 /** The override MachineConfigs of each pool: `{ worker: ['tc-…-worker'], master: ['tc-…-master'] }`. */
 export function overridesByPool(overrides: readonly MachineConfigOverride[]): Record<string, string[]> {

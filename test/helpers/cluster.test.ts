@@ -10,7 +10,7 @@ import { ClusterWatcher } from '../../helpers/cluster-watcher.js';
 import { discoverCapabilities } from '../../helpers/capabilities.js';
 import { PoolDegradedError, waitForPools, waitForUpgrade } from '../../helpers/cluster-waits.js';
 import { Cleanup, leakedObjects } from '../../helpers/cleanup.js';
-import { createOsImageOverride } from '../../helpers/machineconfigs.js';
+import { createOverrideMachineConfig } from '../../helpers/machineconfigs.js';
 import { judgeRecording } from '../../helpers/monitor/judge.js';
 import { UpgradeRecorder } from '../../helpers/monitor/record.js';
 import { gatherArtifacts } from '../../helpers/artifacts.js';
@@ -89,10 +89,10 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
     const order: string[] = [];
     cleanup.add({ description: 'first', undo: async () => void order.push('first') });
     const override = { name: 'tc-1-worker', role: 'worker', osImageURL: IMAGE };
-    await createOsImageOverride(mock.cluster, override, 'run-1');
+    await createOverrideMachineConfig(mock.cluster, override, 'run-1');
     cleanup.add({ description: 'delete MachineConfig tc-1-worker', undo: async () => void (await mock.cluster.deleteMachineConfig('tc-1-worker')) });
     expect(await leakedObjects(mock.cluster, 'run-1')).to.deep.equal(['MachineConfig/tc-1-worker']);
-    await createOsImageOverride(mock.cluster, override, 'run-1').then(
+    await createOverrideMachineConfig(mock.cluster, override, 'run-1').then(
       () => expect.fail('a second create must fail'),
       (e: Error) => expect(e.message).to.match(/already exists.*oc delete mc tc-1-worker/),
     );
