@@ -68,7 +68,6 @@ export async function createOverrideMachineConfig(cluster: Cluster, override: Ma
   }
 }
 
-
 /** The override MachineConfigs of each pool: `{ worker: ['tc-…-worker'], master: ['tc-…-master'] }`. */
 export function overridesByPool(overrides: readonly MachineConfigOverride[]): Record<string, string[]> {
   const out: Record<string, string[]> = {};
