@@ -1,14 +1,16 @@
 /**
  * Who we are to openshift-tests: the component (product, type, name) and the source the suite was built from.
  *
- * The commit is `git rev-parse HEAD` of the checkout the command runs from; an installed suite (an image, no .git)
- * reads it from build-info.json next to package.json, which the build writes:
- *   {"commit": "<sha>", "buildDate": "<ISO 8601>", "gitTreeState": "clean"|"dirty", "sourceUrl": "<url>"}
+ * The commit is `git rev-parse HEAD` of the checkout the command runs from (also when it runs the checkout's compiled
+ * tree, .build/tree-*); an installed suite (an image, no .git) reads it from build-info.json next to package.json,
+ * which images/ocp-e2e/build.sh writes:
+ *   {"commit": "<sha>", "version": "<package.json version>", "buildDate": "<ISO 8601>", "gitTreeState": "clean"|"dirty",
+ *    "sourceUrl": "<url>"}
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { ROOT } from '../run/paths.js';
+import { ROOT, SOURCE_ROOT } from '../run/paths.js';
 import type { Component, Source } from './types.js';
 
 export const BUILD_INFO_FILE = join(ROOT, 'build-info.json');
@@ -41,15 +43,15 @@ export async function sourceInfo(): Promise<Source> {
   return withUrl({ commit: built.commit ?? '', build_date: built.buildDate ?? '', git_tree_state: built.gitTreeState ?? '' }, built.sourceUrl);
 }
 
-/** The checkout's HEAD and whether the tree has changes; undefined when ROOT is not a git checkout (or no git). */
+/** The checkout's HEAD and whether the tree has changes; undefined when SOURCE_ROOT is not a git checkout (or no git). */
 async function gitSource(): Promise<Source | undefined> {
-  const head = await execa('git', ['rev-parse', 'HEAD'], { cwd: ROOT, reject: false });
+  const head = await execa('git', ['rev-parse', 'HEAD'], { cwd: SOURCE_ROOT, reject: false });
   // A checkout nested in another repository must not report the outer one's commit.
-  const top = await execa('git', ['rev-parse', '--show-toplevel'], { cwd: ROOT, reject: false });
-  if (head.exitCode !== 0 || top.exitCode !== 0 || !samePath(String(top.stdout).trim(), ROOT)) return undefined;
-  const status = await execa('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, reject: false });
+  const top = await execa('git', ['rev-parse', '--show-toplevel'], { cwd: SOURCE_ROOT, reject: false });
+  if (head.exitCode !== 0 || top.exitCode !== 0 || !samePath(String(top.stdout).trim(), SOURCE_ROOT)) return undefined;
+  const status = await execa('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: SOURCE_ROOT, reject: false });
   const state = status.exitCode !== 0 ? '' : String(status.stdout).trim() ? 'dirty' : 'clean';
-  const url = await execa('git', ['remote', 'get-url', 'origin'], { cwd: ROOT, reject: false });
+  const url = await execa('git', ['remote', 'get-url', 'origin'], { cwd: SOURCE_ROOT, reject: false });
   return withUrl({ commit: String(head.stdout).trim(), build_date: '', git_tree_state: state }, url.exitCode === 0 ? String(url.stdout).trim() : undefined);
 }
 

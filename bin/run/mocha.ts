@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { execa } from 'execa';
 import { targetEnvironment, type TargetConfig } from '../../helpers/target.js';
 import type { Lane } from './output.js';
-import { MOCHA_CLI, ROOT, TSX_LOADER } from './paths.js';
+import { MOCHA_CLI, ROOT, specNodeOptions } from './paths.js';
 import { ONE_FAILURE, parseSummary, type Counts } from './results/counts.js';
 import { recordInterruption } from './results/junit-repair.js';
 import { junitPath, runMochaConfig } from './results/reports-dir.js';
@@ -21,7 +21,7 @@ export interface MochaRun {
 }
 
 export async function runMocha(run: MochaRun, supervisor: Supervisor, lane: Lane): Promise<Counts> {
-  const args = ['--import', TSX_LOADER, MOCHA_CLI, '--config', runMochaConfig(run.target.reportsDir), '--timeout', String(run.timeoutMs)];
+  const args = [...specNodeOptions(run.files), MOCHA_CLI, '--config', runMochaConfig(run.target.reportsDir), '--timeout', String(run.timeoutMs)];
   if (run.grep) args.push('--grep', run.grep);
   args.push(...run.files);
   const junit = junitPath(run.target.reportsDir, run.junitName);

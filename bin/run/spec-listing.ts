@@ -1,14 +1,16 @@
 /**
  * The tests of the spec files (file and full title), as mocha lists them with --dry-run. Listing loads every spec
- * and the whole helpers/ tree (seconds of CPU), so the listing is kept in .cache/spec-listing.json under a key made
+ * and the whole helpers/ tree (seconds of CPU), so the listing is kept in spec-listing.json in the cache folder
+ * (paths.ts cacheDir: the checkout's .cache unless OCP_E2E_CACHE_DIR or XDG_CACHE_HOME say otherwise) under a key made
  * of the path, size and modification time of every source file a title could come from (specs/, helpers/, lib/,
- * the lockfile): any edit there lists again.
+ * the lockfile): any edit there lists again. The cache is best-effort: where it cannot be written (a read-only
+ * install, such as the image), every run lists again.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { execa } from 'execa';
-import { MOCHA_CLI, MOCHA_CONFIG, ROOT, TSX_LOADER } from './paths.js';
+import { cacheDir, MOCHA_CLI, MOCHA_CONFIG, ROOT, specNodeOptions } from './paths.js';
 import { UsageError } from './usage-error.js';
 import { TargetEnv, type RunPhase } from '../../helpers/target.js';
 
@@ -19,20 +21,29 @@ export interface ListedTest {
   fullTitle: string;
 }
 
-const CACHE = join(ROOT, '.cache', 'spec-listing.json');
 const SOURCES = ['specs', 'helpers', 'lib'];
 
 /** `phase` changes the titles of upgrade tests (PreChkUpgrade / PstChkUpgrade), so it is part of the listing's key. */
 export async function listTests(files: string[], phase: RunPhase = 'all'): Promise<ListedTest[]> {
   const key = `${phase}:${await sourcesKey(files)}`;
-  const cached = await readFile(CACHE, 'utf8').then((t) => JSON.parse(t) as { key: string; tests: Array<{ file: string; fullTitle: string }> }, () => undefined);
+  const cache = join(cacheDir(), 'spec-listing.json');
+  const cached = await readFile(cache, 'utf8').then((t) => JSON.parse(t) as { key: string; tests: Array<{ file: string; fullTitle: string }> }, () => undefined);
   // The key covers every spec file, so a cached listing may hold more files than asked for: only theirs are returned.
   const asked = new Set(files);
   if (cached?.key === key) return cached.tests.map((t) => ({ file: join(ROOT, t.file), fullTitle: t.fullTitle })).filter((t) => asked.has(t.file));
   const tests = await dryRun(files, phase);
-  await mkdir(dirname(CACHE), { recursive: true });
-  await writeFile(CACHE, JSON.stringify({ key, tests: tests.map((t) => ({ file: relative(ROOT, t.file), fullTitle: t.fullTitle })) }));
+  await writeCache(cache, JSON.stringify({ key, tests: tests.map((t) => ({ file: relative(ROOT, t.file), fullTitle: t.fullTitle })) }));
   return tests;
+}
+
+/** A cache that cannot be written (EROFS, EACCES, a full disk) costs the next run a listing, never this run. */
+async function writeCache(path: string, text: string): Promise<void> {
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, text);
+  } catch {
+    // not cached
+  }
 }
 
 async function sourcesKey(files: string[]): Promise<string> {
@@ -53,7 +64,7 @@ async function filesUnder(dir: string): Promise<string[]> {
 
 /** mocha --dry-run over the files: loads them without running anything; no target is needed. */
 async function dryRun(files: string[], phase: RunPhase): Promise<ListedTest[]> {
-  const r = await execa(process.execPath, ['--import', TSX_LOADER, MOCHA_CLI, '--config', MOCHA_CONFIG, '--dry-run', '--reporter', 'json', ...files], {
+  const r = await execa(process.execPath, [...specNodeOptions(files), MOCHA_CLI, '--config', MOCHA_CONFIG, '--dry-run', '--reporter', 'json', ...files], {
     cwd: ROOT,
     reject: false,
     env: { KUBECONFIG: '', [TargetEnv.phase]: phase },

@@ -1,7 +1,7 @@
 /** Which spec files a run runs: the given ones or every specs/*.spec.ts, narrowed to those --grep selects. */
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { SPECS_DIR } from './paths.js';
+import { runnableSpec, SPECS_DIR } from './paths.js';
 import { listTests } from './spec-listing.js';
 import { UsageError } from './usage-error.js';
 import type { RunPhase } from '../../helpers/target.js';
@@ -19,7 +19,7 @@ export function specFileNames(): string[] {
 }
 
 async function specFiles(given: string[] | undefined): Promise<string[]> {
-  if (given?.length) return given.map((f) => resolve(f));
+  if (given?.length) return given.map((f) => runnableSpec(resolve(f)));
   return specFileNames().map((n) => join(SPECS_DIR, n));
 }
 

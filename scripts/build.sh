@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Compiles the product (bin/, helpers/, lib/, mock/, reference/, specs/; not test/ or bench/) to JavaScript, so the
+# command and its spec processes start without tsx (which costs seconds of CPU per process).
+#
+#   scripts/build.sh           build when the sources changed since the last build; print the compiled tree's path
+#   scripts/build.sh --check   print the path and exit 0 when the compiled tree is current; exit 1 otherwise (no build)
+#   scripts/build.sh --force   build even when current
+#
+# Layout: .build/stage is tsc's incremental output (with its .tsbuildinfo); each build is then published as an
+# immutable .build/tree-<stamp>, and .build/current is switched to it with one rename. A process running an older
+# tree keeps loading consistent files while another process rebuilds (node resolves .build/current to the tree once).
+# <stamp> hashes the path, size and modification time of every source file, so checking costs one `find`.
+#
+# A tree is the product as it runs anywhere (the image copies one): compiled .js/.cjs with source maps, the files the
+# code reads at run time (images/, reference/crds/*.yaml, specs/mocharc.json, package.json), and the launchers.
+# Compiled specs keep their source names: specs/NAME.spec.ts is a link to NAME.spec.js (node loads the link's target,
+# a .js file, while mocha, Allure, JUnit and the run know the spec by its usual name). In the checkout, the tree's
+# node_modules and .cache are links to the checkout's.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="$root/.build"
+stage="$build/stage"
+mode=build
+case "${1:-}" in
+  --check) mode=check ;;
+  --force) mode=force ;;
+  '') ;;
+  *) echo "build: unknown option $1" >&2; exit 2 ;;
+esac
+
+# What the product is made of. images/ocp-e2e and images/node-base build the suite's own image: not part of the tree.
+SOURCE_DIRS=(bin helpers lib mock reference specs images)
+SOURCE_FILES=(package.json package-lock.json tsconfig.json tsconfig.build.json scripts/build.sh)
+
+source_stamp() {
+  cd "$root"
+  find "${SOURCE_DIRS[@]}" "${SOURCE_FILES[@]}" \( -path images/ocp-e2e -o -path images/node-base \) -prune \
+    -o -type f -printf '%p\t%s\t%T@\n' | LC_ALL=C sort | sha256sum | cut -c1-16
+}
+
+current_tree() {
+  local stamp="$1" target
+  target="$(readlink "$build/current" 2>/dev/null || true)"
+  [ "$target" = "tree-$stamp" ] && [ -f "$build/current/.complete" ]
+}
+
+stamp="$(source_stamp)"
+if [ "$mode" != force ] && current_tree "$stamp"; then echo "$build/tree-$stamp"; exit 0; fi
+[ "$mode" = check ] && exit 1
+
+tsc="$root/node_modules/typescript/bin/tsc"
+[ -f "$tsc" ] || { echo "build: TypeScript is not installed ($tsc missing: npm ci installs the dev dependencies)" >&2; exit 1; }
+mkdir -p "$build" "$root/.cache"
+
+# One build at a time; whoever waited finds the tree the other one built.
+exec 9>"$build/lock"
+flock 9
+stamp="$(source_stamp)"
+if [ "$mode" != force ] && current_tree "$stamp"; then echo "$build/tree-$stamp"; exit 0; fi
+
+# tsc's exit code 2 means "type errors, JavaScript emitted": the tree runs then as tsx would run the sources (tsx does
+# not check types either); `npx tsc --noEmit -p .` is where type errors fail.
+compile() {
+  local code=0
+  node "$tsc" -p "$root/tsconfig.build.json" >&2 || code=$?
+  [ "$code" = 0 ] || [ "$code" = 2 ]
+}
+compile
+
+# tsc never deletes the output of a deleted source, and trusts its .tsbuildinfo even when outputs were deleted.
+missing_output=0
+while IFS= read -r -d '' out; do
+  rel="${out#"$stage"/}"
+  case "$rel" in
+    *.js.map) src="${rel%.js.map}.ts" ;;
+    *.cjs.map) src="${rel%.cjs.map}.cts" ;;
+    *.js) src="${rel%.js}.ts" ;;
+    *.cjs) src="${rel%.cjs}.cts" ;;
+    *) continue ;;
+  esac
+  [ -f "$root/$src" ] || rm -f "$out"
+done < <(find "$stage" -type f -print0)
+while IFS= read -r -d '' src; do
+  case "$src" in *.d.ts) continue ;; *.cts) out="${src%.cts}.cjs" ;; *) out="${src%.ts}.js" ;; esac
+  [ -f "$stage/$out" ] || missing_output=1
+done < <(cd "$root" && find bin helpers lib mock reference specs -type f \( -name '*.ts' -o -name '*.cts' \) -print0)
+if [ "$missing_output" = 1 ]; then
+  rm -f "$stage/.tsbuildinfo"
+  compile
+fi
+
+tree="$build/tree-$stamp"
+tmp="$build/.tree-$stamp.$$"
+rm -rf "$tmp"
+mkdir -p "$tmp"
+cp -a "$stage/." "$tmp/"
+rm -f "$tmp/.tsbuildinfo"
+# The files the code reads next to itself at run time, and the launchers.
+(cd "$root" && find bin helpers lib mock reference specs images \( -path images/ocp-e2e -o -path images/node-base \) -prune \
+  -o -type f ! -name '*.ts' ! -name '*.cts' ! -name '*.md' -print0 | xargs -0 cp -a --parents -t "$tmp")
+cp -a "$root/package.json" "$root/package-lock.json" "$tmp/"
+for js in "$tmp"/specs/*.spec.js; do
+  [ -e "$js" ] && ln -s "$(basename "$js")" "${js%.js}.ts"
+done
+ln -s ../../node_modules "$tmp/node_modules"
+ln -s ../../.cache "$tmp/.cache"
+echo "$stamp" > "$tmp/.complete"
+rm -rf "$tree"
+mv "$tmp" "$tree"
+ln -sfn "tree-$stamp" "$build/current.new"
+mv -T "$build/current.new" "$build/current"
+
+# Old trees go after a day: a run started from one (a long real-cluster run) still finds its files meanwhile.
+find "$build" -mindepth 1 -maxdepth 1 -name 'tree-*' ! -name "tree-$stamp" -mmin +1440 -exec rm -rf {} +
+find "$build" -mindepth 1 -maxdepth 1 -name '.tree-*' -mmin +60 -exec rm -rf {} +
+echo "$tree"
