@@ -26,7 +26,7 @@ export interface RunOptions {
   timeFactor?: number;
   /** Reference only: the seed of every reference cluster of the run (default 1), so a failing run can be replayed. */
   seed?: number;
-  /** Where allure-results, junit and artifacts go (default `reports`). */
+  /** Where allure-results, junit and artifacts go (default $ARTIFACT_DIR, else `reports`). */
   reportsDir?: string;
   /** Spec files to consider (default: every specs/*.spec.ts). */
   specs?: string[];
@@ -58,7 +58,8 @@ export function defineRunOptions(command: Command): Command {
     .option('--keep-on-failure', 'leave what a failed spec created in place for inspection, and print how to undo it (default: off)')
     .addOption(new Option('--time-factor <n>', 'reference only: cluster seconds per wall second (default: 600, ten cluster minutes per wall second)').argParser(positiveNumber))
     .addOption(new Option('--seed <n>', 'reference only: seed of every reference cluster of the run (durations, resyncs, boot ids), printed with the run and written to the report\'s environment: replays a run (default: 1)').argParser(nonNegativeInteger))
-    .option('--reports-dir <dir>', 'where Allure results, JUnit XML and failure artefacts go (those three folders are emptied first)', 'reports')
+    // Prow (OpenShift CI) gives every step $ARTIFACT_DIR and keeps what is written there: reports go there unless told otherwise.
+    .addOption(new Option('--reports-dir <dir>', 'where Allure results, JUnit XML and failure artefacts go (those three folders are emptied first); without it, $ARTIFACT_DIR when set (Prow\'s artifacts folder), else reports').env('ARTIFACT_DIR').default('reports'))
     .option('--jobs <n>', 'reference only: spec files run at the same time, each on its own reference cluster (default: one per core)', positiveInteger)
     .option('--known-issues <file>', 'YAML list of {case, message, bug, expires}: a failure an unexpired entry matches is reported as a known issue with its bug link, not as a failure (default: none)')
     .option('--rerun-failed [reports-dir]', 'run only the tests that failed in the run whose reports are in this folder (default: --reports-dir)')
