@@ -276,6 +276,7 @@ export class ConformanceSession {
     const session = this;
     return async function (this: Context) {
       session.split.testTitle = this.test?.fullTitle() ?? labels.caseId;
+      session.split.caseId = labels.caseId;
       const tag = session.options.upgrades ? phaseTag(session.runPhase) : undefined;
       await labelCase(tag ? { ...labels, tags: [...(labels.tags ?? []), tag] } : labels);
       try {
@@ -349,6 +350,7 @@ export function conformanceSession(options: ConformanceOptions): ConformanceSess
   };
   const stopHandling = handleInterrupts({
     cleanup: session.ledger,
+    handOver: () => session.split.handOverInterrupted(),
     settle: () => target()?.kind === 'cluster',
     graceMs: () => (target()?.interruptGraceSeconds ?? DEFAULT_INTERRUPT_GRACE_SECONDS) * 1000,
   });

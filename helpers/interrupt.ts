@@ -17,6 +17,11 @@ const ORPHAN_CHECK_MS = 200;
 export interface InterruptPlan {
   /** What to undo: the session's ledger (or a bare Cleanup). */
   cleanup: Pick<Cleanup, 'left' | 'runAll'>;
+  /**
+   * Asked first: hands the changes on the cluster to a later process instead of undoing them (an upgrade under way),
+   * returning what to tell the user, or undefined when the ordinary undo is right. What it hands over leaves `cleanup`.
+   */
+  handOver?: () => Promise<string | undefined>;
   /** Wait for the cluster to settle after each undo: a cluster that is kept, not a throwaway reference. */
   settle: () => boolean;
   /** How long the undo may take before the process gives up and says what is left (0: undo nothing, only say it). */
@@ -51,9 +56,16 @@ export function handleInterrupts(plan: InterruptPlan): () => void {
     const settle = plan.settle();
     if (graceMs <= 0) return giveUp('interrupted, with no time given to undo');
     const seconds = +(graceMs / 1000).toFixed(1);
-    log(`    interrupted: undoing what this spec changed${settle ? ' and waiting until the cluster settles' : ''} (at most ${seconds} s; interrupt again to stop at once)`);
     const timer = setTimeout(() => giveUp(`interrupted: the undo did not finish within ${seconds} s`), graceMs);
-    void plan.cleanup.runAll({ skipSettling: !settle }).then((report) => {
+    const handedOver = (plan.handOver?.() ?? Promise.resolve(undefined)).catch((error: unknown) => {
+      log(`    interrupted: could not leave a checkpoint (${error instanceof Error ? error.message : String(error)}); undoing instead`);
+      return undefined;
+    });
+    void handedOver.then(async (told) => {
+      if (told) log(`    interrupted: ${told}`);
+      else log(`    interrupted: undoing what this spec changed${settle ? ' and waiting until the cluster settles' : ''} (at most ${seconds} s; interrupt again to stop at once)`);
+      return plan.cleanup.runAll({ skipSettling: !settle });
+    }).then((report) => {
       clearTimeout(timer);
       for (const f of report.failed) log(`    cleanup "${f.description}" failed: ${f.error}`);
       if (report.failed.length) return giveUp('interrupted: the undo failed');

@@ -13,6 +13,7 @@ import { CHECKPOINT_FORMAT, CHECKPOINT_NAMESPACE, checkpointName, type Checkpoin
 import { keepLocalCopy, readCheckpoint, writeCheckpoint } from './checkpoint/store.js';
 import { phaseStartProblem } from './checkpoint/validate.js';
 import { currentVersion } from './facts/cluster-version.js';
+import { requestedUpgrade } from './upgrade.js';
 import { adoptOverrides, followUpgradeStartedElsewhere, upgradeCluster, type CompletedUpgrade, type FlowSession } from './flows.js';
 import type { LedgerEntry } from './ledger.js';
 import { attachYaml, step } from './report.js';
@@ -29,8 +30,16 @@ export class SplitRun {
   /** The running test's full title and its spec file's base name (the checkpoint names them). */
   testTitle = '';
   specFile = 'spec';
+  /** The running test's case id, which `--grep` of the later phase takes. */
+  caseId = '';
   /** Set when this process's part is done and its cluster changes belong to a later phase. */
   private handedOver = false;
+  /**
+   * --phase all, from the start of the upgrade phase: what was prepared and the release the cluster ran before, which
+   * an interrupt during the upgrade needs to leave a checkpoint instead of undoing (see `handOverInterrupted`).
+   */
+  private inUpgrade?: { prepared: unknown; from: Checkpoint['from'] };
+  private preparedValue?: { value: unknown };
 
   constructor(private readonly session: FlowSession) {}
 
@@ -71,6 +80,7 @@ export class SplitRun {
     if (checkpoint) return run('prepare', `${title} (done by --phase pre at ${checkpoint.createdAt}, run ${checkpoint.runId})`, () => this.fromCheckpoint<T>(checkpoint));
     const value = await run('prepare', title, body);
     if (this.phase === 'pre') await this.handOver(value);
+    this.preparedValue = { value };
     return value;
   }
 
@@ -84,7 +94,13 @@ export class SplitRun {
     if (this.phase === 'post' && checkpoint) {
       return run('upgrade', 'follow the upgrade started outside this run until the cluster settles', () => followUpgradeStartedElsewhere(this.session, checkpoint.from));
     }
-    const upgraded = await run('upgrade', 'upgrade the cluster to the next release', () => upgradeCluster(this.session, from));
+    if (this.phase === 'all' && this.preparedValue) {
+      const cv = await this.session.cluster.getClusterVersion();
+      this.inUpgrade = { prepared: this.preparedValue.value, from: { version: currentVersion(cv) ?? from, image: cv.status?.desired?.image ?? '' } };
+    }
+    const upgraded = await run('upgrade', 'upgrade the cluster to the next release', () => upgradeCluster(this.session, from)).finally(() => {
+      this.inUpgrade = undefined;
+    });
     if (this.phase === 'upgrade' && checkpoint) {
       const stored: Checkpoint = { ...checkpoint, upgrade: { ...upgraded, finishedAt: new Date().toISOString() } };
       const where = await step('record the upgrade in the checkpoint for --phase post', () => writeCheckpoint(this.session.cluster, stored, this.session.target.reportsDir));
@@ -99,6 +115,37 @@ export class SplitRun {
    * leaves them.
    */
   private async handOver(value: unknown): Promise<never> {
+    const cv = await this.session.cluster.getClusterVersion();
+    const where = await step('write the checkpoint for --phase upgrade and post', () => this.writeHandOver(value, { version: currentVersion(cv) ?? '', image: cv.status?.desired?.image ?? '' }));
+    this.handedOver = true;
+    throw new PhaseHandOver('pre', where);
+  }
+
+  /**
+   * An interrupt of --phase all on a kept cluster once the upgrade was requested: undoing the overrides now would
+   * start a second roll-out in the middle of the upgrade's, and no grace period covers a real pool's roll-out. So the
+   * overrides stay, and this process leaves what --phase pre would have left (the checkpoint of what it prepared and
+   * what the ledger holds on the cluster), for `--phase post` to follow the upgrade, judge and clean up. Returns what
+   * to tell the user, or undefined when nothing is to be handed over (not upgrading, or the upgrade was not yet
+   * requested: then the ordinary undo is right).
+   */
+  async handOverInterrupted(): Promise<string | undefined> {
+    const upgrading = this.inUpgrade;
+    if (!upgrading || this.session.target.kind !== 'cluster') return undefined;
+    const cv = await this.session.cluster.getClusterVersion();
+    if (!requestedUpgrade(cv, upgrading.from)) return undefined;
+    const where = await this.writeHandOver(upgrading.prepared, upgrading.from);
+    this.handedOver = true;
+    const post = `ocp-e2e run --target cluster --kubeconfig ${this.session.target.kubeconfigPath} --allow-disruptive --phase post${this.caseId ? ` --grep ${this.caseId}` : ''}`;
+    return [
+      `the upgrade to ${requestedUpgrade(cv, upgrading.from)!.image} is under way: the overrides stay (deleting them now would start a second roll-out in the middle of the upgrade's)`,
+      `checkpoint ${where} written; to follow the upgrade to its end, judge it and clean up, run:`,
+      `      ${post}`,
+    ].join('\n    ');
+  }
+
+  /** The checkpoint of `value` prepared on a cluster that ran `from`, written with the ledger's pending cluster changes. */
+  private async writeHandOver(value: unknown, from: Checkpoint['from']): Promise<string> {
     const { cluster, target, ledger } = this.session;
     const cv = await cluster.getClusterVersion();
     const checkpointOf = async (pending: Checkpoint['pending']): Promise<Checkpoint> => ({
@@ -110,15 +157,11 @@ export class SplitRun {
       title: this.testTitle,
       runId: target.runId,
       createdAt: new Date().toISOString(),
-      from: { version: currentVersion(cv) ?? '', image: cv.status?.desired?.image ?? '' },
+      from,
       prepared: encodePrepared(value),
       pending,
     });
-    const where = await step('write the checkpoint for --phase upgrade and post', () =>
-      ledger.handOver(async (pending) => writeCheckpoint(cluster, await checkpointOf(pending), target.reportsDir)),
-    );
-    this.handedOver = true;
-    throw new PhaseHandOver('pre', where);
+    return ledger.handOver(async (pending) => writeCheckpoint(cluster, await checkpointOf(pending), target.reportsDir));
   }
 
   /**

@@ -3,7 +3,8 @@
  * `ocp-e2e cluster up` as a real cluster: the run names the signal it got, undoes what the spec changed and waits until
  * the pools have settled back, leaves whole JUnit and Allure files and the summary line, and exits 130 or 143. When the undo
  * gets no time (OCP_E2E_INTERRUPT_GRACE_SECONDS=0), it prints exactly what is left and the commands that undo it, and
- * those commands, run with the real `oc`, do. `oc` is on the run's PATH, as on a QE engineer's machine. The cluster is reused: after each case it must be as it was before.
+ * those commands, run with the real `oc`, do. Once the upgrade was requested it undoes nothing on the cluster (a second
+ * roll-out in the middle of the upgrade's would be worse than an interrupt) and leaves the checkpoint of --phase pre instead. `oc` is on the run's PATH, as on a QE engineer's machine. The cluster is reused: after each case it must be as it was before.
  */
 import { expect } from 'chai';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { Cluster } from '../../helpers/cluster.js';
 import { poolRolledOut } from '../../helpers/facts/pool.js';
-import { clusterUp, lastLine, ROOT, type ClusterUp } from '../support/cli.js';
+import { clusterUp, lastLine, ocpE2e, ROOT, type ClusterUp } from '../support/cli.js';
 import { startCli, type CliProcess } from '../support/cli-child.js';
 
 const OC = join(ROOT, '..', 'shared', 'upstream', 'bin', 'oc');
@@ -43,7 +44,7 @@ function reportFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? reportFiles(join(dir, e.name)) : [join(dir, e.name)]));
 }
 
-describe('reliability: interrupting a --target cluster run during prepare', function () {
+describe('reliability: interrupting a --target cluster run during prepare and during the upgrade', function () {
   this.timeout(300_000);
   let up: ClusterUp | undefined;
   let cluster: Cluster;
@@ -125,5 +126,32 @@ describe('reliability: interrupting a --target cluster run during prepare', func
     expect(r.exitCode, r.all).to.equal(0);
     expect(await cluster.listMachineConfigs(RUN_LABEL)).to.deep.equal([]);
     expect(await settledBack(cluster, initial, 120_000), 'the pools after the printed commands').to.deep.equal(initial);
+  });
+
+  // Last: it upgrades the cluster (its post phase leaves it upgraded, without the overrides).
+  it('SIGINT once the upgrade was requested: the overrides stay, a checkpoint is written, exit 130; the printed --phase post finishes and cleans up', async () => {
+    const reports = join(mkdtempSync(join(tmpdir(), 'ocp-e2e-cluster-interrupt-')), 'reports');
+    run = start(reports);
+    await run.waitFor(/upgrade to \S+ requested with/, 200_000);
+    run.child.kill('SIGINT');
+    const { code } = await run.exited;
+    const output = run.output();
+    expect(code, output.slice(-3000)).to.equal(130);
+    expect(output).to.match(/interrupted: the upgrade to \S+ is under way: the overrides stay/);
+    expect(output).to.include('checkpoint configmap/ocp-e2e-checkpoint-01-upgrade-custom-os-image-both-pools -n ocp-e2e written');
+    expect(output, 'nothing on the cluster was undone').to.not.include('delete MachineConfigs');
+    const kept = (await cluster.listMachineConfigs(RUN_LABEL)).map((m) => m.metadata.name!).sort();
+    expect(kept, 'the overrides the upgrade must keep').to.deep.equal(['tc-54183-new-os-image-upgrade-master', 'tc-54183-new-os-image-upgrade-worker']);
+    expect(await cluster.getConfigMap('ocp-e2e', 'ocp-e2e-checkpoint-01-upgrade-custom-os-image-both-pools')).to.not.equal(undefined);
+
+    // The command it printed, as the user would paste it.
+    const printed = /^\s+(ocp-e2e run .+--phase post.*)$/m.exec(output)?.[1];
+    expect(printed, output.slice(-3000)).to.be.a('string');
+    expect(printed).to.include(`--kubeconfig ${up!.kubeconfig}`).and.include('--grep 54183');
+    const post = await ocpE2e([...printed!.split(' ').slice(1)], { env: { ...up!.env, PATH: `${dirname(OC)}:${process.env.PATH ?? ''}` }, timeoutMs: 200_000 });
+    expect(post.exitCode, post.output.slice(-3000)).to.equal(0);
+    expect(lastLine(post.output)).to.equal('1 passed, 0 failed, 0 skipped');
+    expect(await cluster.listMachineConfigs(RUN_LABEL), 'post removed the overrides').to.deep.equal([]);
+    expect(await cluster.getConfigMap('ocp-e2e', 'ocp-e2e-checkpoint-01-upgrade-custom-os-image-both-pools'), 'and the checkpoint').to.equal(undefined);
   });
 });

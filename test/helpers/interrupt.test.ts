@@ -1,15 +1,16 @@
 import { expect } from 'chai';
-import { Cleanup } from '../../helpers/cleanup.js';
+import { Cleanup, type Registered } from '../../helpers/cleanup.js';
 import { handleInterrupts } from '../../helpers/interrupt.js';
 
 /** An interrupted spec process, without the process: signals emitted by hand, exit and log captured. */
-function interruptible(graceMs: number, settleMs: number) {
+function interruptible(graceMs: number, settleMs: number, handOver?: (machineConfigs: Registered) => Promise<string | undefined>) {
   const cleanup = new Cleanup();
   const log: string[] = [];
   let exited: number | undefined;
   const done = new Promise<number>((resolve) => {
     const uninstall = handleInterrupts({
       cleanup,
+      handOver: handOver && (() => handOver(machineConfigs)),
       settle: () => true,
       graceMs: () => graceMs,
       log: (t) => log.push(t),
@@ -22,7 +23,7 @@ function interruptible(graceMs: number, settleMs: number) {
   });
   const undone: string[] = [];
   cleanup.add({ description: 'remove local image', undo: async () => void undone.push('image'), byHand: ['docker rmi x'] });
-  cleanup.add({
+  const machineConfigs = cleanup.add({
     description: 'delete MachineConfigs a, b',
     undo: async () => void undone.push('mcs'),
     byHand: ['oc delete machineconfig a b'],
@@ -63,5 +64,29 @@ describe('helpers: an interrupted spec undoes what it changed, or says what is l
     expect(await t.done).to.equal(130);
     expect(t.undone).to.deep.equal([]);
     expect(t.log.at(-1)).to.include('- delete MachineConfigs a, b, then wait until pools worker settle without them\n          oc delete machineconfig a b\n          oc get mcp worker -w');
+  });
+
+  it('during an upgrade: what was handed to a checkpoint stays, the rest is undone, and the user is told how to go on', async () => {
+    const t = interruptible(2000, 10, async (machineConfigs) => {
+      machineConfigs.dismiss();
+      return 'the upgrade is under way: the overrides stay; checkpoint configmap/c -n ocp-e2e written';
+    });
+    process.emit('SIGINT', 'SIGINT');
+    expect(await t.done).to.equal(130);
+    expect(t.undone, 'only the local image').to.deep.equal(['image']);
+    expect(t.log).to.deep.equal([
+      '    interrupted: the upgrade is under way: the overrides stay; checkpoint configmap/c -n ocp-e2e written',
+      '    interrupted: undone: remove local image',
+    ]);
+  });
+
+  it('when the checkpoint cannot be written: says so and undoes everything, as without an upgrade', async () => {
+    const t = interruptible(2000, 10, async () => {
+      throw new Error('configmaps is forbidden');
+    });
+    process.emit('SIGINT', 'SIGINT');
+    expect(await t.done).to.equal(130);
+    expect(t.undone).to.deep.equal(['mcs', 'image']);
+    expect(t.log[0]).to.equal('    interrupted: could not leave a checkpoint (configmaps is forbidden); undoing instead');
   });
 });
