@@ -423,6 +423,7 @@ export class Api {
   }
 
   private checkName(rt: ResourceType, name: string): void {
+    if (rt.pathSegmentNames) return checkPathSegmentName(rt, name);
     const isNamespace = rt.storageKey === NAMESPACE_STORAGE_KEY;
     const ok = isNamespace ? DNS_LABEL.test(name) && name.length <= 63 : DNS_SUBDOMAIN.test(name) && name.length <= 253;
     if (!ok) {
@@ -442,6 +443,12 @@ export class Api {
     }
     throw errors.alreadyExists(rt.group, rt.plural, `${prefix}*`);
   }
+}
+
+/** apimachinery's path.IsValidPathSegmentName, with its messages: the one check RBAC object names get. */
+function checkPathSegmentName(rt: ResourceType, name: string): void {
+  const problem = name === '.' || name === '..' ? `may not be '${name}'` : name.includes('/') ? `may not contain '/'` : name.includes('%') ? `may not contain '%'` : undefined;
+  if (problem) throw errors.invalid(rt.group, rt.kind, name, [{ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: ${JSON.stringify(name)}: ${problem}` }]);
 }
 
 /**

@@ -129,19 +129,24 @@ const bindingColumns: PrinterColumn[] = [
 ];
 
 /**
- * rbac.authorization.k8s.io/v1 (read by mock/rbac when RBAC is on) and the review kinds of authorization.k8s.io/v1,
- * which are only created (answered by http/handlers/access-reviews.ts, never stored).
+ * rbac.authorization.k8s.io/v1 (read by mock/rbac when RBAC is on), the review kinds of authorization.k8s.io/v1 and
+ * authentication.k8s.io/v1's SelfSubjectReview, which are only created (answered by http/handlers/access-reviews.ts
+ * and self-subject-review.ts, never stored).
  */
 function rbacResourceTypes(): ResourceType[] {
   const rbac = 'rbac.authorization.k8s.io';
   const review = (kind: string, plural: string) => builtin({ group: 'authorization.k8s.io', version: 'v1', kind, plural, namespaced: false, verbs: ['create'] });
+  // RBAC names are path segments (`system:` names included), as kube-apiserver's ValidateRBACName has them
+  const rbacKind = (kind: string, plural: string, namespaced: boolean, columns: PrinterColumn[]) =>
+    builtin({ group: rbac, version: 'v1', kind, plural, namespaced, columns, pathSegmentNames: true });
   return [
-    builtin({ group: rbac, version: 'v1', kind: 'ClusterRole', plural: 'clusterroles', namespaced: false, columns: [createdAt] }),
-    builtin({ group: rbac, version: 'v1', kind: 'ClusterRoleBinding', plural: 'clusterrolebindings', namespaced: false, columns: bindingColumns }),
-    builtin({ group: rbac, version: 'v1', kind: 'Role', plural: 'roles', namespaced: true, columns: [createdAt] }),
-    builtin({ group: rbac, version: 'v1', kind: 'RoleBinding', plural: 'rolebindings', namespaced: true, columns: bindingColumns }),
+    rbacKind('ClusterRole', 'clusterroles', false, [createdAt]),
+    rbacKind('ClusterRoleBinding', 'clusterrolebindings', false, bindingColumns),
+    rbacKind('Role', 'roles', true, [createdAt]),
+    rbacKind('RoleBinding', 'rolebindings', true, bindingColumns),
     review('SelfSubjectAccessReview', 'selfsubjectaccessreviews'),
     review('SelfSubjectRulesReview', 'selfsubjectrulesreviews'),
+    builtin({ group: 'authentication.k8s.io', version: 'v1', kind: 'SelfSubjectReview', plural: 'selfsubjectreviews', namespaced: false, verbs: ['create'] }),
   ];
 }
 

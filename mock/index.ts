@@ -17,7 +17,7 @@ import { createApiHandler } from './http/index.js';
 import { renderKubeconfig } from './kubeconfig.js';
 import { listen } from './listen.js';
 import { OpenApi } from './openapi.js';
-import { AccessControl } from './rbac/index.js';
+import { AccessControl, type AuthorizationHook } from './rbac/index.js';
 import type { ExtraPrinterColumns } from './resources.js';
 import { crdSchemaLookup, installDefaults, openState } from './state.js';
 import { makeServingCertificates, type ServingCertificates } from './tls.js';
@@ -25,6 +25,7 @@ import { makeServingCertificates, type ServingCertificates } from './tls.js';
 export type { FaultConfig } from './faults.js';
 export { issueServingCertificate, makeCertificateAuthority, type CertificateAuthority, type ServingCertificates } from './tls.js';
 export type { ExtraPrinterColumns } from './resources.js';
+export type { AuthorizationHook, AuthorizationRecord } from './rbac/index.js';
 
 export interface ApiServerOptions {
   /** Address to listen on; loopback unless told otherwise. */
@@ -62,6 +63,11 @@ export interface ApiServerOptions {
    * (`token`, a `system:masters` member). Off by default: every authenticated request may do everything.
    */
   rbac?: boolean;
+  /**
+   * Called for every request of a user other than the admin, RBAC on or off, with its authorization attributes and
+   * the decision: an audit of what a client needs (see rbac/audit.ts).
+   */
+  onAuthorize?: AuthorizationHook;
 }
 
 export interface RunningApiServer {
@@ -97,7 +103,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   const state = openState({ extraPrinterColumns: opts.extraPrinterColumns, watchHistory: opts.watchHistory, dataDir: opts.dataDir, now });
   installDefaults(state, opts.crds ?? []);
   const { api, registry, store, log } = state;
-  const access = new AccessControl(api, token, opts.rbac ?? false);
+  const access = new AccessControl(api, token, opts.rbac ?? false, opts.onAuthorize);
   access.installDefaults(now);
 
   const faults = new Faults(opts.faults);

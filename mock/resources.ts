@@ -70,6 +70,11 @@ export interface ResourceType {
   /** Name of the CRD that defines this type, or undefined for built-ins. */
   crdName?: string;
   verbs: string[];
+  /**
+   * Names are checked as path segments only (not '.' or '..', no '/' or '%'), as kube-apiserver checks RBAC objects'
+   * names, so `system:` names pass; every other kind's names are DNS subdomains (namespaces: labels).
+   */
+  pathSegmentNames?: boolean;
   /** Hooks for kinds with server-side behaviour of their own (namespaces get a phase, for instance). */
   onCreate?: (obj: KubeObject) => void;
 }

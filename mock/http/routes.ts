@@ -8,6 +8,7 @@ import { isDiscoveryPath, serveDiscovery } from './handlers/discovery.js';
 import { isPodExecPath, servePodExec } from './handlers/exec.js';
 import { isHealthPath, isOpenApiV2Path, isOpenApiV3Path, isVersionPath, serveHealth, serveOpenApiV2, serveOpenApiV3, serveVersion } from './handlers/meta.js';
 import { isResourcePath, serveResource } from './handlers/resources.js';
+import { isSelfSubjectReviewPath, serveSelfSubjectReview } from './handlers/self-subject-review.js';
 
 export const ROUTES: readonly Route[] = [
   { name: 'health', public: true, matches: isHealthPath, handle: serveHealth },
@@ -19,5 +20,6 @@ export const ROUTES: readonly Route[] = [
   { name: 'pods/exec', matches: isPodExecPath, handle: servePodExec },
   // before the resource tree: reviews are answered from the authorizer, never stored
   { name: 'access reviews', matches: isAccessReviewPath, handle: serveAccessReview },
+  { name: 'self subject review', matches: isSelfSubjectReviewPath, handle: serveSelfSubjectReview },
   { name: 'resources', matches: isResourcePath, handle: serveResource },
 ];

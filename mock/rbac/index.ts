@@ -9,6 +9,7 @@ import type { Api } from '../api.js';
 import { ApiError } from '../errors.js';
 import type { KubeObject, ResourceType } from '../resources.js';
 import { requestAttributes } from './attributes.js';
+import type { AuthorizationHook } from './audit.js';
 import { RBAC_GROUP, RbacAuthorizer, type Decision, type RbacObjects } from './authorizer.js';
 import { BOOTSTRAP_CLUSTER_ROLES, BOOTSTRAP_CLUSTER_ROLE_BINDINGS } from './bootstrap.js';
 import { forbidden } from './forbidden.js';
@@ -18,12 +19,13 @@ import type { PolicyRule, RequestAttributes } from './rules.js';
 export { ADMIN_USER, type UserInfo } from './identity.js';
 export type { PolicyRule, RequestAttributes } from './rules.js';
 export type { Decision } from './authorizer.js';
+export type { AuthorizationHook, AuthorizationRecord } from './audit.js';
 
 export class AccessControl {
   private readonly tokens: ServiceAccountTokens;
   private readonly authorizer: RbacAuthorizer;
 
-  constructor(private readonly api: Api, adminToken: string, readonly enforcing: boolean) {
+  constructor(private readonly api: Api, adminToken: string, readonly enforcing: boolean, private readonly onAuthorize?: AuthorizationHook) {
     this.tokens = new ServiceAccountTokens(adminToken);
     this.authorizer = new RbacAuthorizer(storeObjects(api));
   }
@@ -71,12 +73,23 @@ export class AccessControl {
     return this.authorizer.authorize(user, attrs);
   }
 
-  /** Throws the real 403 when RBAC is on and the request is not allowed. */
+  /** Throws the real 403 when RBAC is on and the request is not allowed; tells the audit hook, if any, either way. */
   check(user: UserInfo, method: string, path: string, segs: string[], query: URLSearchParams): void {
-    if (!this.enforcing || user === ADMIN_USER) return;
+    // The admin is neither authorized nor audited: the server's own clients (controllers) make most requests.
+    if (user === ADMIN_USER || (!this.enforcing && !this.onAuthorize)) return;
     const attrs = requestAttributes(method, path, segs, query);
-    const decision = this.authorizer.authorize(user, attrs);
+    const decision = this.decide(user, attrs);
+    this.audit(user, attrs, decision);
     if (!decision.allowed) throw forbidden(user, attrs, decision.reason);
+  }
+
+  private audit(user: UserInfo, attributes: RequestAttributes, decision: Decision): void {
+    if (!this.onAuthorize) return;
+    try {
+      this.onAuthorize({ user, attributes, decision });
+    } catch {
+      // an audit must never change what the client is answered
+    }
   }
 
   /** What a user may do in a namespace (cluster-wide grants included); everything when RBAC is off. */

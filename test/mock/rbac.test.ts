@@ -12,6 +12,7 @@ import { RbacAuthorizer, type RbacObjects } from '../../mock/rbac/authorizer.js'
 import { forbidden } from '../../mock/rbac/forbidden.js';
 import { ADMIN_USER, serviceAccountUser } from '../../mock/rbac/identity.js';
 import { ruleAllows, type PolicyRule, type RequestAttributes } from '../../mock/rbac/rules.js';
+import type { AuthorizationRecord } from '../../mock/index.js';
 import type { KubeObject } from '../../mock/resources.js';
 import { request, useTestServer } from './support.js';
 
@@ -242,5 +243,66 @@ describe('mock RBAC: off by default', function () {
     expect((await request(t.server, 'GET', '/api/v1/nodes', { token })).status).to.equal(200);
     expect((await request(t.server, 'GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles')).json.items).to.deep.equal([]);
     expect((await t.kubectl(['auth', 'can-i', 'delete', 'nodes'])).stdout.trim()).to.equal('yes');
+  });
+});
+
+describe('mock RBAC: RBAC names, who am I, and the audit hook', function () {
+  this.timeout(60_000);
+  const records: AuthorizationRecord[] = [];
+  let throwing = false;
+  const t = useTestServer({
+    rbac: true,
+    onAuthorize: (r) => {
+      records.push(r);
+      if (throwing) throw new Error('a broken audit');
+    },
+  });
+
+  it('accepts `system:` names for roles and bindings (path segments, as kube-apiserver) and refuses what no path can hold', async () => {
+    await t.kubectlOk(['apply', '-f', '-'], `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: { name: "system:ocp-e2e:reader" }
+rules: [{ apiGroups: [""], resources: [nodes], verbs: [list] }]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: { name: "system:ocp-e2e:reader:suite" }
+roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "system:ocp-e2e:reader" }
+subjects: [{ kind: ServiceAccount, name: reader, namespace: default }]
+`);
+    expect(await t.kubectlOk(['get', 'clusterrole', 'system:ocp-e2e:reader', '-o', 'jsonpath={.metadata.name}'])).to.equal('system:ocp-e2e:reader');
+    const token = t.server.issueServiceAccountToken('default', 'reader');
+    expect((await request(t.server, 'GET', '/api/v1/nodes', { token })).status).to.equal(200);
+    const bad = await request(t.server, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'a%2Fb' }, rules: [] } });
+    expect([bad.status, bad.json.message]).to.deep.equal([422, 'ClusterRole.rbac.authorization.k8s.io "a%2Fb" is invalid: metadata.name: Invalid value: "a%2Fb": may not contain \'%\'']);
+    // every other kind keeps the DNS subdomain rule
+    const cm = await request(t.server, 'POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'system:x' } } });
+    expect(cm.status).to.equal(422);
+  });
+
+  it('says who the caller is (SelfSubjectReview, kubectl auth whoami)', async () => {
+    const token = t.server.issueServiceAccountToken('default', 'whoami');
+    const me = await request(t.server, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { token, body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } });
+    expect(me.status).to.equal(201);
+    expect(me.json.status.userInfo.username).to.equal('system:serviceaccount:default:whoami');
+    expect(me.json.status.userInfo.groups).to.deep.equal(['system:serviceaccounts', 'system:serviceaccounts:default', 'system:authenticated']);
+    const admin = await t.kubectl(['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}']);
+    expect(admin.stdout, admin.stderr).to.equal('system:admin');
+  });
+
+  it('tells the hook each request of a non-admin user with its attributes and decision, never the admin\'s, and a throwing hook changes no answer', async () => {
+    records.length = 0;
+    const token = t.server.issueServiceAccountToken('default', 'audited');
+    await request(t.server, 'GET', '/api/v1/namespaces/default/pods/p/log', { token });
+    await request(t.server, 'GET', '/api/v1/nodes');
+    throwing = true;
+    const denied = await request(t.server, 'DELETE', '/apis/machineconfiguration.openshift.io/v1/machineconfigs/x', { token });
+    throwing = false;
+    expect(denied.status).to.equal(403);
+    expect(records.map((r) => [r.user.name, r.attributes, r.decision.allowed])).to.deep.equal([
+      ['system:serviceaccount:default:audited', { kind: 'resource', verb: 'get', group: '', version: 'v1', resource: 'pods', subresource: 'log', namespace: 'default', name: 'p' }, false],
+      ['system:serviceaccount:default:audited', { kind: 'resource', verb: 'delete', group: 'machineconfiguration.openshift.io', version: 'v1', resource: 'machineconfigs', subresource: '', namespace: '', name: 'x' }, false],
+    ]);
   });
 });
