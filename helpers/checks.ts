@@ -18,6 +18,7 @@ import type { CompletedUpgrade } from './flows.js';
 import { readNode } from './node-os.js';
 import { describeNodeExpectation, nodeChecks, type NodeExpectation } from './node-probes-expected.js';
 import { attachText, attachYaml, step } from './report.js';
+import { RunIdLabel } from './types.js';
 import { reportUpgradeInvariants } from './report/invariant-steps.js';
 
 /** machine-config settled at the version, ClusterVersion done with the upgrade to it, every pool rolled out. */
@@ -81,7 +82,7 @@ export async function checkPoolRunsImage(session: ConformanceSession, expectatio
     await step(`node ${name} is on ${renderedName} and booted ${expectation.image}${describeNodeExpectation(expectation)}`, async () => {
       expectNodeOnConfig(node, renderedName);
       // one debug pod on the node answers every probe
-      const read = await readNode(cluster, session.kubeconfig, node, checks.map((c) => c.probe));
+      const read = await readNode(cluster, session.kubeconfig, node, checks.map((c) => c.probe), { [RunIdLabel]: session.target.runId });
       await attachText(`node ${name} asked: ${read.asked.how}`, read.asked.output);
       for (const check of checks) expectFact(check.judge(name, read.readings));
     });

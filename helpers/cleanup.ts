@@ -147,8 +147,21 @@ export function formatLeftActions(left: LeftAction[]): string {
   return left.map((a) => `      - ${a.description}${a.byHand.length ? `\n${a.byHand.map((c) => `          ${c}`).join('\n')}` : ''}`).join('\n');
 }
 
-/** Names of MachineConfigs still labelled with this run id (the only kind the suite creates on the cluster). */
-export async function leakedObjects(cluster: Cluster, runId: string): Promise<string[]> {
-  const mcs = await cluster.listMachineConfigs(`${RunIdLabel}=${runId}`);
-  return mcs.map((mc) => `MachineConfig/${mc.metadata.name}`);
+/**
+ * What is still on the cluster with this run's label, as `Kind/name`: the kinds the suite creates there. Override
+ * MachineConfigs; checkpoint ConfigMaps (a run that handed over to a later phase does not ask); and the temporary
+ * namespaces of debug pods the suite makes itself (`oc debug` removes its own), minus those being deleted.
+ */
+export async function leakedObjects(cluster: Cluster, runId: string, checkpointNamespace: string): Promise<string[]> {
+  const selector = `${RunIdLabel}=${runId}`;
+  const [mcs, checkpoints, namespaces] = await Promise.all([
+    cluster.listMachineConfigs(selector),
+    cluster.listConfigMaps(checkpointNamespace, selector),
+    cluster.listLiveNamespaces(selector),
+  ]);
+  return [
+    ...mcs.map((mc) => `MachineConfig/${mc.metadata.name}`),
+    ...checkpoints.map((cm) => `ConfigMap/${cm.metadata?.name} -n ${checkpointNamespace}`),
+    ...namespaces.map((ns) => `Namespace/${ns.metadata.name}`),
+  ];
 }

@@ -107,14 +107,34 @@ export class Cluster {
     return this.client.replace<V1ConfigMap & KubeObject>('ConfigMap', { ...configMap, metadata: { ...configMap.metadata, resourceVersion: existing.metadata?.resourceVersion } });
   }
 
+  /** Namespaces with these labels that are not being deleted. */
+  async listLiveNamespaces(labelSelector: string): Promise<KubeObject[]> {
+    return (await this.client.list<KubeObject>('Namespace', { labelSelector })).items.filter((ns) => !ns.metadata.deletionTimestamp);
+  }
+
+  /** Deletes a namespace (and so everything in it); true if it existed. */
+  deleteNamespace(name: string): Promise<boolean> {
+    return this.client.delete('Namespace', name);
+  }
+
   /** Deletes a ConfigMap; true if it existed. */
   deleteConfigMap(namespace: string, name: string): Promise<boolean> {
     return this.client.delete('ConfigMap', name, namespace);
   }
 
-  /** Creates the namespace unless it exists. */
-  async ensureNamespace(name: string, labels: Record<string, string> = {}): Promise<void> {
-    if (await this.client.get('Namespace', name)) return;
+  /**
+   * Creates the namespace unless it exists. One being deleted (its last checkpoint just removed) refuses new objects
+   * until it is gone, so that is waited for first.
+   */
+  async ensureNamespace(name: string, labels: Record<string, string> = {}, terminatingWaitMs = 120_000): Promise<void> {
+    const deadline = Date.now() + terminatingWaitMs;
+    let existing = await this.client.get<KubeObject>('Namespace', name);
+    while (existing?.metadata.deletionTimestamp) {
+      if (Date.now() > deadline) throw new Error(`namespace ${name} has been terminating since ${existing.metadata.deletionTimestamp}: cannot write into it until it is gone`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      existing = await this.client.get<KubeObject>('Namespace', name);
+    }
+    if (existing) return;
     await this.client.create('Namespace', { metadata: { name, labels } }).catch((error: Error) => {
       if (!/AlreadyExists|HTTP 409/.test(error.message)) throw error;
     });

@@ -11,6 +11,7 @@
 import { basename, join } from 'node:path';
 import type { Context, Func } from 'mocha';
 import { connectEngine, type Engine } from '../lib/oci/engine.js';
+import { CHECKPOINT_NAMESPACE } from './checkpoint/format.js';
 import { formatLeftActions, leakedObjects } from './cleanup.js';
 import { Cluster } from './cluster.js';
 import { ClusterWatcher, type ClusterSnapshot } from './cluster-watcher.js';
@@ -323,7 +324,7 @@ export class ConformanceSession {
         return;
       }
       const runId = this.split.objectsRunId;
-      const leaked = await leakedObjects(this.cluster, runId);
+      const leaked = await leakedObjects(this.cluster, runId, CHECKPOINT_NAMESPACE);
       if (leaked.length) problems.push(`left behind with label ocp-e2e.io/run-id=${runId}: ${leaked.join(', ')}`);
       if (problems.length) throw new Error(maskSecrets(problems.join('\n')));
     } finally {

@@ -26,6 +26,8 @@ export interface DebugOptions {
   timeoutMs?: number;
   /** Adjusts the retry policy of the pod's API calls (tests count retries with onRetry). */
   retry?: Pick<RetryOptions, 'attempts' | 'baseDelayMs' | 'onRetry'>;
+  /** More labels on the temporary namespace: the run's id, so that the leak check finds one whose delete failed. */
+  labels?: Record<string, string>;
 }
 
 /**
@@ -47,7 +49,7 @@ export async function runOnNode(kubeConfig: KubeConfig, node: string, command: s
   const retry = options.retry;
   // as `oc debug node/N` does: a node that does not exist is an error before anything is created
   await retried(`read Node ${node}`, () => core.readNode({ name: node }), (m) => `cannot debug node ${node}: ${m}`, retry);
-  const namespace = await createNamespace(core, retry);
+  const namespace = await createNamespace(core, retry, options.labels ?? {});
   try {
     const image = await toolsImage(kubeConfig);
     const name = debugPodName(node);
@@ -77,7 +79,7 @@ export async function runOnNode(kubeConfig: KubeConfig, node: string, command: s
   }
 }
 
-async function createNamespace(core: CoreV1Api, retry: DebugOptions['retry']): Promise<string> {
+async function createNamespace(core: CoreV1Api, retry: DebugOptions['retry'], labels: Record<string, string>): Promise<string> {
   const privileged = 'privileged';
   // generateName: a create whose answer was lost leaves a namespace no one deletes; a 5xx the server answered did not
   const ns = await retried('create Namespace openshift-debug-*', () => core
@@ -86,6 +88,7 @@ async function createNamespace(core: CoreV1Api, retry: DebugOptions['retry']): P
         metadata: {
           generateName: 'openshift-debug-',
           labels: {
+            ...labels,
             'pod-security.kubernetes.io/enforce': privileged,
             'pod-security.kubernetes.io/audit': privileged,
             'pod-security.kubernetes.io/warn': privileged,

@@ -125,9 +125,22 @@ const checkpoints: KindRule<ChangeOf<'checkpoint'>> = {
       if (left.length) throw new Error(`kept the checkpoint ${where(c)}: its MachineConfigs ${left.join(', ')} are still on the cluster`);
       await ctx.cluster.deleteConfigMap(c.namespace, c.name);
       console.log(`    checkpoint ${where(c)} removed (what post went on from stays in ${ctx.target.reportsDir}/checkpoints/)`);
+      await removeNamespaceWithoutCheckpoints(ctx.cluster, c.namespace);
     }
   },
 };
+
+/**
+ * The suite's namespace exists only to hold checkpoints: with the last one gone it goes too, so a cluster is left as
+ * it was found. Anything else in it (a person's ConfigMap) keeps it.
+ */
+async function removeNamespaceWithoutCheckpoints(cluster: Cluster, namespace: string): Promise<void> {
+  if ((await cluster.listConfigMaps(namespace)).some((cm) => !SYSTEM_CONFIGMAPS.has(cm.metadata?.name ?? ''))) return;
+  if (await cluster.deleteNamespace(namespace)) console.log(`    namespace ${namespace} removed (it held no other checkpoint)`);
+}
+
+/** What the cluster itself puts in every namespace. */
+const SYSTEM_CONFIGMAPS = new Set(['kube-root-ca.crt', 'openshift-service-ca.crt']);
 
 function where(c: ChangeOf<'checkpoint'>): string {
   return `configmap/${c.name} -n ${c.namespace}`;

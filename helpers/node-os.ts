@@ -94,8 +94,11 @@ async function ocDebug(name: string, command: string[], kubeconfig: string, last
   }
 }
 
-/** One debug pod on `node` answers every probe. */
-export async function readNode(cluster: Cluster, kubeconfig: string, node: Node, probes: ReadonlyArray<NodeProbe<unknown>>): Promise<NodeRead> {
+/**
+ * One debug pod on `node` answers every probe. `labels` go on the debug pod's namespace where the suite makes it
+ * (without `oc`); `oc debug` makes and removes its own.
+ */
+export async function readNode(cluster: Cluster, kubeconfig: string, node: Node, probes: ReadonlyArray<NodeProbe<unknown>>, labels: Record<string, string> = {}): Promise<NodeRead> {
   const name = node.metadata?.name ?? '?';
   const command = ['chroot', '/host', 'sh', '-c', probeScript(probes)];
   const lastMarker = probes.length ? end(probes[probes.length - 1]!) : '';
@@ -103,7 +106,7 @@ export async function readNode(cluster: Cluster, kubeconfig: string, node: Node,
     const r = await ocDebug(name, command, kubeconfig, lastMarker);
     return { readings: splitProbeOutput(name, r.stdout, probes, 'oc debug'), asked: { how: r.command, output: r.stdout } };
   }
-  const r = await runOnNode(cluster.kubeConfig, name, command);
+  const r = await runOnNode(cluster.kubeConfig, name, command, { labels });
   return { readings: splitProbeOutput(name, r.output, probes, 'debug pod'), asked: { how: `debug pod ${r.pod} on node ${name}: ${command.join(' ')}`, output: r.output } };
 }
 

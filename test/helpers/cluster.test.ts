@@ -16,6 +16,7 @@ import { UpgradeRecorder } from '../../helpers/monitor/record.js';
 import { gatherArtifacts } from '../../helpers/artifacts.js';
 import { maskSecrets, registerSecret } from '../../helpers/secrets.js';
 import { buildCredentials, registryAccess } from '../../helpers/credentials.js';
+import { RunIdLabel } from '../../helpers/types.js';
 import { triggerUpgrade } from '../../helpers/upgrade.js';
 import { waitFor, WaitFailedError, WaitTimeoutError } from '../../helpers/wait.js';
 import { MockCluster, cond, FROM, TO, RELEASE_TO } from './fixture.js';
@@ -91,7 +92,7 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
     const override = { name: 'tc-1-worker', role: 'worker', osImageURL: IMAGE };
     await createOverrideMachineConfig(mock.cluster, override, 'run-1');
     cleanup.add({ description: 'delete MachineConfig tc-1-worker', undo: async () => void (await mock.cluster.deleteMachineConfig('tc-1-worker')) });
-    expect(await leakedObjects(mock.cluster, 'run-1')).to.deep.equal(['MachineConfig/tc-1-worker']);
+    expect(await leakedObjects(mock.cluster, 'run-1', 'ocp-e2e')).to.deep.equal(['MachineConfig/tc-1-worker']);
     await createOverrideMachineConfig(mock.cluster, override, 'run-1').then(
       () => expect.fail('a second create must fail'),
       (e: Error) => expect(e.message).to.match(/already exists.*oc delete mc tc-1-worker/),
@@ -110,8 +111,22 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
     expect(report.failed).to.deep.equal([]);
     expect(report.ran).to.deep.equal(['delete MachineConfig tc-1-worker', 'first']);
     expect(order).to.deep.equal(['first']);
-    expect(await leakedObjects(mock.cluster, 'run-1')).to.deep.equal([]);
+    expect(await leakedObjects(mock.cluster, 'run-1', 'ocp-e2e')).to.deep.equal([]);
     expect((await cleanup.runAll()).ran, 'cleanup runs each action once').to.deep.equal([]);
+  });
+
+  it('the leak check finds every kind the run labels: MachineConfigs, checkpoint ConfigMaps, debug namespaces not being deleted', async () => {
+    const labels = { [RunIdLabel]: 'run-2' };
+    await createOverrideMachineConfig(mock.cluster, { name: 'tc-2-worker', role: 'worker', osImageURL: IMAGE }, 'run-2');
+    await mock.cluster.ensureNamespace('ocp-e2e');
+    await mock.cluster.writeConfigMap({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ocp-e2e-checkpoint-02', namespace: 'ocp-e2e', labels }, data: {} });
+    await mock.cluster.ensureNamespace('openshift-debug-abcde', labels);
+    await mock.cluster.ensureNamespace('openshift-debug-other', { [RunIdLabel]: 'run-3' });
+    expect((await leakedObjects(mock.cluster, 'run-2', 'ocp-e2e')).sort()).to.deep.equal(['ConfigMap/ocp-e2e-checkpoint-02 -n ocp-e2e', 'MachineConfig/tc-2-worker', 'Namespace/openshift-debug-abcde']);
+    await mock.cluster.deleteMachineConfig('tc-2-worker');
+    await mock.cluster.deleteConfigMap('ocp-e2e', 'ocp-e2e-checkpoint-02');
+    await mock.cluster.deleteNamespace('openshift-debug-abcde');
+    expect(await leakedObjects(mock.cluster, 'run-2', 'ocp-e2e'), 'deleted, or being deleted').to.deep.equal([]);
   });
 
   it('on timeout says what it saw, what it wanted and the last error', async () => {

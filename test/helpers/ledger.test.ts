@@ -6,7 +6,7 @@ import type { LedgerRecord, UndoContext } from '../../helpers/ledger-changes.js'
 import type { Engine } from '../../lib/oci/engine.js';
 
 /** A cluster and an engine that only record what is done to them; the MachineConfigs "on the cluster" are `onCluster`. */
-function fakeTarget(onCluster: string[] = []) {
+function fakeTarget(onCluster: string[] = [], inSuiteNamespace: string[] = ['kube-root-ca.crt']) {
   const done: string[] = [];
   const cluster = {
     deleteMachineConfig: async (name: string) => {
@@ -18,6 +18,11 @@ function fakeTarget(onCluster: string[] = []) {
     listMachineConfigs: async () => onCluster.map((name) => ({ metadata: { name } })),
     deleteConfigMap: async (namespace: string, name: string) => {
       done.push(`delete cm ${namespace}/${name}`);
+      return true;
+    },
+    listConfigMaps: async () => inSuiteNamespace.map((name) => ({ metadata: { name } })),
+    deleteNamespace: async (name: string) => {
+      done.push(`delete ns ${name}`);
       return true;
     },
   } as unknown as Cluster;
@@ -130,7 +135,14 @@ describe('helpers: the ledger of what a test changed', () => {
     expect(post.left.map((l) => l.byHand[0])).to.deep.equal(['oc delete machineconfig tc-1-worker tc-1-master', 'oc delete configmap/ocp-e2e-checkpoint-01 -n ocp-e2e']);
     const report = await post.runAll({ skipSettling: true });
     expect(report.failed).to.deep.equal([]);
-    expect(t.done).to.deep.equal(['delete mc tc-1-worker', 'delete mc tc-1-master', 'delete cm ocp-e2e/ocp-e2e-checkpoint-01']);
+    expect(t.done, 'the namespace held only this checkpoint: it goes too').to.deep.equal(['delete mc tc-1-worker', 'delete mc tc-1-master', 'delete cm ocp-e2e/ocp-e2e-checkpoint-01', 'delete ns ocp-e2e']);
+
+    const shared = fakeTarget(['tc-1-worker'], ['kube-root-ca.crt', 'ocp-e2e-checkpoint-02']);
+    const other = new Ledger(shared.ctx);
+    other.record({ kind: 'checkpoint', namespace: 'ocp-e2e', name: 'ocp-e2e-checkpoint-01', machineConfigs: ['tc-1-worker'] });
+    other.adopt([{ id: 0, changes: [mc('tc-1-worker', 'worker')] }]);
+    await other.runAll({ skipSettling: true });
+    expect(shared.done, 'another checkpoint keeps the namespace').to.deep.equal(['delete mc tc-1-worker', 'delete cm ocp-e2e/ocp-e2e-checkpoint-01']);
 
     const stuck = fakeTarget(['tc-1-master']);
     const again = new Ledger(stuck.ctx);
