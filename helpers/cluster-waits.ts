@@ -24,12 +24,14 @@ export interface WaitContext {
    * on a shared machine is ten cluster minutes: the target's own scheduling noise must not fail a spec.
    */
   compressedClockSlackMs?: number;
+  /** Every budget times this (`--timeout-scale`: a slow cluster's waits get more, a quick check less). Default 1. */
+  scale?: number;
 }
 
 /** The wall-clock budget of a wait that may take `clusterMinutes` on this target. */
 export function budgetMs(ctx: WaitContext, clusterMinutes: number): number {
   const slack = ctx.caps.timeFactor > 1 ? (ctx.compressedClockSlackMs ?? 10_000) : 0;
-  return wallBudgetMs(clusterMinutes, ctx.caps, ctx.minBudgetMs) + slack;
+  return Math.ceil((wallBudgetMs(clusterMinutes, ctx.caps, ctx.minBudgetMs) + slack) * (ctx.scale ?? 1));
 }
 
 function poolLine(snapshot: ClusterSnapshot, name: string): string {

@@ -22,6 +22,7 @@ import { poolNotDegraded } from './facts/pool.js';
 import { gatherArtifacts } from './artifacts.js';
 import { consoleProgress, waitFor, WaitTimeoutError } from './wait.js';
 import type { WaitContext } from './cluster-waits.js';
+import { cleanupTimeoutMs, testTimeoutMs, type PoolSizes } from './spec-budget.js';
 import { labelCase, step, type CaseLabels } from './report.js';
 import { gatherRunFacts, writeRunFacts } from './report/run-facts.js';
 import { handleInterrupts } from './interrupt.js';
@@ -146,7 +147,24 @@ export class ConformanceSession {
     return this.target.kubeconfigPath;
   }
   get waits(): WaitContext {
-    return { watcher: this.watcher, caps: this.caps, progress: this.progress };
+    return { watcher: this.watcher, caps: this.caps, progress: this.progress, scale: this.target.timeoutScale };
+  }
+
+  /** The pools' and nodes' sizes as the watcher sees them now, for the tests' timeouts. */
+  private poolSizes(): PoolSizes {
+    const snap = this.watcher.snapshot();
+    const pools = [...snap.pools.values()];
+    return {
+      machineCounts: pools.map((p) => p.status?.machineCount ?? 0),
+      masters: snap.pools.get('master')?.status?.machineCount ?? 3,
+      nodes: pools.reduce((sum, p) => sum + (p.status?.machineCount ?? 0), 0),
+    };
+  }
+
+  /** The mocha timeout of a test (or, with `cleanup`, of the after-all hook) on this cluster: see spec-budget.ts. */
+  timeoutMs(part: 'test' | 'cleanup'): number {
+    const ctx = { ...this.waits, isReference: this.caps.isReference };
+    return part === 'test' ? testTimeoutMs(ctx, this.poolSizes()) : cleanupTimeoutMs(ctx, this.poolSizes());
   }
 
   /**
@@ -155,6 +173,10 @@ export class ConformanceSession {
    */
   onFailure(hook: () => Promise<Record<string, unknown>>): void {
     this.failureHooks.push(hook);
+  }
+
+  get isConnected(): boolean {
+    return this.connected !== undefined;
   }
 
   private need() {
@@ -276,6 +298,8 @@ export class ConformanceSession {
   test(labels: CaseLabels, body: (session: ConformanceSession) => Promise<void>): Func {
     const session = this;
     return async function (this: Context) {
+      // The waits' budgets follow the cluster; so does the test's timeout, so that a wait's diagnosis comes first.
+      if (session.isConnected) this.timeout(session.timeoutMs('test'));
       session.split.testTitle = this.test?.fullTitle() ?? labels.caseId;
       session.split.caseId = labels.caseId;
       const tag = session.options.upgrades ? phaseTag(session.runPhase) : undefined;
@@ -353,7 +377,12 @@ export function conformanceSession(options: ConformanceOptions): ConformanceSess
     cleanup: session.ledger,
     handOver: () => session.split.handOverInterrupted(),
     settle: () => target()?.kind === 'cluster',
-    graceMs: () => (target()?.interruptGraceSeconds ?? DEFAULT_INTERRUPT_GRACE_SECONDS) * 1000,
+    // Given, or what the undo's roll-out may take on this cluster's pools (as the after-all hook's timeout).
+    graceMs: () => {
+      const given = target()?.interruptGraceSeconds;
+      if (given !== undefined) return given * 1000;
+      return session.isConnected ? session.timeoutMs('cleanup') : DEFAULT_INTERRUPT_GRACE_SECONDS * 1000;
+    },
   });
   before(async function () {
     const reason = await session.prepareSuite(this.test?.parent?.file);
@@ -363,6 +392,7 @@ export function conformanceSession(options: ConformanceOptions): ConformanceSess
     }
   });
   after(async function () {
+    if (session.isConnected) this.timeout(session.timeoutMs('cleanup'));
     stopHandling();
     await session.finish();
   });

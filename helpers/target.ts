@@ -30,15 +30,18 @@ export interface TargetConfig {
   /** Where results, JUnit and failure artefacts go (default `reports`). */
   reportsDir: string;
   /**
-   * How long an interrupted spec may spend undoing what it changed before it prints what is left and exits (default
+   * How long an interrupted spec may spend undoing what it changed before it prints what is left and exits (default:
+   * what the undo's roll-out may take on the cluster's pools, see spec-budget.ts; before the session connected
    * DEFAULT_INTERRUPT_GRACE_SECONDS; 0 undoes nothing and only prints it).
    */
   interruptGraceSeconds?: number;
   /** The part of each upgrade spec this process runs (default `all`). */
   phase: RunPhase;
+  /** Every wait's budget, and with them the tests' timeouts, times this (`--timeout-scale`; default 1). */
+  timeoutScale?: number;
 }
 
-/** Enough for MachineConfigs to be deleted and a small or fast cluster's pools to settle back; a real one says what is left. */
+/** Before the session knows the cluster's pools: enough for a small or fast cluster's pools to settle back. */
 export const DEFAULT_INTERRUPT_GRACE_SECONDS = 120;
 
 export const TargetEnv = {
@@ -53,6 +56,7 @@ export const TargetEnv = {
   reportsDir: 'OCP_E2E_REPORTS_DIR',
   interruptGraceSeconds: 'OCP_E2E_INTERRUPT_GRACE_SECONDS',
   phase: 'OCP_E2E_PHASE',
+  timeoutScale: 'OCP_E2E_TIMEOUT_SCALE',
 } as const;
 
 /** The phase of the run. Read on its own, at spec load, because it changes the tests' titles (PreChkUpgrade). */
@@ -92,8 +96,13 @@ export function readTargetConfig(env: NodeJS.ProcessEnv = process.env): TargetCo
   if (grace !== undefined && grace !== '' && !(Number(grace) >= 0)) {
     throw new Error(`${TargetEnv.interruptGraceSeconds}=${grace} is not a number of seconds`);
   }
+  const scale = env[TargetEnv.timeoutScale]?.trim();
+  if (scale !== undefined && scale !== '' && !(Number(scale) > 0)) {
+    throw new Error(`${TargetEnv.timeoutScale}=${scale} is not a positive number`);
+  }
   return {
     ...(grace ? { interruptGraceSeconds: Number(grace) } : {}),
+    ...(scale ? { timeoutScale: Number(scale) } : {}),
     kind,
     kubeconfigPath,
     toImage: env[TargetEnv.toImage]?.trim() || undefined,
@@ -122,5 +131,6 @@ export function targetEnvironment(config: TargetConfig): Record<string, string> 
   if (config.imageRepo) env[TargetEnv.imageRepo] = config.imageRepo;
   if (config.pullSecretPath) env[TargetEnv.pullSecret] = config.pullSecretPath;
   if (config.interruptGraceSeconds !== undefined) env[TargetEnv.interruptGraceSeconds] = String(config.interruptGraceSeconds);
+  if (config.timeoutScale !== undefined) env[TargetEnv.timeoutScale] = String(config.timeoutScale);
   return env;
 }

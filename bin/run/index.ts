@@ -119,5 +119,6 @@ function runConfig(options: RunOptions, reportsDir: string): RunConfig {
     keepOnFailure: Boolean(options.keepOnFailure),
     runId: newRunId(),
     phase: options.phase ?? 'all',
+    ...(options.timeoutScale !== undefined ? { timeoutScale: options.timeoutScale } : {}),
   };
 }

@@ -40,6 +40,8 @@ export interface RunOptions {
   rerunFailed?: string | true;
   /** The part of each upgrade spec this run does (default all); pre, upgrade and post need --target cluster. */
   phase?: RunPhase;
+  /** Every wait's budget, and the tests' timeouts with them, times this (default 1). */
+  timeoutScale?: number;
 }
 
 export function defineRunOptions(command: Command): Command {
@@ -64,6 +66,7 @@ export function defineRunOptions(command: Command): Command {
     .option('--known-issues <file>', 'YAML list of {case, message, bug, expires}: a failure an unexpired entry matches is reported as a known issue with its bug link, not as a failure (default: none)')
     .option('--rerun-failed [reports-dir]', 'run only the tests that failed in the run whose reports are in this folder (default: --reports-dir)')
     .addOption(new Option('--phase <phase>', 'cluster only: the part of each upgrade spec to run: pre (prepare, leave a checkpoint on the cluster), upgrade (upgrade and wait), post (judge whoever upgraded, clean up, remove the checkpoint) or all').choices([...RUN_PHASES]).default('all'))
+    .option('--timeout-scale <f>', 'every wait\'s budget times F, and with them each test\'s timeout, which follows the waits of the cluster\'s pool sizes and clock so that a wait\'s own diagnosis comes first: 2 for a slow cluster (default: 1)', positiveNumber)
     .option('--shard <i/n>', 'run only the i-th of n deterministic parts of the spec files (CI fan-out; merge the reports with `ocp-e2e merge-reports`) (default: all of them)', parseShard);
 }
 
