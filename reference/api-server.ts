@@ -3,7 +3,7 @@
  * restarted as a real kube-apiserver rolls: same address, serving certificate and token, every watch cut, the objects
  * and their resource versions going on from the data directory. Clients reconnect on their own.
  */
-import { startApiServer, type FaultConfig, type RunningApiServer, type ServingCertificates } from '../mock/index.js';
+import { startApiServer, type ApiServerOptions, type AuthorizationHook, type FaultConfig, type RunningApiServer, type ServingCertificates } from '../mock/index.js';
 import type { ClusterClock } from './clock.js';
 import { OPENSHIFT_EXTRA_PRINTER_COLUMNS, openShiftCrds } from './crds/index.js';
 
@@ -14,6 +14,8 @@ export interface ReferenceApiServerOptions {
   dataDir?: string;
   /** The serving certificate (the cluster's CA signs it). */
   certificates?: ServingCertificates;
+  /** Told every request of a user other than the admin (ServiceAccounts), with its RBAC decision. */
+  onAuthorize?: AuthorizationHook;
 }
 
 export class ReferenceApiServer {
@@ -24,17 +26,7 @@ export class ReferenceApiServer {
   ) {}
 
   static async start(options: ReferenceApiServerOptions): Promise<ReferenceApiServer> {
-    const server = await startApiServer({
-      certificates: options.certificates,
-      crds: openShiftCrds(),
-      // The extra columns keep `oc get co`'s MESSAGE even after someone applies the upstream CRDs over ours.
-      extraPrinterColumns: OPENSHIFT_EXTRA_PRINTER_COLUMNS,
-      now: () => options.clock.now(),
-      faults: options.faults,
-      dataDir: options.dataDir,
-      // one process plays every node's kubelet, on this machine
-      kubeletHost: '127.0.0.1',
-    });
+    const server = await startApiServer({ ...serverOptions(options), certificates: options.certificates, faults: options.faults });
     return new ReferenceApiServer(server, options, options.faults);
   }
 
@@ -62,20 +54,27 @@ export class ReferenceApiServer {
     const { token, certificates } = this.server;
     await this.server.close();
     await new Promise((resolve) => setTimeout(resolve, downWallMs));
-    this.server = await startApiServer({
-      port: Number(port),
-      token,
-      certificates,
-      crds: openShiftCrds(),
-      extraPrinterColumns: OPENSHIFT_EXTRA_PRINTER_COLUMNS,
-      now: () => this.options.clock.now(),
-      faults: this.faults,
-      dataDir: this.options.dataDir,
-      kubeletHost: '127.0.0.1',
-    });
+    this.server = await startApiServer({ ...serverOptions(this.options), port: Number(port), token, certificates, faults: this.faults });
   }
 
   close(): Promise<void> {
     return this.server.close();
   }
+}
+
+/** What the server is at every start, the first and each restart. */
+function serverOptions(options: ReferenceApiServerOptions): ApiServerOptions {
+  return {
+    crds: openShiftCrds(),
+    // The extra columns keep `oc get co`'s MESSAGE even after someone applies the upstream CRDs over ours.
+    extraPrinterColumns: OPENSHIFT_EXTRA_PRINTER_COLUMNS,
+    now: () => options.clock.now(),
+    dataDir: options.dataDir,
+    // one process plays every node's kubelet, on this machine
+    kubeletHost: '127.0.0.1',
+    // RBAC as on every real cluster: the reference's own controllers use the admin kubeconfig (system:masters), so
+    // only other users (ServiceAccounts given to the suite) are held to their roles.
+    rbac: true,
+    onAuthorize: options.onAuthorize,
+  };
 }

@@ -9,7 +9,7 @@ import { setMaxListeners } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { issueServingCertificate, type CertificateAuthority, type FaultConfig } from '../mock/index.js';
+import { issueServingCertificate, type AuthorizationHook, type CertificateAuthority, type FaultConfig } from '../mock/index.js';
 import { KubeClient } from '../lib/kube/client.js';
 import { InformerFactory } from '../lib/kube/informer.js';
 import { RegistryClient } from '../lib/oci/image-files.js';
@@ -66,6 +66,11 @@ export interface ReferenceClusterOptions {
   registry?: ReferenceRegistry;
   /** The API server's data directory; with one, `restartApiServer()` brings it back with every object. */
   apiDataDir?: string;
+  /**
+   * Told every API request of a user other than the cluster's admin, with its RBAC decision (RBAC is always on, as on
+   * a real cluster; the admin kubeconfig is a `system:masters` member): what a ServiceAccount's role must allow.
+   */
+  onAuthorize?: AuthorizationHook;
 }
 
 export async function startReferenceCluster(options: ReferenceClusterOptions = {}): Promise<ReferenceCluster> {
@@ -190,7 +195,7 @@ async function kubeconfigFile(options: ReferenceClusterOptions, cleanups: Cleanu
 
 /** The API server (its serving certificate signed by the cluster's CA), and its kubeconfig written. */
 async function startApi(clock: ClusterClock, options: ReferenceClusterOptions, kubeconfigPath: string, ca: CertificateAuthority, cleanups: Cleanups, say: Say): Promise<ReferenceApiServer> {
-  const api = await ReferenceApiServer.start({ clock, faults: options.apiFaults, dataDir: options.apiDataDir, certificates: issueServingCertificate(ca, ['127.0.0.1', 'localhost', '::1']) });
+  const api = await ReferenceApiServer.start({ clock, faults: options.apiFaults, dataDir: options.apiDataDir, certificates: issueServingCertificate(ca, ['127.0.0.1', 'localhost', '::1']), onAuthorize: options.onAuthorize });
   cleanups.push(() => api.close());
   await api.writeKubeconfig(kubeconfigPath);
   say(`API server ${api.url}`);

@@ -4,15 +4,19 @@
  * URL, the registry and image repository, the release images and how fast cluster time runs. `--env-out FILE` writes
  * the shell lines after which the report's own commands (oc, docker, podman) run as they are, with only the registry
  * host changed. Secrets never reach the console or that file: it names files holding them (mode 0600).
+ * RBAC is on, as on a real cluster; `--service-account NS/NAME [--cluster-role FILE]` adds an account held to its
+ * roles, with a kubeconfig of its own (service-account.ts), and `--audit-log FILE` records what such users asked.
  */
 import { copyFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { collect, nonNegativeInteger, positiveNumber } from '../args.js';
 import { addHelpExtras } from '../help.js';
 import type { ReferenceCluster } from '../../reference/index.js';
 import { DEFAULT_PROFILE, PROFILE_NAMES, REPORT_PROFILE } from '../../reference/profiles/index.js';
 import { baseOsImage, baseOsTag, type ReleaseInfo } from '../../reference/releases/release-info.js';
+import { auditLogWriter } from './audit-log.js';
+import { parseServiceAccount, setUpServiceAccount, type ServiceAccountSetup } from './service-account.js';
 
 interface UpOptions {
   profile: string;
@@ -23,7 +27,21 @@ interface UpOptions {
   fault: string[];
   workers: number;
   verbose?: boolean;
+  serviceAccount?: { namespace: string; name: string };
+  clusterRole: string[];
+  serviceAccountKubeconfig?: string;
+  auditLog?: string;
 }
+
+function serviceAccountOption(value: string): { namespace: string; name: string } {
+  try {
+    return parseServiceAccount(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message.replace(/^--service-account \S+: /, ''));
+  }
+}
+
+const repeat = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
 
@@ -67,7 +85,7 @@ function releaseLines(title: string, release: ReleaseInfo): string[] {
 }
 
 /** The instructions printed once the cluster is up. */
-export function usageText(cluster: ReferenceCluster, kubeconfig: string, envFile?: string): string {
+export function usageText(cluster: ReferenceCluster, kubeconfig: string, envFile?: string, more: string[] = []): string {
   const minutesPerSecond = (cluster.timeFactor / 60).toFixed(cluster.timeFactor % 60 === 0 ? 0 : 1);
   const { current, next } = cluster.releases;
   const customImage = `${cluster.registry}/sregidor/sregidor-os:mco_layering`;
@@ -99,6 +117,7 @@ export function usageText(cluster: ReferenceCluster, kubeconfig: string, envFile
     `  6. oc adm upgrade --to-image ${next.image} --allow-explicit-upgrade --force`,
     '     oc get co machine-config; oc get clusterversion',
     '',
+    ...more,
     'Press Ctrl-C to stop.',
   ].join('\n');
 }
@@ -108,7 +127,11 @@ async function up(options: UpOptions): Promise<void> {
   if (!options.kubeconfigOut && !options.envOut) throw new Error('give --env-out FILE (or --kubeconfig-out FILE): where to write how to reach the cluster');
   const kubeconfig = path.resolve(options.kubeconfigOut ?? `${options.envOut}.kubeconfig`);
   const envFile = options.envOut ? path.resolve(options.envOut) : undefined;
+  if (!options.serviceAccount && (options.clusterRole.length || options.serviceAccountKubeconfig)) {
+    throw new Error('--cluster-role and --service-account-kubeconfig need --service-account NAMESPACE/NAME');
+  }
   const cluster = await startReferenceCluster({
+    onAuthorize: options.auditLog ? auditLogWriter(path.resolve(options.auditLog)) : undefined,
     profile: options.profile,
     timeFactor: options.timeFactor,
     seed: options.seed,
@@ -135,6 +158,8 @@ async function up(options: UpOptions): Promise<void> {
     await cluster.stop();
     throw new Error(`cannot write the kubeconfig to ${kubeconfig}: ${(error as Error).message}`);
   }
+  // before the env file: whoever waits for that file finds the account's kubeconfig there too
+  const account = options.serviceAccount ? await serviceAccountOf(cluster, kubeconfig, options) : undefined;
   if (envFile) {
     try {
       await writeFile(envFile, envFileText(cluster, kubeconfig), { mode: 0o600 });
@@ -143,9 +168,32 @@ async function up(options: UpOptions): Promise<void> {
       throw new Error(`cannot write the environment file ${envFile}: ${(error as Error).message}`);
     }
   }
-  console.log(usageText(cluster, kubeconfig, envFile));
+  console.log(usageText(cluster, kubeconfig, envFile, account ? serviceAccountLines(account) : []));
   // foreground: the controllers, API server and registry keep the event loop alive until a signal arrives
   await new Promise<never>(() => undefined);
+}
+
+async function serviceAccountOf(cluster: ReferenceCluster, kubeconfig: string, options: UpOptions): Promise<ServiceAccountSetup> {
+  const kubeconfigOut = path.resolve(options.serviceAccountKubeconfig ?? `${kubeconfig}.sa`);
+  try {
+    return await setUpServiceAccount(cluster.kubeconfigPath, { ...options.serviceAccount!, clusterRoleFiles: options.clusterRole, kubeconfigOut });
+  } catch (error) {
+    await cluster.stop();
+    throw new Error(`cannot set up the ServiceAccount ${options.serviceAccount!.namespace}/${options.serviceAccount!.name}: ${(error as Error).message}`);
+  }
+}
+
+/** What the account is and where its kubeconfig is; never the token. */
+function serviceAccountLines(account: ServiceAccountSetup): string[] {
+  const roles = account.bindings.length
+    ? account.bindings.map((b) => `    ClusterRole ${b.role} (ClusterRoleBinding ${b.name})`)
+    : ['    no role: only what every authenticated user may do (discovery, access reviews)'];
+  return [
+    `ServiceAccount ${account.user} (RBAC holds it to its roles; the admin kubeconfig above bypasses RBAC):`,
+    ...roles,
+    `  its kubeconfig: ${account.kubeconfig}   (token from the TokenRequest API, file mode 0600)`,
+    '',
+  ];
 }
 
 export function register(program: Command): void {
@@ -161,6 +209,10 @@ export function register(program: Command): void {
     .addOption(new Option('--fault <name>', 'break a behaviour on purpose (names below; repeatable or comma-separated)').argParser(collect).default([], 'none'))
     .option('--workers <n>', 'worker nodes', nonNegativeInteger, 2)
     .option('-v, --verbose', 'print the controllers\' log lines')
+    .option('--service-account <namespace/name>', 'also make this ServiceAccount (and its namespace) and write a kubeconfig that authenticates as it: RBAC holds it to its roles, as a real cluster does (default: none; the admin kubeconfig bypasses RBAC)', serviceAccountOption)
+    .addOption(new Option('--cluster-role <file>', 'with --service-account: apply the ClusterRole(s) of this YAML file (e.g. deploy/clusterrole.yaml) and bind each to the account; repeatable').argParser(repeat).default([], 'none: the account may only discover and ask what it may do'))
+    .option('--service-account-kubeconfig <file>', 'with --service-account: where its kubeconfig goes (default: <kubeconfig>.sa)')
+    .option('--audit-log <file>', 'write one JSON line per API request of any user but the admin (user, verb, group, resource, subresource, namespace, name, allowed): what a role must allow (default: none)')
     .action(async (options: UpOptions) => up(options));
   addHelpExtras(upCommand, {
     examples: [
@@ -168,6 +220,8 @@ export function register(program: Command): void {
       `ocp-e2e cluster up --profile ${REPORT_PROFILE} --kubeconfig-out /tmp/ref.kubeconfig   # the bug report's code`,
       'ocp-e2e cluster up --kubeconfig-out /tmp/ref.kubeconfig --fault sticky-override --time-factor 60',
       'KUBECONFIG=/tmp/ref.kubeconfig kubectl get clusterversion,mcp,nodes                          # in another shell',
+      'ocp-e2e cluster up --kubeconfig-out /tmp/ref.kubeconfig --service-account ocp-e2e/ocp-e2e --cluster-role deploy/clusterrole.yaml',
+      'ocp-e2e run --target cluster --kubeconfig /tmp/ref.kubeconfig.sa --allow-disruptive             # the suite as that account',
     ],
     environment: ['DOCKER_HOST', 'XDG_RUNTIME_DIR', 'OCP_E2E_REFERENCE_WORKDIR'],
     profiles: true,
