@@ -103,8 +103,14 @@ export interface CertificateAuthority {
 
 const YEAR_MS = 365 * 24 * 3600_000;
 
-/** A new CA valid for a year (one minute back-dated, so clocks a little behind still accept it). */
-export function makeCertificateAuthority(name = 'ocp-e2e mock API server CA'): CertificateAuthority {
+/**
+ * A new CA valid for a year (one minute back-dated, so clocks a little behind still accept it). Its subject ends in
+ * a unique id: TLS clients find an issuer by its subject name, so two clusters' CAs of one name in one bundle (the
+ * SSL_CERT_FILE of a sourced `cluster up --env-out` file, while a second cluster starts) make the client check a
+ * certificate against the wrong key (CERT_SIGNATURE_FAILURE).
+ */
+export function makeCertificateAuthority(baseName = 'ocp-e2e mock API server CA'): CertificateAuthority {
+  const name = `${baseName} ${randomBytes(6).toString('hex')}`;
   const ca = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const notBefore = new Date(Date.now() - 60_000);
   const caPem = certificatePem({ subject: name, issuer: name, publicKey: ca.publicKey, signer: ca.privateKey, ca: true, notBefore, notAfter: new Date(notBefore.getTime() + YEAR_MS) });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import type { Engine } from './engine.js';
 import { RegistryUnavailableError } from './errors.js';
-import { fetchTrusting } from './tls.js';
+import { fetchFailureCode, fetchTrusting } from './tls.js';
 
 export const REGISTRY_BINARY = '/usr/bin/docker-registry';
 export const REGISTRY_IMAGE = 'registry:2';
@@ -119,7 +119,7 @@ async function waitForV2(address: string, tls: RegistryTls | undefined, timeoutM
       if (res.status === 200 || res.status === 401) return;
       lastProblem = `HTTP ${res.status}`;
     } catch (err) {
-      lastProblem = (err as Error).message;
+      lastProblem = `${(err as Error).message}: ${fetchFailureCode(err)}`;
     }
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -48,7 +48,7 @@ export interface ClusterUp {
  * `ocp-e2e cluster up --env-out` in the background, as a user would start it in another terminal; `env` is what
  * sourcing its env file gives a shell (the registry's CA bundle and credentials files).
  */
-export async function clusterUp(args: string[] = []): Promise<ClusterUp> {
+export async function clusterUp(args: string[] = [], options: { env?: Record<string, string> } = {}): Promise<ClusterUp> {
   const dir = mkdtempSync(join(tmpdir(), 'ocp-e2e-cluster-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const envFile = join(dir, 'env');
@@ -56,6 +56,7 @@ export async function clusterUp(args: string[] = []): Promise<ClusterUp> {
     cwd: ROOT,
     reject: false,
     all: true,
+    env: { ...options.env },
   });
   const deadline = Date.now() + 90_000;
   while (!existsSync(envFile)) {
