@@ -1,12 +1,14 @@
 /**
  * `--target cluster`, before any spec prepares: the kubeconfig can be read, its server answers and takes its
- * credentials, the cluster is OpenShift, `--to-image` is a release payload newer than the cluster's, and (when layered
- * images will be pushed) `--image-repo` takes a push. Each failure is one message and its own exit code (exit-codes.ts).
+ * credentials, they may do what the suite will do (helpers/preflight/permissions.ts), the cluster is OpenShift,
+ * `--to-image` is a release payload newer than the cluster's, and (when layered images will be pushed) `--image-repo`
+ * takes a push. Each failure is one message and its own exit code (exit-codes.ts).
  */
 import { Cluster } from '../../../helpers/cluster.js';
 import { BadInputError } from '../../../helpers/preflight/bad-input.js';
 import { checkImageRepo } from '../../../helpers/preflight/image-repo.js';
 import { checkOpenShift, NotOpenShiftError, type OpenShiftFacts } from '../../../helpers/preflight/openshift.js';
+import { checkPermissions, MissingPermissionsError } from '../../../helpers/preflight/permissions.js';
 import { checkReleaseImage, type ReleaseImage } from '../../../helpers/preflight/release-image.js';
 import { classifyApiError } from '../../../lib/kube/errors.js';
 import { KubeconfigError, loadKubeConfig } from '../../../lib/kube/kubeconfig.js';
@@ -31,11 +33,13 @@ export interface PreflightInputs {
   pullSecretPath?: string;
   /** Layered images will be built and pushed (disruptive specs run): only then is --image-repo asked for a push. */
   willPush: boolean;
+  /** Specs will change the cluster (--allow-disruptive): the user must have every permission of the suite, not only its reads. */
+  disruptive?: boolean;
 }
 
 export async function preflightCluster(kubeconfigPath: string, inputs: PreflightInputs): Promise<ClusterPreflight> {
   const cluster = connect(kubeconfigPath);
-  const facts = await openShiftFacts(cluster, kubeconfigPath);
+  const facts = await openShiftFacts(cluster, kubeconfigPath, Boolean(inputs.disruptive));
   try {
     const registry = new RegistryClient({ credentials: await loadRegistryCredentials(inputs.pullSecretPath), timeoutMs: REGISTRY_TIMEOUT_MS });
     const toImage = inputs.toImage ? await checkReleaseImage(registry, inputs.toImage, facts.version) : undefined;
@@ -55,13 +59,14 @@ function connect(kubeconfigPath: string): Cluster {
   }
 }
 
-async function openShiftFacts(cluster: Cluster, kubeconfigPath: string): Promise<OpenShiftFacts> {
+async function openShiftFacts(cluster: Cluster, kubeconfigPath: string, disruptive: boolean): Promise<OpenShiftFacts> {
   let timer: NodeJS.Timeout | undefined;
   const noAnswer = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${ANSWER_WITHIN_MS / 1000} s`), { code: 'ETIMEDOUT' })), ANSWER_WITHIN_MS);
   });
   try {
-    return await Promise.race([checkOpenShift(cluster), noAnswer]);
+    // what the user may do first: a missing permission is named before anything else is asked
+    return await Promise.race([checkPermissions(cluster.kubeConfig, { disruptive }).then(() => checkOpenShift(cluster)), noAnswer]);
   } catch (error) {
     throw classify(error, cluster.apiUrl, kubeconfigPath);
   } finally {
@@ -71,6 +76,7 @@ async function openShiftFacts(cluster: Cluster, kubeconfigPath: string): Promise
 
 function classify(error: unknown, apiUrl: string, kubeconfigPath: string): UsageError {
   if (error instanceof NotOpenShiftError || error instanceof BadInputError) return new UsageError(error.message, EXIT.usage);
+  if (error instanceof MissingPermissionsError) return new UsageError(`the server ${apiUrl} does not let the credentials of ${kubeconfigPath} do what the suite will do. ${error.message}`, EXIT.credentials);
   const failure = classifyApiError(error);
   const message = (error as Error).message;
   switch (failure.kind) {

@@ -1,6 +1,4 @@
 /** `--target cluster`: one mocha child on every selected spec file, against the cluster of a kubeconfig. */
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { discoverCapabilities } from '../../../helpers/capabilities.js';
 import { runMocha } from '../mocha.js';
 import { consoleLane } from '../output.js';
@@ -11,20 +9,24 @@ import type { Counts } from '../results/counts.js';
 import type { Supervisor } from '../supervisor.js';
 import { UsageError } from '../usage-error.js';
 import { requireEngine, specTimeoutMs, type RunConfig } from './common.js';
+import { chooseKubeconfig } from './kubeconfig-path.js';
 
 export async function runOnCluster(files: string[], options: RunOptions, config: RunConfig, supervisor: Supervisor): Promise<Counts> {
-  const kubeconfigPath = resolve(options.kubeconfig ?? process.env.KUBECONFIG?.split(':')[0] ?? join(homedir(), '.kube', 'config'));
+  const kubeconfig = chooseKubeconfig(options.kubeconfig);
+  const kubeconfigPath = kubeconfig.path;
   const { cluster, facts, toImage } = await preflightCluster(kubeconfigPath, {
     toImage: options.toImage,
     imageRepo: options.imageRepo,
     pullSecretPath: config.pullSecretPath,
     // only a whole run and pre push the layered image
     willPush: Boolean(options.allowDisruptive) && (config.phase === 'all' || config.phase === 'pre'),
+    disruptive: Boolean(options.allowDisruptive),
   });
   const { version, nodes } = facts;
   const caps: { isReference: boolean; timeFactor: number; imageRepo?: string } = await discoverCapabilities(cluster).catch(() => ({ isReference: false, timeFactor: 1 }));
   console.log(`target: cluster ${cluster.apiUrl}`);
   console.log(`current version: ${version ?? 'unknown'} (${nodes} nodes${caps.isReference ? `, an ocp-e2e reference cluster, time factor ${caps.timeFactor}` : ''})`);
+  if (kubeconfig.source === 'in-cluster') console.log('credentials: this pod\'s ServiceAccount (in-cluster config: no --kubeconfig, $KUBECONFIG or ~/.kube/config)');
   if (toImage) console.log(`upgrade target: ${toImage.image} (release ${toImage.version})`);
   if (config.phase !== 'all') await preflightPhase(cluster, config.phase, files);
   if (!options.allowDisruptive) {
