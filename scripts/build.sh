@@ -111,7 +111,11 @@ mv "$tmp" "$tree"
 ln -sfn "tree-$stamp" "$build/current.new"
 mv -T "$build/current.new" "$build/current"
 
-# Old trees go after a day: a run started from one (a long real-cluster run) still finds its files meanwhile.
+# Old trees go after a day, or after two hours once there are more than 30 (a checkout several people edit builds
+# often): a run started from one (a long real-cluster run) still finds its files meanwhile.
 find "$build" -mindepth 1 -maxdepth 1 -name 'tree-*' ! -name "tree-$stamp" -mmin +1440 -exec rm -rf {} +
+if [ "$(find "$build" -mindepth 1 -maxdepth 1 -name 'tree-*' | wc -l)" -gt 30 ]; then
+  find "$build" -mindepth 1 -maxdepth 1 -name 'tree-*' ! -name "tree-$stamp" -mmin +120 -exec rm -rf {} +
+fi
 find "$build" -mindepth 1 -maxdepth 1 -name '.tree-*' -mmin +60 -exec rm -rf {} +
 echo "$tree"
