@@ -5,11 +5,15 @@
  * fails within its budget with a message that names the API error. Needs the Docker engine, like the suite.
  */
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { startReferenceCluster, type ReferenceCluster } from '../../reference/index.js';
 import { referenceClientEnv, startCli } from '../support/cli-child.js';
+
+const hasOc = (path: string): boolean => path.split(delimiter).some((dir) => dir && existsSync(join(dir, 'oc')));
+/** PATH without the folders that hold an `oc`. */
+const pathWithoutOc = (): string => (process.env.PATH ?? '').split(delimiter).filter((dir) => !existsSync(join(dir, 'oc'))).join(delimiter);
 
 const FIVE_PERCENT = { rate500: 0.02, rate429: 0.02, retryAfterSeconds: 1, resetRate: 0.01, watchCutSeconds: 3 };
 /** The spec's own budget on the reference (bin/run/targets/common.ts: max(60 s, 4 h of cluster time)). */
@@ -29,18 +33,29 @@ describe('reliability: the report\'s flow on the reference cluster under API fau
 
   const runArgs = (ref: ReferenceCluster) => ['run', '--target', 'cluster', '--kubeconfig', ref.kubeconfigPath, '--allow-disruptive', '--grep', '54183', '--reports-dir', join(dir, 'reports')];
 
-  it('passes with 5% of API requests failing and watches cut every 3 s', async () => {
-    reference = await startReferenceCluster({ profile: '4.12-ga' });
-    reference.setApiFaults(FIVE_PERCENT);
-    const started = Date.now();
-    const run = startCli(runArgs(reference), referenceClientEnv(reference));
-    const { code } = await run.exited;
-    const output = run.output();
-    console.log(`reference flow under 5% API errors + watch cuts every 3 s: exit ${code} in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
-      `${(output.match(/retrying|retry/gi) ?? []).length} retry mentions in the output`);
-    expect(code, output.slice(-4000)).to.equal(0);
-    expect(output.trimEnd().split('\n').at(-1)).to.equal('1 passed, 0 failed, 0 skipped');
-  });
+  // Nodes are read through `oc debug` when oc is installed and through the suite's own debug pod otherwise: both paths
+  // must ride out the same faults (in CI oc is on PATH, so the second case takes it away).
+  for (const withOc of [true, false]) {
+    it(`passes with 5% of API requests failing and watches cut every 3 s, ${withOc ? 'reading nodes with oc debug' : 'without oc (the API debug pod)'}`, async () => {
+      const path = withOc ? process.env.PATH ?? '' : pathWithoutOc();
+      if (withOc && !hasOc(path)) throw new Error('oc is not on PATH: this case reads the nodes through oc debug (CI has ../shared/upstream/bin on PATH)');
+      reference = await startReferenceCluster({ profile: '4.12-ga' });
+      reference.setApiFaults(FIVE_PERCENT);
+      const started = Date.now();
+      const run = startCli(runArgs(reference), { ...referenceClientEnv(reference), PATH: path });
+      const { code } = await run.exited;
+      const output = run.output();
+      console.log(`reference flow under 5% API errors + watch cuts every 3 s (${withOc ? 'oc debug' : 'API debug pod'}): exit ${code} in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
+        `${(output.match(/retrying|retry/gi) ?? []).length} retry mentions in the output`);
+      expect(code, output.slice(-4000)).to.equal(0);
+      // each node read is attached to the report as "node N asked: <how>"
+      const asked = readdirSync(join(dir, 'reports', 'allure-results')).filter((f) => f.endsWith('-result.json'))
+        .flatMap((f) => [...readFileSync(join(dir, 'reports', 'allure-results', f), 'utf8').matchAll(/asked: (oc debug|debug pod)/g)].map((m) => m[1]));
+      expect(asked, 'the nodes were read the way this case says').to.not.be.empty;
+      expect([...new Set(asked)]).to.deep.equal([withOc ? 'oc debug' : 'debug pod']);
+      expect(output.trimEnd().split('\n').at(-1)).to.equal('1 passed, 0 failed, 0 skipped');
+    });
+  }
 
   it('fails within its budget, naming the API error, when every request fails partway through', async () => {
     reference = await startReferenceCluster({ profile: '4.12-ga' });
