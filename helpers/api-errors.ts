@@ -1,6 +1,6 @@
 /**
  * The suite's words for API failures: lib/kube classifies and retries; this adds what the person running the suite
- * should check (log in again, cluster-admin, is this OpenShift at all) and masks any registered secret.
+ * should check (log in again, the permissions of deploy/clusterrole.yaml, is this OpenShift at all) and masks any registered secret.
  */
 import { KubeApiError, type ApiFailure } from '../lib/kube/errors.js';
 import { maskSecrets } from './secrets.js';
@@ -11,7 +11,7 @@ function hint(failure: ApiFailure, what: string): string {
     case 'unauthorized':
       return 'the kubeconfig credentials were refused: log in again (oc login) or point --kubeconfig at a fresh kubeconfig';
     case 'forbidden':
-      return 'the kubeconfig user may not do this: the suite needs cluster-admin';
+      return 'the kubeconfig user may not do this: the suite needs the permissions of deploy/clusterrole.yaml (or cluster-admin)';
     case 'not-found':
       return /list|watch/.test(what)
         ? 'the API server does not serve this kind: is this an OpenShift cluster (machineconfiguration.openshift.io, config.openshift.io)?'

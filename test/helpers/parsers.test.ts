@@ -219,7 +219,7 @@ describe('helpers: API errors carry the suite\'s hints', () => {
     const refused = new ClusterApiError('get ClusterVersion version', classifyApiError(apiError(401, {})), 1);
     expect(refused.message).to.match(/HTTP 401: .*; the kubeconfig credentials were refused: log in again/);
     const forbidden = new ClusterApiError('list Node', classifyApiError(apiError(403, { reason: 'Forbidden', message: 'no' })), 1);
-    expect(forbidden.message).to.equal('list Node failed: HTTP 403 Forbidden: no; the kubeconfig user may not do this: the suite needs cluster-admin');
+    expect(forbidden.message).to.equal('list Node failed: HTTP 403 Forbidden: no; the kubeconfig user may not do this: the suite needs the permissions of deploy/clusterrole.yaml (or cluster-admin)');
   });
 
   it('masks registered secrets in the message', () => {

@@ -109,7 +109,7 @@ describe('reliability: clients retry what is retryable and fail fast on what is 
       const bareProxy = await startFaultProxy(bare.url);
       try {
         fastCases[1] = ['404 kind not served', () => new Cluster(bareProxy.kubeConfig(bare.token)).listMachineConfigPools(), /list MachineConfigPool failed: HTTP 404 NotFound: .*does not serve this kind/];
-        const forbidden: [string, () => Promise<unknown>, RegExp] = ['403 forbidden', () => { proxy.rule = () => ({ status: 403, reason: 'Forbidden' }); return cluster().listNodes(); }, /list Node failed: HTTP 403 Forbidden: .*needs cluster-admin/];
+        const forbidden: [string, () => Promise<unknown>, RegExp] = ['403 forbidden', () => { proxy.rule = () => ({ status: 403, reason: 'Forbidden' }); return cluster().listNodes(); }, /list Node failed: HTTP 403 Forbidden: .*needs the permissions of deploy\/clusterrole.yaml/];
         for (const [name, call, message] of [...fastCases, forbidden]) {
           proxy.seen.length = 0;
           bareProxy.seen.length = 0;
