@@ -73,7 +73,14 @@ export interface NodeRead {
 }
 
 /** What `oc` prints when the API server failed for a moment (a rolling API server, a 5xx, a connection dropped mid-request: Go says `Post "…": EOF`): worth asking again. */
-const TRANSIENT_API_ERROR = /InternalError|Internal error occurred|ServiceUnavailable|TooManyRequests|the server is currently unable|connection refused|connection reset|i\/o timeout|TLS handshake timeout|GOAWAY|unexpected EOF|": EOF$|: EOF\s*$/im;
+// "doesn't have a resource type": oc's discovery (its first requests) failed, so it cannot map node/N to a resource;
+// every cluster serves nodes, so that is a passing API error too.
+const TRANSIENT_API_ERROR = /InternalError|Internal error occurred|ServiceUnavailable|TooManyRequests|the server is currently unable|connection refused|connection reset|i\/o timeout|TLS handshake timeout|GOAWAY|unexpected EOF|": EOF$|: EOF\s*$|the server doesn't have a resource type "node"/im;
+
+/** Whether oc's stderr names an API error that passes (asking again may succeed), rather than a problem of the node. */
+export function isTransientOcError(stderr: string): boolean {
+  return TRANSIENT_API_ERROR.test(stderr);
+}
 const OC_DEBUG_ATTEMPTS = 4;
 
 /**
@@ -87,7 +94,7 @@ async function ocDebug(name: string, command: string[], kubeconfig: string, last
     const r = await oc(['debug', `node/${name}`, '--', ...command], { kubeconfig, timeoutMs: 300_000, allowFailure: true });
     if (r.exitCode === 0 || (lastMarker && r.stdout.includes(lastMarker))) return r;
     const last = r.stderr.trim().split('\n').pop() ?? '';
-    if (attempt >= OC_DEBUG_ATTEMPTS || !TRANSIENT_API_ERROR.test(r.stderr)) {
+    if (attempt >= OC_DEBUG_ATTEMPTS || !isTransientOcError(r.stderr)) {
       throw new Error(`\`${r.command}\` exited ${r.exitCode}${attempt > 1 ? ` (attempt ${attempt} of ${OC_DEBUG_ATTEMPTS})` : ''}: ${last}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** (attempt - 1)));

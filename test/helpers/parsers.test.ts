@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { digestOf, probeScript, splitProbeOutput } from '../../helpers/node-os.js';
+import { digestOf, isTransientOcError, probeScript, splitProbeOutput } from '../../helpers/node-os.js';
 import { bootedImageProbe, fileProbe, kernelArgumentsProbe, kernelTypeProbe, packageInList, packageProbe, parseRpmOstreeStatus, stripTransport, unitProbe } from '../../helpers/node-probes.js';
 import { maskDeep, maskSecrets, registerSecret, loadPullSecret } from '../../helpers/secrets.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -118,6 +118,23 @@ describe('helpers: rpm-ostree and rpm parsers (one parser for oc debug and the A
     expect(packageInList(list, 'zsh')).to.equal('zsh-5.8-9.el9');
     expect(packageInList(['zsh-html-5.5.1-10.el8'], 'zsh')).to.equal(undefined);
     expect(packageInList(['package zsh is not installed'], 'zsh')).to.equal(undefined);
+  });
+});
+
+describe('helpers: which oc debug failures are asked again', () => {
+  it('passing API errors (as oc 4.12 prints them under faults) are; a problem of the node or the request is not', () => {
+    for (const stderr of [
+      'Error from server (InternalError): Internal error occurred: injected fault',
+      'error: Post "https://127.0.0.1:6443/api/v1/namespaces": EOF',
+      'error: the server doesn\'t have a resource type "node"', // discovery failed
+      'Error from server (TooManyRequests): the server has received too many requests',
+      'dial tcp 127.0.0.1:6443: connect: connection refused',
+    ]) expect(isTransientOcError(stderr), stderr).to.equal(true);
+    for (const stderr of [
+      'Error from server (NotFound): nodes "worker-9" not found',
+      'Error from server (Forbidden): pods is forbidden: User "x" cannot create resource "pods"',
+      'error: the server doesn\'t have a resource type "machineconfigs"',
+    ]) expect(isTransientOcError(stderr), stderr).to.equal(false);
   });
 });
 
