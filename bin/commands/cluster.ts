@@ -7,7 +7,7 @@
  * RBAC is on, as on a real cluster; `--service-account NS/NAME [--cluster-role FILE]` adds an account held to its
  * roles, with a kubeconfig of its own (service-account.ts), and `--audit-log FILE` records what such users asked.
  */
-import { copyFile, writeFile } from 'node:fs/promises';
+import { copyFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { collect, nonNegativeInteger, positiveNumber } from '../args.js';
@@ -162,7 +162,10 @@ async function up(options: UpOptions): Promise<void> {
   const account = options.serviceAccount ? await serviceAccountOf(cluster, kubeconfig, options) : undefined;
   if (envFile) {
     try {
-      await writeFile(envFile, envFileText(cluster, kubeconfig), { mode: 0o600 });
+      // whole or not at all: a script (or a test) that waits for the file to appear must never read half of it
+      const partial = `${envFile}.${process.pid}.partial`;
+      await writeFile(partial, envFileText(cluster, kubeconfig), { mode: 0o600 });
+      await rename(partial, envFile);
     } catch (error) {
       await cluster.stop();
       throw new Error(`cannot write the environment file ${envFile}: ${(error as Error).message}`);

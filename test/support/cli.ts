@@ -68,6 +68,12 @@ export async function clusterUp(args: string[] = [], options: { env?: Record<str
     await new Promise((r) => setTimeout(r, 200));
   }
   const env = Object.fromEntries([...readFileSync(envFile, 'utf8').matchAll(/^export (\w+)='([^']*)'$/gm)].map((m) => [m[1]!, m[2]!]));
+  const missing = ['KUBECONFIG', 'SSL_CERT_FILE', 'REGISTRY_AUTH_FILE', 'DOCKER_CONFIG'].filter((name) => !env[name]);
+  if (missing.length) {
+    child.kill('SIGTERM');
+    await child;
+    throw new Error(`ocp-e2e cluster up wrote ${envFile} without ${missing.join(', ')}`);
+  }
   delete env.KUBECONFIG; // the runs below pass --kubeconfig
   return {
     kubeconfig,
