@@ -140,6 +140,11 @@ export function waitForPools(ctx: WaitContext, expectation: PoolExpectation): Pr
   });
 }
 
+/** The upgrade's budget in cluster minutes: an hour plus the master pool's roll-out, capped at 150 (see below). */
+export function upgradeClusterMinutes(masters: number): number {
+  return Math.min(150, 60 + poolRolloutClusterMinutes(masters));
+}
+
 /**
  * Waits for ClusterVersion to report the upgrade completed (facts/cluster-version.ts: upgradeCompleted). Budget:
  * origin's upgrade P99 scale (an hour plus the master pool's rollout, capped at 150 cluster minutes). On timeout the
@@ -148,7 +153,7 @@ export function waitForPools(ctx: WaitContext, expectation: PoolExpectation): Pr
  */
 export function waitForUpgrade(ctx: WaitContext, target: ReleaseTarget): Promise<ClusterSnapshot> {
   const masters = ctx.watcher.snapshot().pools.get('master')?.status?.machineCount ?? 3;
-  const minutes = Math.min(150, 60 + poolRolloutClusterMinutes(masters));
+  const minutes = upgradeClusterMinutes(masters);
   const name = target.version ?? target.image;
   return waitFor(
     ctx.watcher,

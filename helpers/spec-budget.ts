@@ -5,7 +5,7 @@
  * 3-node reference at 600x and a 120-worker real cluster.
  */
 import { poolRolloutClusterMinutes } from './capabilities.js';
-import { budgetMs, type WaitContext } from './cluster-waits.js';
+import { budgetMs, upgradeClusterMinutes, type WaitContext } from './cluster-waits.js';
 
 /**
  * The most any spec asks of its pools: the override rolled out, the upgrade's roll-out, the undo's roll-out, and two
@@ -36,8 +36,7 @@ export interface PoolSizes {
 export function testTimeoutMs(ctx: WaitContext & { isReference: boolean }, pools: PoolSizes): number {
   const largest = Math.max(1, ...pools.machineCounts);
   const rollout = budgetMs(ctx, poolRolloutClusterMinutes(largest));
-  // the same formula as waitForUpgrade's budget
-  const upgrade = budgetMs(ctx, Math.min(150, 60 + poolRolloutClusterMinutes(pools.masters)));
+  const upgrade = budgetMs(ctx, upgradeClusterMinutes(pools.masters));
   const settles = SETTLES_PER_SPEC * budgetMs(ctx, SETTLE_CLUSTER_MINUTES);
   return ROLLOUTS_PER_SPEC * rollout + upgrade + settles + workAllowanceMs(ctx.isReference, pools.nodes);
 }

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { poolRolloutClusterMinutes } from '../../helpers/capabilities.js';
-import { budgetMs, type WaitContext } from '../../helpers/cluster-waits.js';
+import { budgetMs, upgradeClusterMinutes, type WaitContext } from '../../helpers/cluster-waits.js';
 import { cleanupTimeoutMs, testTimeoutMs } from '../../helpers/spec-budget.js';
 
 const ctx = (timeFactor: number, scale?: number): WaitContext & { isReference: boolean } =>
@@ -17,7 +17,7 @@ describe('helpers: the tests\' timeouts follow the waits of the cluster', () => 
     for (const [factor, workers] of [[600, 2], [600, 27], [600, 117], [1, 3], [1, 120]] as const) {
       const c = ctx(factor);
       const rollout = budgetMs(c, poolRolloutClusterMinutes(Math.max(3, workers)));
-      const upgrade = budgetMs(c, Math.min(150, 60 + poolRolloutClusterMinutes(3)));
+      const upgrade = budgetMs(c, upgradeClusterMinutes(3));
       const spec1Waits = 3 * rollout + upgrade + 2 * budgetMs(c, 15);
       expect(testTimeoutMs(c, pools(workers)), `factor ${factor}, ${workers} workers`).to.be.greaterThan(spec1Waits);
       expect(cleanupTimeoutMs(c, pools(workers))).to.be.greaterThan(rollout);
