@@ -8,10 +8,9 @@
 import { expect } from 'chai';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { execa } from 'execa';
 import { Cluster } from '../../helpers/cluster.js';
 import { CHECKPOINT_KEY, CHECKPOINT_NAMESPACE, checkpointName } from '../../helpers/checkpoint/format.js';
-import { clusterUp, lastLine, ocpE2e, ROOT, tempReportsDir, type ClusterUp, type CliRun } from '../support/cli.js';
+import { clusterUp, lastLine, ocAdmUpgradeToNext, ocpE2e, ROOT, tempReportsDir, type ClusterUp, type CliRun } from '../support/cli.js';
 import { startCli } from '../support/cli-child.js';
 import { KILL_MATRIX } from './support/kill-matrix.js';
 
@@ -51,13 +50,8 @@ class Pipeline {
   }
 
   /** The pipeline's own upgrade step: what the report ran, with the real oc. */
-  async ocAdmUpgrade(): Promise<string> {
-    const cv = await this.cluster.getClusterVersion();
-    const image = cv.status?.availableUpdates?.[0]?.image;
-    if (!image) throw new Error('the reference cluster offers no update');
-    const r = await execa(OC, ['adm', 'upgrade', `--to-image=${image}`, '--allow-explicit-upgrade', '--force', `--kubeconfig=${this.up.kubeconfig}`], { env: this.env, reject: false, all: true });
-    expect(r.exitCode, String(r.all)).to.equal(0);
-    return image;
+  ocAdmUpgrade(): Promise<string> {
+    return ocAdmUpgradeToNext(OC, this.up.kubeconfig, this.env);
   }
 
   async checkpointText(): Promise<string | undefined> {

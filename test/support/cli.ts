@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
+import { Cluster } from '../../helpers/cluster.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -84,4 +85,18 @@ export async function clusterUp(args: string[] = [], options: { env?: Record<str
       await child;
     },
   };
+}
+
+/**
+ * The pipeline's own upgrade step, as the report runs it with the real `oc`: `oc adm upgrade --to-image <the
+ * cluster's first available update> --allow-explicit-upgrade --force`. Returns the image; throws with oc's output
+ * when it does not exit 0.
+ */
+export async function ocAdmUpgradeToNext(oc: string, kubeconfig: string, env: Record<string, string>): Promise<string> {
+  const cv = await Cluster.fromKubeconfig(kubeconfig).getClusterVersion();
+  const image = cv.status?.availableUpdates?.[0]?.image;
+  if (!image) throw new Error('the reference cluster offers no update');
+  const r = await execa(oc, ['adm', 'upgrade', `--to-image=${image}`, '--allow-explicit-upgrade', '--force', `--kubeconfig=${kubeconfig}`], { env, reject: false, all: true });
+  if (r.exitCode !== 0) throw new Error(`oc adm upgrade exited ${r.exitCode}:\n${String(r.all)}`);
+  return image;
 }
