@@ -47,9 +47,24 @@ export function decodeFileContents(file: IgnitionFile): Buffer {
   if (!m) throw new Error(`failed to retrieve file ${file.path}: the reference daemon reads only data: URLs, got ${String(source).slice(0, 40)}`);
   const raw = /;base64$/i.test(m[1]!) ? Buffer.from(m[2]!, 'base64') : Buffer.from(decodeURIComponent(m[2]!), 'utf8');
   const compression = file.contents?.compression;
-  if (compression === 'gzip') return gunzipSync(new Uint8Array(raw));
-  if (compression) throw new Error(`file ${file.path}: unsupported compression ${String(compression)}`);
+  if (compression === 'gzip') return gunzipped(file.path, raw);
+  if (compression) throw new Error(`could not decode file ${JSON.stringify(file.path)}: unsupported compression type ${JSON.stringify(String(compression))}`);
   return raw;
+}
+
+const GZIP_MAGIC = [0x1f, 0x8b, 0x08];
+
+/** ctrlcommon.DecodeIgnitionFileContents' gzip case, with the errors of Go's gzip reader wrapped as writeFiles does. */
+function gunzipped(path: string, raw: Buffer): Buffer {
+  const prefix = `could not decode file ${JSON.stringify(path)}`;
+  // Go's gzip.NewReader rejects a wrong header before reading any data; zlib's own text ("incorrect header check")
+  // is not what a node shows
+  if (raw.length < 10 || GZIP_MAGIC.some((b, i) => raw[i] !== b)) throw new Error(`${prefix}: could not create gzip reader: ${raw.length < 10 ? 'unexpected EOF' : 'gzip: invalid header'}`);
+  try {
+    return gunzipSync(new Uint8Array(raw));
+  } catch (err) {
+    throw new Error(`${prefix}: failed decompressing: ${/unexpected end/i.test(String(err)) ? 'unexpected EOF' : 'gzip: invalid checksum'}`);
+  }
 }
 
 function unitOf(u: IgnitionUnit): HostUnit {

@@ -15,6 +15,10 @@ describe('reference daemon: what a MachineConfig puts on a node and what changin
     expect(decodeFileContents({ path: '/a', contents: { source: `data:;base64,${gzipSync(new Uint8Array(Buffer.from('zipped'))).toString('base64')}`, compression: 'gzip' } }).toString()).to.equal('zipped');
     expect(decodeFileContents({ path: '/a' }).length).to.equal(0);
     expect(() => decodeFileContents({ path: '/a', contents: { source: 'https://example.com/x' } })).to.throw(/reads only data: URLs/);
+    // upstream writeFiles' errors (DecodeIgnitionFileContents over Go's gzip reader), not zlib's
+    expect(() => decodeFileContents({ path: '/etc/a', contents: { source: 'data:,plain', compression: 'gzip' } })).to.throw('could not decode file "/etc/a": could not create gzip reader: unexpected EOF');
+    expect(() => decodeFileContents({ path: '/etc/a', contents: { source: 'data:,plain%20text%20long%20enough', compression: 'gzip' } })).to.throw('could not decode file "/etc/a": could not create gzip reader: gzip: invalid header');
+    expect(() => decodeFileContents({ path: '/etc/a', contents: { source: 'data:,x', compression: 'xz' } })).to.throw('could not decode file "/etc/a": unsupported compression type "xz"');
   });
 
   it('records files (mode 0644 unless given), units, kernel arguments, extensions, kernel type and the extensions image', () => {

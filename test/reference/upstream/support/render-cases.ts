@@ -5,6 +5,7 @@
  * units and users overlap the templates' and each other's, and a share of invalid ones; one to three pools with
  * matchLabels or matchExpressions selectors, pools that select nothing, and a few invalid selectors.
  */
+import { gzipSync } from 'node:zlib';
 import { ANN, LABEL } from '../../../../reference/constants.js';
 import { getProfile } from '../../../../reference/profiles.js';
 import { templateMachineConfigs, installerSshMachineConfig } from '../../../../reference/mco/templates.js';
@@ -61,6 +62,16 @@ function dataUrl(d: Draw): string {
   return `data:,${encodeURIComponent(text(d))}`;
 }
 
+/** A file marked gzip holds gzip data, as Ignition writes it: a config marked gzip over plain text fails on every node. */
+function gzipDataUrl(d: Draw): string {
+  return `data:;base64,${gzipSync(new Uint8Array(Buffer.from(text(d)))).toString('base64')}`;
+}
+
+function fileContents(d: Draw): Json {
+  if (d.chance(0.9)) return { source: dataUrl(d) };
+  return d.chance(0.5) ? { source: dataUrl(d), compression: '' } : { source: gzipDataUrl(d), compression: 'gzip' };
+}
+
 const FILE_PATHS = ['/etc/a', '/etc/b.conf', '/etc/kubernetes/kubelet.conf', '/etc/containers/storage.conf', '/etc/sysctl.d/inotify.conf', '/var/lib/x', '/etc/d'];
 const UNIT_NAMES = ['a.service', 'kubelet.service', 'machine-config-daemon-firstboot.service', 'b.timer', 'c.mount', 'd.socket'];
 
@@ -73,7 +84,7 @@ function unitContents(d: Draw): string {
 function file(d: Draw, spec2: boolean): Json {
   const out: Json = { path: d.pick(FILE_PATHS) };
   if (spec2) out.filesystem = 'root';
-  if (d.chance(0.85) || spec2) out.contents = d.chance(0.9) ? { source: dataUrl(d) } : { source: dataUrl(d), compression: d.pick(['', 'gzip']) };
+  if (d.chance(0.85) || spec2) out.contents = fileContents(d);
   if (d.chance(0.7) || spec2) out.mode = d.pick([420, 384, 493, 511, 256]);
   if (d.chance(0.3)) out.overwrite = out.contents ? d.chance(0.5) : false;
   if (!spec2 && d.chance(0.1)) out.user = { name: d.pick(['root', 'core']) };
@@ -292,8 +303,9 @@ export function oracleRenderInput(c: RenderCase, commit: UpstreamCommit): unknow
 
 /**
  * User MachineConfigs to apply to a running cluster by the API: the same variety, but only ones that render (a broken
- * one would stop the pool), with no osImageURL (the nodes would try to boot it) and without kernel-devel (which the
- * realtime kernel of another config would refuse).
+ * one would stop the pool), with no osImageURL (the nodes would try to boot it), without kernel-devel (which the
+ * realtime kernel of another config would refuse) and without extensions the 4.12 daemon does not know (it refuses
+ * them, "invalid extensions found", and the node stays Degraded: the render is fine, the roll-out never ends).
  */
 export function clusterUserMachineConfigs(rng: Rng, count: number, accepts: (mc: MachineConfig) => boolean): MachineConfig[] {
   const d = new Draw(rng);
@@ -305,7 +317,7 @@ export function clusterUserMachineConfigs(rng: Rng, count: number, accepts: (mc:
     delete mc.spec.osImageURL;
     delete mc.spec.baseOSExtensionsContainerImage;
     if (mc.spec.config === null) delete mc.spec.config; // the CRD wants an object there
-    if (mc.spec.extensions) mc.spec.extensions = mc.spec.extensions.filter((e) => e !== 'kernel-devel');
+    if (mc.spec.extensions) mc.spec.extensions = mc.spec.extensions.filter((e) => e !== 'kernel-devel' && e !== 'wasm');
     mc.metadata.name = `50-e2e-extra-${out.length}-${role}`;
     if (accepts(mc)) out.push(mc);
   }
