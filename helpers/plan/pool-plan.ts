@@ -1,0 +1,166 @@
+/**
+ * One upgrade shared by many specs: which pool each spec's roles use, so that no spec's override lands on a pool
+ * another spec judges differently. The MCO merges a pool's MachineConfigs in name order, so two specs overriding one
+ * pool with different images would silently leave one of them judging the other's image.
+ *
+ * Each upgrade spec declares, per role it uses, the OS image that pool must run through the upgrade (`release`: no
+ * override; `layered`: the spec's own layered image) and how strict it is about the pool:
+ *  - `own`: the spec is about that very pool (the report's bug is in the master pool): it gets the real pool or the
+ *    plan is refused;
+ *  - `alone`: the spec judges the pool after removing its own override, so no other spec may share the pool.
+ * Everything else may go to a custom pool made of one worker node (what the MCO's own e2e tests do to keep changes
+ * apart), or share a pool whose image is the same (`release` pools are shared; a layered image is one spec's own).
+ * Pure: the caller creates the custom pools the plan names (custom-pools.ts).
+ */
+export type PoolRole = 'master' | 'worker';
+export const POOL_ROLES: readonly PoolRole[] = ['master', 'worker'];
+
+export interface PoolNeed {
+  /** What the pool runs through the upgrade: the release's OS image, or the spec's own layered image. */
+  image: 'release' | 'layered';
+  /** The spec is about this very pool: only the real pool of the role will do. */
+  own?: boolean;
+  /** The spec removes its override and judges the pool after: nobody else's override may be on it. */
+  alone?: boolean;
+}
+
+export type PoolNeeds = Partial<Record<PoolRole, PoolNeed>>;
+
+export interface SpecPoolNeeds {
+  /** The spec file's base name: what the plan is keyed by. */
+  spec: string;
+  needs: PoolNeeds;
+}
+
+export interface CustomPool {
+  name: string;
+  /** The worker node moved into it. */
+  node: string;
+}
+
+export interface PoolPlan {
+  /** Per spec file: the pool each of its roles uses (a role not listed uses the pool of its name). */
+  assignments: Record<string, Partial<Record<PoolRole, string>>>;
+  /** The custom pools to create before the prepares, one worker each, in order. */
+  customPools: CustomPool[];
+}
+
+/** The plan cannot be made: the message names the specs and what they need; exit 2 before any cluster time. */
+export class PoolPlanConflict extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PoolPlanConflict';
+  }
+}
+
+interface PoolState {
+  name: string;
+  custom: boolean;
+  /** `release`, or `layered:<spec>`: the one image every user of the pool expects. */
+  image?: string;
+  users: string[];
+  aloneFor?: string;
+}
+
+const CUSTOM_PREFIX = 'ocp-e2e-';
+
+function imageKey(spec: string, need: PoolNeed): string {
+  return need.image === 'release' ? 'release' : `layered:${spec}`;
+}
+
+function describeNeed(spec: string, role: PoolRole, need: PoolNeed): string {
+  const image = need.image === 'release' ? 'no override (the release OS image)' : 'its own layered image';
+  return `${spec} needs pool ${role} with ${image}${need.own ? ', and that very pool' : ''}${need.alone ? ', with no other spec on it' : ''}`;
+}
+
+/** A name for a custom pool: a MachineConfigPool name and a node-role label suffix (DNS label, ≤ 63). */
+function customPoolName(base: string, taken: Set<string>): string {
+  const stem = `${CUSTOM_PREFIX}${base}`.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/-+$/, '').slice(0, 55);
+  let name = stem;
+  for (let i = 2; taken.has(name); i++) name = `${stem}-${i}`;
+  taken.add(name);
+  return name;
+}
+
+/** The case part of a spec file name (`02-upgrade-…spec.ts` → `02`), for short pool names. */
+function specStem(spec: string): string {
+  return /^(\d+)-/.exec(spec)?.[1] ?? spec.replace(/\.spec\.[jt]s$/, '');
+}
+
+/**
+ * Plans the pools of `specs` (in run order) on a cluster with these worker nodes (names; each custom pool takes one,
+ * and the worker pool keeps at least one while a spec uses it).
+ */
+export function planPools(specs: readonly SpecPoolNeeds[], workers: readonly string[]): PoolPlan {
+  const pools = new Map<string, PoolState>(POOL_ROLES.map((r) => [r, { name: r, custom: false, users: [] }]));
+  const assignments: PoolPlan['assignments'] = {};
+  const taken = new Set<string>(POOL_ROLES);
+  const assign = (spec: string, role: PoolRole, pool: PoolState, need: PoolNeed): void => {
+    pool.image ??= imageKey(spec, need);
+    if (!pool.users.includes(spec)) pool.users.push(spec);
+    if (need.alone) pool.aloneFor = spec;
+    (assignments[spec] ??= {})[role] = pool.name;
+  };
+  const fits = (pool: PoolState, spec: string, need: PoolNeed): boolean =>
+    (pool.image === undefined || pool.image === imageKey(spec, need)) && (pool.aloneFor === undefined || pool.aloneFor === spec) && (!need.alone || pool.users.every((u) => u === spec));
+  const newCustom = (stem: string): PoolState => {
+    const pool: PoolState = { name: customPoolName(stem, taken), custom: true, users: [] };
+    pools.set(pool.name, pool);
+    return pool;
+  };
+  const entries = (s: SpecPoolNeeds): Array<[PoolRole, PoolNeed]> => POOL_ROLES.flatMap((r) => (s.needs[r] ? [[r, s.needs[r]!] as [PoolRole, PoolNeed]] : []));
+
+  // 1. the specs about a real pool get it, or the plan says who holds it
+  for (const s of specs) {
+    for (const [role, need] of entries(s).filter(([, n]) => n.own)) {
+      const pool = pools.get(role)!;
+      if (!fits(pool, s.spec, need)) {
+        const holders = pool.users.join(', ');
+        throw new PoolPlanConflict(`${describeNeed(s.spec, role, need)}, but ${holders} already use${pool.users.length === 1 ? 's' : ''} it with ${pool.image === 'release' ? 'no override' : 'another image'}`);
+      }
+      assign(s.spec, role, pool, need);
+    }
+  }
+  // 2. the specs that must be alone on a pool: the real pools when nobody uses them, else one custom pool for the
+  //    spec's roles that want the same image
+  for (const s of specs) {
+    const alone = entries(s).filter(([, n]) => n.alone && !n.own);
+    const groups = new Map<string, Array<[PoolRole, PoolNeed]>>();
+    for (const e of alone) groups.set(imageKey(s.spec, e[1]), [...(groups.get(imageKey(s.spec, e[1])) ?? []), e]);
+    for (const group of groups.values()) {
+      if (group.every(([role]) => pools.get(role)!.users.length === 0)) {
+        for (const [role, need] of group) assign(s.spec, role, pools.get(role)!, need);
+        continue;
+      }
+      const pool = newCustom(specStem(s.spec));
+      for (const [role, need] of group) assign(s.spec, role, pool, need);
+    }
+  }
+  // 3. the rest share what fits: the role's own pool first, then any pool with the same image, else a new custom pool
+  for (const s of specs) {
+    for (const [role, need] of entries(s).filter(([, n]) => !n.own && !n.alone)) {
+      const candidates = [pools.get(role)!, ...[...pools.values()].filter((p) => p.custom)];
+      const pool = candidates.find((p) => fits(p, s.spec, need)) ?? newCustom(need.image === 'release' ? 'release' : specStem(s.spec));
+      assign(s.spec, role, pool, need);
+    }
+  }
+
+  const custom = [...pools.values()].filter((p) => p.custom);
+  const workerPoolUsed = pools.get('worker')!.users.length > 0;
+  const needed = custom.length + (workerPoolUsed ? 1 : 0);
+  if (needed > workers.length) {
+    const lines = [...pools.values()].filter((p) => p.users.length).map((p) => `  - ${p.custom ? 'custom pool ' : 'pool '}${p.name}: ${p.users.join(', ')} (${p.image === 'release' ? 'no override' : `layered image of ${p.image!.slice('layered:'.length)}`})`);
+    throw new PoolPlanConflict(
+      `one upgrade for these specs needs ${needed} worker node(s) (one per custom pool${workerPoolUsed ? ', and one left in pool worker' : ''}); the cluster has ${workers.length}:\n${lines.join('\n')}`,
+    );
+  }
+  // the last workers go to custom pools, so the worker pool keeps the first ones (sorted names: stable across phases)
+  const free = [...workers].sort();
+  const customPools = custom.map((p, i) => ({ name: p.name, node: free[free.length - custom.length + i]! }));
+  return { assignments, customPools };
+}
+
+/** The pool a spec's role uses under the plan (its own name without a plan). */
+export function poolOf(plan: Pick<PoolPlan, 'assignments'> | undefined, spec: string, role: string): string {
+  return plan?.assignments[spec]?.[role as PoolRole] ?? role;
+}
