@@ -44,7 +44,7 @@ try {
 
   const ours = async (tag: string, label: string, noCache: boolean) => {
     const t0 = performance.now();
-    await buildImage(engine, { contextDir: LAYERED_OS_DIR, buildArgs: { BASE_IMAGE: base }, labels: { 'ocp-e2e.io/bench': label }, tag, noCache });
+    await buildImage(engine, { contextDir: LAYERED_OS_DIR, containerfile: 'Containerfile.report', buildArgs: { BASE_IMAGE: base }, labels: { 'ocp-e2e.io/bench': label }, tag, noCache });
     const t1 = performance.now();
     const pushed = await pushImage(engine, tag);
     const t2 = performance.now();
@@ -54,7 +54,7 @@ try {
   const cli = async (tag: string, label: string, noCache: boolean) => {
     const env = { ...process.env, DOCKER_BUILDKIT: '0' };
     const t0 = performance.now();
-    await execa('docker', ['build', '-q', ...(noCache ? ['--no-cache'] : []), '-f', path.join(LAYERED_OS_DIR, 'Containerfile'), '--build-arg', `BASE_IMAGE=${base}`, '--label', `ocp-e2e.io/bench=${label}`, '-t', tag, LAYERED_OS_DIR], { env });
+    await execa('docker', ['build', '-q', ...(noCache ? ['--no-cache'] : []), '-f', path.join(LAYERED_OS_DIR, 'Containerfile.report'), '--build-arg', `BASE_IMAGE=${base}`, '--label', `ocp-e2e.io/bench=${label}`, '-t', tag, LAYERED_OS_DIR], { env });
     const t1 = performance.now();
     await execa('docker', ['push', '-q', tag], { env });
     const t2 = performance.now();

@@ -8,7 +8,7 @@ import { RegistryApi, type Descriptor } from './registry-api.js';
 
 /** One layer's table of contents: entries by path, plus the whiteouts it carries. */
 interface LayerView {
-  entries: Map<string, { type: string; linkpath?: string; data?: Buffer }>;
+  entries: Map<string, { type: string; linkpath?: string; mode: number; data?: Buffer }>;
   whiteouts: Set<string>;
   opaqueDirs: Set<string>;
 }
@@ -26,6 +26,12 @@ function ancestors(p: string): string[] {
     dir = path.dirname(dir);
   }
   return out;
+}
+
+/** A regular file of an image: its bytes and its permission bits (`0o644`). */
+export interface ImageFile {
+  data: Buffer;
+  mode: number;
 }
 
 export class RegistryClient extends RegistryApi {
@@ -55,9 +61,10 @@ export class RegistryClient extends RegistryApi {
             entry.resume();
             return;
           }
-          const record: { type: string; linkpath?: string; data?: Buffer } = {
+          const record: { type: string; linkpath?: string; mode: number; data?: Buffer } = {
             type: entry.type,
             linkpath: entry.linkpath ? entry.linkpath : undefined,
+            mode: (entry.mode ?? 0o644) & 0o7777,
           };
           view.entries.set(p, record);
           if (entry.type === 'File' && wanted.has(p)) {
@@ -85,16 +92,25 @@ export class RegistryClient extends RegistryApi {
     return (await this.readFiles(refText, [filePath]))[0];
   }
 
+  /** Like readFile, with the permission bits the layer's tar header gives the file (of the link's target for links). */
+  async readFileEntry(refText: string, filePath: string): Promise<ImageFile | undefined> {
+    return (await this.readFileEntries(refText, [filePath]))[0];
+  }
+
   /** Like readFile for several paths, fetching every layer at most once. */
   async readFiles(refText: string, filePaths: string[]): Promise<(Buffer | undefined)[]> {
+    return (await this.readFileEntries(refText, filePaths)).map((f) => f?.data);
+  }
+
+  private async readFileEntries(refText: string, filePaths: string[]): Promise<(ImageFile | undefined)[]> {
     const { manifest } = await this.imageManifest(refText);
     const layers = [...manifest.layers].reverse();
-    const results: (Buffer | undefined)[] = [];
+    const results: (ImageFile | undefined)[] = [];
     for (const filePath of filePaths) results.push(await this.lookup(refText, layers, normalizeEntryPath(filePath), 0));
     return results;
   }
 
-  private async lookup(refText: string, layersTopDown: Descriptor[], p: string, hops: number): Promise<Buffer | undefined> {
+  private async lookup(refText: string, layersTopDown: Descriptor[], p: string, hops: number): Promise<ImageFile | undefined> {
     if (hops > 16) throw new RegistryRequestError(`Too many links following ${p} in ${refText}`, undefined);
     const wanted = new Set([p]);
     const hidingDirs = ancestors(p);
@@ -102,7 +118,7 @@ export class RegistryClient extends RegistryApi {
       const view = await this.layerView(refText, layer.digest, wanted);
       const entry = view.entries.get(p);
       if (entry) {
-        if (entry.type === 'File' || entry.type === 'OldFile' || entry.type === 'ContiguousFile') return entry.data ?? Buffer.alloc(0);
+        if (entry.type === 'File' || entry.type === 'OldFile' || entry.type === 'ContiguousFile') return { data: entry.data ?? Buffer.alloc(0), mode: entry.mode };
         if (entry.type === 'SymbolicLink' && entry.linkpath) {
           const target = entry.linkpath.startsWith('/') ? entry.linkpath : path.join(path.dirname('/' + p), entry.linkpath);
           return this.lookup(refText, layersTopDown, normalizeEntryPath(target), hops + 1);

@@ -4,7 +4,8 @@
  * `cat` and `stat -c` show the daemon's files first, then the image's; `/proc/cmdline` is the booted deployment's
  * kernel command line; `rpm` answers from the image's package database, as the image's own `rpm` does, with the
  * booted deployment's extensions and realtime kernel swapped in (their packages read from the extensions image);
- * `systemctl is-enabled` from the daemon's units; `uname -r` names the booted kernel package. `rpm-ostree status`
+ * `systemctl is-enabled` from the daemon's units, else from the image's unit file and the links `systemctl enable` left
+ * in it; `uname -r` names the booted kernel package. `rpm-ostree status`
  * describes the host's booted and rollback deployments. A small `sh -c` runs lists of these (`;`, `&&`, `||`).
  * Anything else is refused in words rather than imitated: an unknown program fails as a missing one does, a program
  * the image has but the reference does not simulate says so (exit 126).
@@ -18,6 +19,8 @@ import type { HostOs } from './hosts.js';
 export interface HostFiles {
   /** A file of an image, or undefined when the image has none at that path. */
   readFile(imageRef: string, path: string): Promise<Buffer | undefined>;
+  /** The same with its permission bits as the image's layer records them; without it, modes are a package's usual ones. */
+  readFileEntry?(imageRef: string, path: string): Promise<{ data: Buffer; mode: number } | undefined>;
 }
 
 export interface HostContext {
@@ -143,8 +146,10 @@ class HostShell {
     if (absolute === '/proc/cmdline') return { data: Buffer.from(`${await this.cmdline()}\n`), mode: 0o444 };
     const written = this.host.os.files.get(absolute);
     if (written) return { data: written.contents, mode: written.mode };
-    const data = await this.host.files.readFile(this.host.os.booted.pullspec, absolute);
-    // the registry keeps no modes the reference reads: programs are executable, the rest as a package installs it
+    const { files, os } = this.host;
+    if (files.readFileEntry) return files.readFileEntry(os.booted.pullspec, absolute);
+    const data = await files.readFile(os.booted.pullspec, absolute);
+    // a source that keeps no modes: programs are executable, the rest as a package installs it
     return data === undefined ? undefined : { data, mode: /^\/(usr\/)?(s?bin|libexec)\//.test(absolute) ? 0o755 : 0o644 };
   }
 
@@ -217,14 +222,8 @@ class HostShell {
     }
     let status = 0;
     for (const name of args.slice(1)) {
-      const unit = this.host.os.units.get(name);
-      let state: string;
-      if (unit?.mask) state = 'masked';
-      else if (unit?.enabled === true) state = 'enabled';
-      else if (unit?.enabled === false) state = 'disabled';
-      else if (unit) state = unit.contents !== undefined && !/^\[Install\]/m.test(unit.contents) ? 'static' : 'disabled';
-      else if ((await this.file(`/etc/systemd/system/${name}`)) || (await this.file(`/usr/lib/systemd/system/${name}`))) state = 'disabled';
-      else {
+      const state = this.daemonUnitState(name) ?? (await this.imageUnitState(name));
+      if (state === undefined) {
         this.print(`Failed to get unit file state for ${name}: No such file or directory`);
         status = 1;
         continue;
@@ -233,6 +232,33 @@ class HostShell {
       if (state !== 'enabled' && state !== 'static') status = 1;
     }
     return status;
+  }
+
+  /** A unit the daemon wrote (a MachineConfig's): its mask and enabled fields, else its [Install] section. */
+  private daemonUnitState(name: string): string | undefined {
+    const unit = this.host.os.units.get(name);
+    if (!unit) return undefined;
+    if (unit.mask) return 'masked';
+    if (unit.enabled !== undefined) return unit.enabled ? 'enabled' : 'disabled';
+    return unit.contents !== undefined && !/^\[Install\]/m.test(unit.contents) ? 'static' : 'disabled';
+  }
+
+  /**
+   * A unit the booted image carries, as systemctl judges it from the unit file and the links `systemctl enable` makes:
+   * `enabled` when a `<target>.wants/` (or `.requires/`) folder of its [Install] section links it, `static` without an
+   * [Install] section, else `disabled`; undefined when the image has no such unit.
+   */
+  private async imageUnitState(name: string): Promise<string | undefined> {
+    const dirs = ['/etc/systemd/system', '/usr/lib/systemd/system'];
+    let unit: Buffer | undefined;
+    for (const dir of dirs) unit ??= (await this.file(`${dir}/${name}`))?.data;
+    if (!unit) return undefined;
+    const targets = installTargets(unit.toString('utf8'));
+    if (!targets) return 'static';
+    for (const { target, kind } of targets) {
+      for (const dir of dirs) if (await this.file(`${dir}/${target}.${kind}/${name}`)) return 'enabled';
+    }
+    return 'disabled';
   }
 
   /** The release of the booted kernel package (`uname -r`): `kernel`, or `kernel-rt-core` on the realtime kernel. */
@@ -353,6 +379,24 @@ class HostShell {
     });
     return 0;
   }
+}
+
+/**
+ * The targets a unit's [Install] section hooks it into (WantedBy= → `.wants`, RequiredBy= → `.requires`);
+ * undefined when the unit has no [Install] section with either (systemctl calls it static).
+ */
+export function installTargets(unitText: string): Array<{ target: string; kind: 'wants' | 'requires' }> | undefined {
+  const out: Array<{ target: string; kind: 'wants' | 'requires' }> = [];
+  let section = '';
+  for (const raw of unitText.split('\n')) {
+    const line = raw.trim();
+    const header = /^\[(.+)\]$/.exec(line);
+    if (header) section = header[1]!;
+    const entry = /^(WantedBy|RequiredBy)\s*=\s*(.*)$/.exec(line);
+    if (section !== 'Install' || !entry) continue;
+    for (const target of entry[2]!.split(/\s+/).filter(Boolean)) out.push({ target, kind: entry[1] === 'WantedBy' ? 'wants' : 'requires' });
+  }
+  return out.length ? out : undefined;
 }
 
 /** Splits `a 'b c' && d; e || f` into simple commands and the operators after them. */

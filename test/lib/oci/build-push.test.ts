@@ -26,6 +26,8 @@ const REPORT_REPO_FILE =
   '[baseos]\nname=CentOS-$releasever - Base\nbaseurl=http://mirror.centos.org/centos/$releasever-stream/BaseOS/$basearch/os/\ngpgcheck=0\nenabled=1\n\n' +
   '[appstream]\nname=CentOS-$releasever - AppStream\nbaseurl=http://mirror.centos.org/centos/$releasever-stream/AppStream/$basearch/os/\ngpgcheck=0\nenabled=1\n\n';
 const LAYERED_OS_DIR = fileURLToPath(new URL('../../../images/layered-os/', import.meta.url));
+// The report's own Containerfile (zsh from CentOS Stream): the reference's RHCOS-like base serves its repositories offline.
+const REPORT_CONTAINERFILE = 'Containerfile.report';
 
 describe('images: layered OS image build and push (real engine, real registry)', function () {
   this.timeout(120_000);
@@ -53,6 +55,7 @@ describe('images: layered OS image build and push (real engine, real registry)',
     localImages.push(tag);
     const built = await buildImage(engine, {
       contextDir: LAYERED_OS_DIR,
+      containerfile: REPORT_CONTAINERFILE,
       buildArgs: { BASE_IMAGE: baseOsImage(release) },
       labels: labels('54183'),
       tag,
@@ -93,6 +96,7 @@ describe('images: layered OS image build and push (real engine, real registry)',
     localImages.push(tag);
     const err = await buildImage(engine, {
       contextDir: LAYERED_OS_DIR,
+      containerfile: REPORT_CONTAINERFILE,
       buildArgs: { BASE_IMAGE: baseOsImage(release), PACKAGES: 'nosuchpkg' },
       tag,
     }).catch((e) => e);
@@ -119,6 +123,7 @@ describe('images: layered OS image build and push (real engine, real registry)',
     const missing = `${registry.address}/ocp-e2e/does-not-exist@sha256:${'0'.repeat(63)}1`;
     const err = await buildImage(engine, {
       contextDir: LAYERED_OS_DIR,
+      containerfile: REPORT_CONTAINERFILE,
       buildArgs: { BASE_IMAGE: missing },
       tag: tagFor('nobase'),
     }).catch((e) => e);
@@ -131,6 +136,7 @@ describe('images: layered OS image build and push (real engine, real registry)',
     const port = await closedPort();
     const err = await buildImage(engine, {
       contextDir: LAYERED_OS_DIR,
+      containerfile: REPORT_CONTAINERFILE,
       buildArgs: { BASE_IMAGE: `127.0.0.1:${port}/ocp/rhcos:4.12` },
       tag: tagFor('base-unreachable'),
     }).catch((e) => e);
@@ -207,6 +213,7 @@ describe('images: layered OS image build and push (real engine, real registry)',
       // Without credentials the private base cannot be pulled: an unauthorised base image error.
       const denied = await buildImage(engine, {
         contextDir: LAYERED_OS_DIR,
+        containerfile: REPORT_CONTAINERFILE,
         buildArgs: { BASE_IMAGE: base.pullspec },
         tag: tagFor('private-denied', secured.address),
         // podman would use its local copy of the same digest (pushed from baseOsImage(release)) without asking
@@ -220,6 +227,7 @@ describe('images: layered OS image build and push (real engine, real registry)',
       const lines: string[] = [];
       await buildImage(engine, {
         contextDir: LAYERED_OS_DIR,
+        containerfile: REPORT_CONTAINERFILE,
         buildArgs: { BASE_IMAGE: base.pullspec },
         tag,
         registryConfig: credentials,

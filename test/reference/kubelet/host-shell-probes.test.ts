@@ -18,7 +18,7 @@ const files: HostFiles = {
         [RPMDB]: 'kernel\t4.18.0\t372.26.1.el8_6\tx86_64\nbash\t4.4.20\t4.el8_6\tx86_64\n',
         '/etc/os-release': 'NAME="RHCOS"\n',
         '/usr/bin/bash': '#!',
-        '/usr/lib/systemd/system/chronyd.service': '[Unit]\n',
+        '/usr/lib/systemd/system/chronyd.service': '[Unit]\n[Install]\nWantedBy=multi-user.target\n',
         '/extensions/usbguard/package': 'usbguard\t0.9\t1.el8\tx86_64\n',
       },
       [EXT]: Object.fromEntries(
@@ -101,6 +101,32 @@ describe('reference host: what a node answers the suite\'s probes, from what it 
     const h = hosts();
     h.boot('w1', h.get('w1').booted, { kernelArguments: [], extensions: ['usbguard'], kernelType: 'default' });
     expect((await shell(h, 'rpm -q usbguard')).output).to.equal('usbguard-0.9-1.el8.x86_64\n');
+  });
+
+  it('a layered image\'s own files and units: modes as its layers record them, units enabled by the links `systemctl enable` left', async () => {
+    const LAYERED = `r/layered@sha256:${'c'.repeat(64)}`;
+    const unit = '[Unit]\n[Install]\nWantedBy=multi-user.target\n';
+    const image: Record<string, { text: string; mode: number }> = {
+      '/etc/ocp-e2e/layered-image.conf': { text: 'layered\n', mode: 0o640 },
+      '/etc/systemd/system/on.service': { text: unit, mode: 0o644 },
+      // a link of multi-user.target.wants, as the registry client reads it: followed to the unit's bytes
+      '/etc/systemd/system/multi-user.target.wants/on.service': { text: unit, mode: 0o644 },
+      '/etc/systemd/system/off.service': { text: unit, mode: 0o644 },
+      '/usr/lib/systemd/system/plain.service': { text: '[Unit]\nDescription=no install section\n', mode: 0o644 },
+    };
+    const layered: HostFiles = {
+      readFile: async (ref, path) => (ref === LAYERED && image[path] ? Buffer.from(image[path]!.text) : undefined),
+      readFileEntry: async (ref, path) => (ref === LAYERED && image[path] ? { data: Buffer.from(image[path]!.text), mode: image[path]!.mode } : undefined),
+    };
+    const h = new NodeHosts({ pullspec: LAYERED, content: { digest: D1, osRelease: {}, packages: [] }, timestampMs: 1_000 });
+    const run = (script: string) => runDebugCommand(['chroot', '/host', 'sh', '-c', script], { node: 'w1', os: h.get('w1'), files: layered });
+    expect(await run("stat -c '%a' /etc/ocp-e2e/layered-image.conf")).to.deep.equal({ output: '640\n', exitCode: 0 });
+    expect(await run('systemctl is-enabled on.service')).to.deep.equal({ output: 'enabled\n', exitCode: 0 });
+    expect(await run('systemctl is-enabled off.service')).to.deep.equal({ output: 'disabled\n', exitCode: 1 });
+    expect(await run('systemctl is-enabled plain.service')).to.deep.equal({ output: 'static\n', exitCode: 0 });
+    // what the daemon wrote comes first: a MachineConfig that disables the image's unit wins
+    h.write('w1', [], [{ name: 'on.service', enabled: false }]);
+    expect(await run('systemctl is-enabled on.service')).to.deep.equal({ output: 'disabled\n', exitCode: 1 });
   });
 
   it('systemctl, stat and uname answer with their own words and exit codes', async () => {

@@ -122,6 +122,7 @@ export function customImage(cluster: ReferenceCluster): Promise<string> {
       const tag = `${cluster.imageRepo}:reference-tests-54183`;
       await buildImage(engine, {
         contextDir: path.join(REPO, 'images', 'layered-os'),
+        containerfile: 'Containerfile.report', // the report's zsh; the reference serves its repositories offline
         buildArgs: { BASE_IMAGE: baseOsImage(cluster.releases.current) },
         tag,
         timeoutMs: 120_000,
