@@ -23,7 +23,8 @@ import { gatherArtifacts } from './artifacts.js';
 import { consoleProgress, waitFor, WaitTimeoutError } from './wait.js';
 import type { WaitContext } from './cluster-waits.js';
 import { cleanupTimeoutMs, testTimeoutMs, type PoolSizes } from './spec-budget.js';
-import { labelCase, step, type CaseLabels } from './report.js';
+import { labelCase, step } from './report.js';
+import { declareCase, skipReasonBeforeConnecting, type CaseDeclaration } from './declared-case.js';
 import { gatherRunFacts, writeRunFacts } from './report/run-facts.js';
 import { handleInterrupts } from './interrupt.js';
 import { Ledger } from './ledger.js';
@@ -188,12 +189,8 @@ export class ConformanceSession {
   async prepareSuite(specFile = 'spec'): Promise<string | undefined> {
     void this.access; // reads the pull secret, registering its credentials for masking before anything is printed
     this.split.specFile = basename(specFile);
-    if (this.options.disruptive && !this.target.allowDisruptive) {
-      return 'disruptive spec (upgrades the cluster or changes its pools): pass --allow-disruptive to run it';
-    }
-    if (this.runPhase !== 'all' && !this.options.upgrades) {
-      return `does not upgrade, so it has no pre and post halves: it runs whole with --phase all (this run is --phase ${this.runPhase})`;
-    }
+    const reason = skipReasonBeforeConnecting(this.options, { allowDisruptive: this.target.allowDisruptive, phase: this.runPhase });
+    if (reason) return reason;
     const cluster = Cluster.fromKubeconfig(this.target.kubeconfigPath);
     const caps = await discoverCapabilities(cluster);
     const watcher = new ClusterWatcher(cluster);
@@ -294,10 +291,13 @@ export class ConformanceSession {
     }
   }
 
-  /** Wraps a test body: labels, then the body; on failure, artefacts once per test. */
-  test(labels: CaseLabels, body: (session: ConformanceSession) => Promise<void>): Func {
+  /**
+   * Wraps a test body: labels, then the body; on failure, artefacts once per test. The declaration is also kept on
+   * the returned function for `run --list` (helpers/declared-case.ts).
+   */
+  test(labels: CaseDeclaration, body: (session: ConformanceSession) => Promise<void>): Func {
     const session = this;
-    return async function (this: Context) {
+    return declareCase(async function (this: Context) {
       // The waits' budgets follow the cluster; so does the test's timeout, so that a wait's diagnosis comes first.
       if (session.isConnected) this.timeout(session.timeoutMs('test'));
       session.split.testTitle = this.test?.fullTitle() ?? labels.caseId;
@@ -315,7 +315,7 @@ export class ConformanceSession {
         await session.gather(this.test?.fullTitle() ?? labels.caseId);
         throw error;
       }
-    };
+    }, { ...labels, disruptive: this.options.disruptive, upgrades: Boolean(this.options.upgrades) });
   }
 
   private async gather(title: string): Promise<void> {

@@ -16,7 +16,8 @@ describe('[sig-mco] MCO layering: upgrade with a custom osImage', function () {
   it(
     session.title(`Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] upgrade with custom osImage in master and worker pools`),
     session.test(
-      { epic: 'MCO layering', feature: 'osImageURL override', story: 'upgrade keeps the custom OS image', caseId: CASE, severity: 'critical', tags: ['Serial', 'Disruptive'] },
+      { epic: 'MCO layering', feature: 'osImageURL override', story: 'upgrade keeps the custom OS image', caseId: CASE, severity: 'critical', tags: ['Serial', 'Disruptive'],
+        changes: [`MachineConfig ${WORKER_MC} (osImageURL: a layered image built and pushed by the test) on pool worker`, `MachineConfig ${MASTER_MC} (osImageURL: the same image) on pool master`] },
       async (s) => {
         const { from, image } = await s.phase('prepare', 'override both pools with a layered OS image', async () => {
           const start = await findStartingPoint(s);

@@ -15,7 +15,8 @@ describe('[sig-mco] MCO layering: upgrade with a custom osImage in the worker po
   it(
     session.title(`Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] upgrade with custom osImage in the worker pool only moves masters to the new release OS image`),
     session.test(
-      { epic: 'MCO layering', feature: 'osImageURL override', story: 'only overridden pools keep the custom OS image', caseId: CASE, tags: ['Serial', 'Disruptive'] },
+      { epic: 'MCO layering', feature: 'osImageURL override', story: 'only overridden pools keep the custom OS image', caseId: CASE, tags: ['Serial', 'Disruptive'],
+        changes: [`MachineConfig ${WORKER_MC} (osImageURL: a layered image built and pushed by the test) on pool worker`] },
       async (s) => {
         const { from, image } = await s.phase('prepare', 'override the worker pool with a layered OS image', async () => {
           const start = await findStartingPoint(s);

@@ -14,7 +14,7 @@ describe('[sig-mco] MCO upgrade baseline without an osImage override', function 
   it(
     session.title(`Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] upgrade without override moves every node to the new release OS image`),
     session.test(
-      { epic: 'MCO layering', feature: 'cluster upgrade', story: 'every node moves to the new release OS image', caseId: CASE, tags: ['Serial', 'Disruptive'] },
+      { epic: 'MCO layering', feature: 'cluster upgrade', story: 'every node moves to the new release OS image', caseId: CASE, tags: ['Serial', 'Disruptive'], changes: [] },
       async (s) => {
         const from = await s.phase('prepare', 'note the current release', async () => (await findStartingPoint(s)).version);
 

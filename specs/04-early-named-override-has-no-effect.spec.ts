@@ -18,7 +18,8 @@ describe('[sig-mco] MCO layering: osImageURL override ordering', function () {
   it(
     session.title(`Author:ocp-e2e-NonPreRelease-Medium-${CASE}-[Serial][Disruptive] an osImage override named before the templates has no effect`),
     session.test(
-      { epic: 'MCO layering', feature: 'osImageURL override', story: 'overrides merge in name order', caseId: CASE, severity: 'normal', tags: ['Serial', 'Disruptive'] },
+      { epic: 'MCO layering', feature: 'osImageURL override', story: 'overrides merge in name order', caseId: CASE, severity: 'normal', tags: ['Serial', 'Disruptive'],
+        changes: [`MachineConfig ${EARLY_MC} (osImageURL: a layered image built and pushed by the test, expected to lose to the templates) on pool worker`] },
       async (s) => {
         const start = await s.phase('prepare', `apply ${EARLY_MC} with a layered OS image`, async () => {
           const start = await findStartingPoint(s);

@@ -16,7 +16,8 @@ describe('[sig-mco] MCO layering: removing the osImage override after an upgrade
   it(
     session.title(`Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] deleting the osImage overrides after an upgrade returns the pools to the new release OS image`),
     session.test(
-      { epic: 'MCO layering', feature: 'osImageURL override', story: 'removing an override restores the release OS image', caseId: CASE, tags: ['Serial', 'Disruptive'] },
+      { epic: 'MCO layering', feature: 'osImageURL override', story: 'removing an override restores the release OS image', caseId: CASE, tags: ['Serial', 'Disruptive'],
+        changes: [`MachineConfig ${WORKER_MC} (osImageURL: a layered image built and pushed by the test) on pool worker, deleted after the upgrade`, `MachineConfig ${MASTER_MC} (osImageURL: the same image) on pool master, deleted after the upgrade`] },
       async (s) => {
         const { from, override } = await s.phase('prepare', 'override both pools with a layered OS image', async () => {
           const start = await findStartingPoint(s);

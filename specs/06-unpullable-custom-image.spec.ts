@@ -18,7 +18,8 @@ describe('[sig-mco] MCO layering: unpullable custom osImage', function () {
   it(
     session.title(`Author:ocp-e2e-NonPreRelease-Medium-${CASE}-[Serial][Disruptive] an unpullable custom osImage degrades the pool and the failure names node, image and reason`),
     session.test(
-      { epic: 'MCO layering', feature: 'osImageURL override', story: 'a bad custom image is reported, not hidden', caseId: CASE, severity: 'normal', tags: ['Serial', 'Disruptive'] },
+      { epic: 'MCO layering', feature: 'osImageURL override', story: 'a bad custom image is reported, not hidden', caseId: CASE, severity: 'normal', tags: ['Serial', 'Disruptive'],
+        changes: [`MachineConfig ${WORKER_MC} (osImageURL: an image nobody can pull) on pool worker, which degrades the pool until it is deleted`] },
       async (s) => {
         const image = unpullableImage(s.target, s.caps);
         const override = await s.phase('prepare', `point the worker pool at ${image}`, () =>

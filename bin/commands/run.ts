@@ -32,6 +32,8 @@ export function register(program: Command): void {
       'ocp-e2e run --target cluster --kubeconfig ~/.kube/config     # a real cluster: disruptive specs are skipped',
       'ocp-e2e run --target cluster --allow-disruptive --image-repo quay.io/me/layered --pull-secret ~/ps.json',
       'ocp-e2e report --reports-dir reports                          # then the HTML report of the run',
+      'ocp-e2e run --list --target cluster --phase pre               # what a pre step would run and change, touching nothing',
+      'ocp-e2e run --list --output json                              # the same for machines',
     ],
     environment: ['KUBECONFIG', 'DOCKER_HOST', 'XDG_RUNTIME_DIR', 'REGISTRY_AUTH_FILE', 'DOCKER_CONFIG', 'OCP_E2E_INTERRUPT_GRACE_SECONDS'],
     profiles: true,

@@ -8,6 +8,7 @@
  *
  *   options.ts      the command line and the checks made before any cluster time
  *   specs.ts        which spec files run;  rerun.ts  which failed in an earlier run (--rerun-failed)
+ *   list.ts         --list: what the run would run, with what each spec declares, without running it
  *   schedule/       --shard (which part of the files this job runs) and the pool of --jobs
  *   targets/        how each target runs them (reference: one cluster per spec file, --jobs at a time)
  *   output.ts       the output of files running at the same time, printed file by file
@@ -28,6 +29,7 @@ import { ROOT } from './paths.js';
 import { filesOfShard, formatShard } from './schedule/shard.js';
 import { applyKnownIssues, describeOutcome } from './known-issues/apply.js';
 import { loadKnownIssues } from './known-issues/file.js';
+import { printListing } from './list.js';
 import { failuresOf } from './rerun.js';
 import { selectSpecFiles } from './specs.js';
 import { Supervisor } from './supervisor.js';
@@ -41,6 +43,7 @@ export async function runSuite(given: RunOptions): Promise<number> {
   const supervisor = new Supervisor();
   try {
     validateOptions(given);
+    if (given.list) return await printListing(given, given.output ?? 'text');
     const knownIssues = given.knownIssues ? await loadKnownIssues(resolve(given.knownIssues)) : undefined;
     const reportsDir = resolve(given.reportsDir ?? 'reports');
     const options = await withRerunSelection(given, reportsDir);

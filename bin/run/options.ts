@@ -12,6 +12,10 @@ import { parseShard, type Shard } from './schedule/shard.js';
 import { specFileNames } from './specs.js';
 import { UsageError } from './usage-error.js';
 
+/** The formats of `run --list` (bin/run/list.ts). */
+export const LIST_FORMATS = ['text', 'json'] as const;
+export type ListFormat = (typeof LIST_FORMATS)[number];
+
 export interface RunOptions {
   target: 'reference' | 'cluster';
   profile?: string;
@@ -42,6 +46,14 @@ export interface RunOptions {
   phase?: RunPhase;
   /** Every wait's budget, and the tests' timeouts with them, times this (default 1). */
   timeoutScale?: number;
+  /** The layered image's Containerfile (default images/layered-os/Containerfile). */
+  containerfile?: string;
+  /** `NAME=VALUE` build arguments of it (repeatable). */
+  buildArg?: string[];
+  /** Print what the run would run (bin/run/list.ts) instead of running it. */
+  list?: boolean;
+  /** --list's format (default text). */
+  output?: ListFormat;
 }
 
 export function defineRunOptions(command: Command): Command {
@@ -66,8 +78,12 @@ export function defineRunOptions(command: Command): Command {
     .option('--known-issues <file>', 'YAML list of {case, message, bug, expires}: a failure an unexpired entry matches is reported as a known issue with its bug link, not as a failure (default: none)')
     .option('--rerun-failed [reports-dir]', 'run only the tests that failed in the run whose reports are in this folder (default: --reports-dir)')
     .addOption(new Option('--phase <phase>', 'cluster only: the part of each upgrade spec to run: pre (prepare, leave a checkpoint on the cluster), upgrade (upgrade and wait), post (judge whoever upgraded, clean up, remove the checkpoint) or all').choices([...RUN_PHASES]).default('all'))
+    .option('--containerfile <file>', 'the layered OS image to build instead of images/layered-os/Containerfile: FROM ${BASE_IMAGE} (the release\'s base OS image; ARG EXTENSIONS_IMAGE gets its extensions image), its folder the build context, its ocp-e2e.io/check-packages, check-files and check-units labels what every node must show (README.md, "Your own layered image")')
+    .option('--build-arg <name=value>', 'a build argument of the layered image\'s Containerfile, which must declare it with ARG (repeatable) (default: none)', collect)
     .option('--timeout-scale <f>', 'every wait\'s budget times F, and with them each test\'s timeout, which follows the waits of the cluster\'s pool sizes and clock so that a wait\'s own diagnosis comes first: 2 for a slow cluster (default: 1)', positiveNumber)
-    .option('--shard <i/n>', 'run only the i-th of n deterministic parts of the spec files (CI fan-out; merge the reports with `ocp-e2e merge-reports`) (default: all of them)', parseShard);
+    .option('--shard <i/n>', 'run only the i-th of n deterministic parts of the spec files (CI fan-out; merge the reports with `ocp-e2e merge-reports`) (default: all of them)', parseShard)
+    .option('--list', 'print the tests this run would run (as --grep, --shard and --phase select them) with case id, tags, phases, what each changes on the cluster, whether it upgrades and whether this run would skip it, then exit 0; starts and reads nothing: no cluster, kubeconfig, engine or oc needed (default: off, the run runs)')
+    .addOption(new Option('--output <format>', 'with --list: text for people, json for machines (default: text)').choices([...LIST_FORMATS]));
 }
 
 /** The reference profile a run uses: the one given, else the registry's default. */
@@ -96,6 +112,8 @@ export function validateOptions(options: RunOptions): void {
     }
     if (options.rerunFailed !== undefined) throw new UsageError(`--rerun-failed re-runs whole tests: it cannot be combined with --phase ${options.phase}`);
   }
+  if (options.output !== undefined && !options.list) throw new UsageError('--output applies to --list only (a run\'s own output is its console, reports and JUnit)');
+  if (options.list && options.rerunFailed !== undefined) throw new UsageError('--list lists what --grep, --shard and --phase select: it cannot be combined with --rerun-failed');
   if (options.rerunFailed !== undefined) {
     for (const [flag, value] of [['--grep', options.grep], ['--shard', options.shard]] as const) {
       if (value !== undefined) throw new UsageError(`--rerun-failed chooses the tests itself: leave out ${flag}`);

@@ -10,8 +10,9 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { execa } from 'execa';
-import { cacheDir, MOCHA_CLI, MOCHA_CONFIG, ROOT, specNodeOptions } from './paths.js';
+import { cacheDir, LISTING_REPORTER, MOCHA_CLI, MOCHA_CONFIG, ROOT, specNodeOptions } from './paths.js';
 import { UsageError } from './usage-error.js';
+import type { DeclaredCase } from '../../helpers/declared-case.js';
 import { TargetEnv, type RunPhase } from '../../helpers/target.js';
 
 export interface ListedTest {
@@ -19,20 +20,23 @@ export interface ListedTest {
   file: string;
   /** What --grep matches: the describe titles and the test's, joined by spaces. */
   fullTitle: string;
+  /** What the test's `session.test(...)` declared (case, tags, changes, disruptive, upgrades); absent if nothing. */
+  declared?: DeclaredCase;
 }
 
 const SOURCES = ['specs', 'helpers', 'lib'];
 
 /** `phase` changes the titles of upgrade tests (PreChkUpgrade / PstChkUpgrade), so it is part of the listing's key. */
 export async function listTests(files: string[], phase: RunPhase = 'all'): Promise<ListedTest[]> {
-  const key = `${phase}:${await sourcesKey(files)}`;
+  // The version names the cached format (v2: with the declarations), so an older cache is listed again.
+  const key = `v2:${phase}:${await sourcesKey(files)}`;
   const cache = join(cacheDir(), 'spec-listing.json');
-  const cached = await readFile(cache, 'utf8').then((t) => JSON.parse(t) as { key: string; tests: Array<{ file: string; fullTitle: string }> }, () => undefined);
+  const cached = await readFile(cache, 'utf8').then((t) => JSON.parse(t) as { key: string; tests: ListedTest[] }, () => undefined);
   // The key covers every spec file, so a cached listing may hold more files than asked for: only theirs are returned.
   const asked = new Set(files);
-  if (cached?.key === key) return cached.tests.map((t) => ({ file: join(ROOT, t.file), fullTitle: t.fullTitle })).filter((t) => asked.has(t.file));
+  if (cached?.key === key) return cached.tests.map((t) => ({ ...t, file: join(ROOT, t.file) })).filter((t) => asked.has(t.file));
   const tests = await dryRun(files, phase);
-  await writeCache(cache, JSON.stringify({ key, tests: tests.map((t) => ({ file: relative(ROOT, t.file), fullTitle: t.fullTitle })) }));
+  await writeCache(cache, JSON.stringify({ key, tests: tests.map((t) => ({ ...t, file: relative(ROOT, t.file) })) }));
   return tests;
 }
 
@@ -64,16 +68,16 @@ async function filesUnder(dir: string): Promise<string[]> {
 
 /** mocha --dry-run over the files: loads them without running anything; no target is needed. */
 async function dryRun(files: string[], phase: RunPhase): Promise<ListedTest[]> {
-  const r = await execa(process.execPath, [...specNodeOptions(files), MOCHA_CLI, '--config', MOCHA_CONFIG, '--dry-run', '--reporter', 'json', ...files], {
+  const r = await execa(process.execPath, [...specNodeOptions(files), MOCHA_CLI, '--config', MOCHA_CONFIG, '--dry-run', '--reporter', LISTING_REPORTER, ...files], {
     cwd: ROOT,
     reject: false,
     env: { KUBECONFIG: '', [TargetEnv.phase]: phase },
   });
-  let report: { tests?: { file?: string; fullTitle?: string }[] };
+  let report: { tests?: { file?: string; fullTitle?: string; declared?: DeclaredCase }[] };
   try {
     report = JSON.parse(String(r.stdout)) as typeof report;
   } catch {
     throw new UsageError(`cannot list the specs (mocha --dry-run exited ${r.exitCode}): ${String(r.stderr).split('\n').slice(0, 5).join('\n')}`);
   }
-  return (report.tests ?? []).filter((t) => t.file && t.fullTitle !== undefined).map((t) => ({ file: t.file!, fullTitle: t.fullTitle! }));
+  return (report.tests ?? []).filter((t) => t.file && t.fullTitle !== undefined).map((t) => ({ file: t.file!, fullTitle: t.fullTitle!, ...(t.declared ? { declared: t.declared } : {}) }));
 }
