@@ -4,6 +4,7 @@
  * everywhere afterwards, including its base64 form, since registry auths travel both ways.
  */
 import { readFileSync } from 'node:fs';
+import { parseDockerConfig, type RegistryCredentials } from '../lib/oci/credentials.js';
 
 const MASK = '***';
 const secrets = new Set<string>();
@@ -47,41 +48,48 @@ export interface PullSecret {
 }
 
 /**
- * Reads a pull secret (`{"auths": {"host": {"auth": base64(user:pass)}}}`), registers every credential in it as a
- * secret, and returns it. A file that is not such JSON is an environment error the user can fix, said plainly.
+ * Reads a pull secret or auth file (`{"auths": {"host": {"auth": base64(user:pass)}}}`, docker's credHelpers and
+ * credsStore too), registers every credential in it as a secret, and returns it. A file that is not such JSON is an
+ * environment error the user can fix, said plainly.
  */
-export function loadPullSecret(path: string): PullSecret {
+export function loadPullSecret(path: string, options: PullSecretOptions = {}): PullSecret {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     throw new Error(`cannot read the pull secret ${path}: ${(error as Error).message}`);
   }
-  return parsePullSecret(text, path);
+  return parsePullSecret(text, path, options);
 }
 
-/** Parses pull secret text (from a file or the cluster's openshift-config/pull-secret) and registers its secrets. */
-export function parsePullSecret(text: string, path: string): PullSecret {
+export interface PullSecretOptions {
+  /** A file with no auths, credHelpers or credsStore holds nothing rather than being wrong (a found docker config). */
+  allowEmpty?: boolean;
+}
+
+/**
+ * Parses pull secret text (from a file or the cluster's openshift-config/pull-secret), registers its secrets, and
+ * checks it as lib/oci/credentials.ts reads it, so a file this accepts is one every reader of credentials accepts.
+ */
+export function parsePullSecret(text: string, path: string, options: PullSecretOptions = {}): PullSecret {
   registerSecret(text.trim());
-  let parsed: { auths?: Record<string, RegistryAuth> };
+  let credentials: RegistryCredentials;
   try {
-    parsed = JSON.parse(text) as { auths?: Record<string, RegistryAuth> };
-  } catch {
-    throw new Error(`the pull secret ${path} is not JSON; expected {"auths": {"<registry>": {"auth": "<base64 user:password>"}}}`);
+    credentials = parseDockerConfig(text, `the pull secret ${path}`, { allowEmpty: options.allowEmpty });
+  } catch (error) {
+    throw new Error((error as Error).message);
   }
-  if (!parsed || typeof parsed !== 'object' || !parsed.auths || typeof parsed.auths !== 'object' || Array.isArray(parsed.auths)) {
-    throw new Error(`the pull secret ${path} has no "auths" object; expected {"auths": {"<registry>": {"auth": "<base64 user:password>"}}}`);
-  }
-  const auths = parsed.auths;
-  for (const entry of Object.values(auths)) {
-    registerSecret(entry.auth);
-    registerSecret(entry.password);
-    if (entry.auth) {
-      const decoded = Buffer.from(entry.auth, 'base64').toString('utf8');
-      registerSecret(decoded);
-      const colon = decoded.indexOf(':');
-      if (colon >= 0) registerSecret(decoded.slice(colon + 1));
-    }
-  }
+  registerCredentials(credentials);
+  const auths = ((JSON.parse(text) as { auths?: Record<string, RegistryAuth> }).auths ?? {});
   return { json: text, auths };
+}
+
+/** Registers every password of `credentials` (and its `user:password` and base64 forms, a registry auth's) for masking. */
+export function registerCredentials(credentials: RegistryCredentials): void {
+  for (const key of credentials.hosts()) {
+    const auth = credentials.authFor(key);
+    if (!auth) continue;
+    registerSecret(auth.password);
+    registerSecret(`${auth.username}:${auth.password}`);
+  }
 }

@@ -53,7 +53,7 @@ export const SUITE_PERMISSIONS: readonly SuitePermission[] = [
   { group: 'image.openshift.io', resource: 'imagestreams', verbs: ['get'], resourceNames: ['tools'], namespace: 'openshift', disruptive: true, why: 'oc debug node takes its image from the imagestream openshift/tools' },
   { group: '', resource: 'configmaps', verbs: ['get'], namespace: 'kube-system', disruptive: false, why: 'the suite asks whether it runs on the reference (kube-system/ocp-e2e-reference-cluster: time factor, registry); a real cluster answers 404' },
   { group: '', resource: 'configmaps', verbs: ['get', 'list', 'create', 'update', 'delete'], namespace: 'ocp-e2e', disruptive: true, why: 'split runs (--phase pre|upgrade|post) keep their checkpoint as a ConfigMap in the namespace ocp-e2e; the leak check lists the run\'s own' },
-  { group: '', resource: 'secrets', verbs: ['get'], resourceNames: ['pull-secret'], namespace: 'openshift-config', disruptive: true, why: 'the cluster\'s pull secret completes --pull-secret to pull the release\'s base OS image for the layered build' },
+  { group: '', resource: 'secrets', verbs: ['get'], resourceNames: ['pull-secret'], namespace: 'openshift-config', disruptive: true, why: 'the preflight checks that the nodes can pull from --image-repo with the cluster\'s pull secret; it completes the run\'s credentials to pull the release\'s base OS image for the layered build' },
 ];
 
 /** The hint every missing-permission message ends with. */

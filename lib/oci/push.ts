@@ -29,9 +29,10 @@ export interface PushOptions {
   caPems?: string[];
 }
 
-function authForRegistry(auth: PushOptions['auth'], registry: string): RegistryAuth | undefined {
+/** The credentials for the repository pushed to: the most specific auth key that matches it (host/path, host). */
+function authForRepository(auth: PushOptions['auth'], repository: string): RegistryAuth | undefined {
   if (!auth) return undefined;
-  if (auth instanceof RegistryCredentials) return auth.authFor(registry);
+  if (auth instanceof RegistryCredentials) return auth.authFor(repository);
   return auth;
 }
 
@@ -59,7 +60,7 @@ export async function pushImage(engine: Engine, tag: string, opts: PushOptions =
   const started = Date.now();
   const ref = parseImageRef(tag);
   if (!ref.tag) throw new ImagePushError(`pushImage needs a tagged reference (registry/repository:tag), got "${tag}"`);
-  const credentials = authForRegistry(opts.auth, ref.registry);
+  const credentials = authForRepository(opts.auth, `${ref.registry}/${ref.repository}`);
   const repo = repositoryName(ref);
   const engineName = (await identifyEngine(engine)).name;
   const tlsQuery = await engineTlsQuery(engine, [ref.registry]);

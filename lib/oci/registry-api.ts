@@ -107,7 +107,7 @@ export class RegistryApi {
   /** Gets an Authorization header for a challenge. The secret never leaves this function except in the header. */
   private async authorize(registry: string, repository: string, challenge: string, scopeActions: string): Promise<string | undefined> {
     const { scheme, params } = parseChallenge(challenge);
-    const auth = this.credentials.authFor(registry);
+    const auth = this.credentials.authFor(`${registry}/${repository}`);
     const basic = auth ? 'Basic ' + Buffer.from(`${auth.username}:${auth.password}`).toString('base64') : undefined;
     if (scheme === 'basic') return basic;
     if (scheme !== 'bearer' || !params.realm) return undefined;
@@ -147,7 +147,7 @@ export class RegistryApi {
       }
       if (res.status === 401) {
         if (header) await res.arrayBuffer(); // without a header nothing was re-sent: the first answer was read above
-        const hadCredentials = Boolean(this.credentials.authFor(ref.registry));
+        const hadCredentials = Boolean(this.credentials.authFor(`${ref.registry}/${ref.repository}`));
         throw new RegistryUnauthorizedError(
           `Registry ${ref.registry} refused access to ${ref.repository}: ` +
             (hadCredentials ? 'the credentials for it were rejected' : 'it needs credentials and none were found for it in the pull secret / docker config'),

@@ -2,17 +2,20 @@
  * `--target cluster`, before any spec prepares: the kubeconfig can be read, its server answers and takes its
  * credentials, they may do what the suite will do (helpers/preflight/permissions.ts), the cluster is OpenShift,
  * `--to-image` is a release payload newer than the cluster's, and (when layered images will be pushed) `--image-repo`
- * takes a push. Each failure is one message and its own exit code (exit-codes.ts).
+ * takes a push and the nodes can pull from it (helpers/preflight/node-pull.ts). Registries are asked with the
+ * credentials the specs will use (helpers/credentials.ts: the run's auth file, completed by the cluster's pull
+ * secret). Each failure is one message and its own exit code (exit-codes.ts).
  */
 import { Cluster } from '../../../helpers/cluster.js';
 import { BadInputError } from '../../../helpers/preflight/bad-input.js';
+import { buildCredentials, CredentialsError, resolveRegistryAccess, type RegistryAccess, type ResolvedAccess } from '../../../helpers/credentials.js';
 import { checkImageRepo } from '../../../helpers/preflight/image-repo.js';
+import { checkNodesCanPull } from '../../../helpers/preflight/node-pull.js';
 import { checkOpenShift, NotOpenShiftError, type OpenShiftFacts } from '../../../helpers/preflight/openshift.js';
 import { checkPermissions, MissingPermissionsError } from '../../../helpers/preflight/permissions.js';
 import { checkReleaseImage, type ReleaseImage } from '../../../helpers/preflight/release-image.js';
 import { classifyApiError } from '../../../lib/kube/errors.js';
 import { KubeconfigError, loadKubeConfig } from '../../../lib/kube/kubeconfig.js';
-import { loadRegistryCredentials } from '../../../lib/oci/credentials.js';
 import { RegistryClient } from '../../../lib/oci/image-files.js';
 import { UsageError } from '../usage-error.js';
 import { EXIT } from './exit-codes.js';
@@ -25,12 +28,15 @@ export interface ClusterPreflight {
   cluster: Cluster;
   facts: OpenShiftFacts;
   toImage?: ReleaseImage;
+  /** Lines to print: how the nodes will pull the layered image (or a warning that they pull without credentials). */
+  notes: string[];
 }
 
 export interface PreflightInputs {
   toImage?: string;
   imageRepo?: string;
-  pullSecretPath?: string;
+  /** The run's registry credentials, resolved once (helpers/credentials.ts resolveRegistryAccess). */
+  access: ResolvedAccess;
   /** Layered images will be built and pushed (disruptive specs run): only then is --image-repo asked for a push. */
   willPush: boolean;
   /** Specs will change the cluster (--allow-disruptive): the user must have every permission of the suite, not only its reads. */
@@ -41,13 +47,43 @@ export async function preflightCluster(kubeconfigPath: string, inputs: Preflight
   const cluster = connect(kubeconfigPath);
   const facts = await openShiftFacts(cluster, kubeconfigPath, Boolean(inputs.disruptive));
   try {
-    const registry = new RegistryClient({ credentials: await loadRegistryCredentials(inputs.pullSecretPath), timeoutMs: REGISTRY_TIMEOUT_MS });
+    // the credentials the specs pull and push with: the run's file, completed by the cluster's pull secret
+    const registry = new RegistryClient({ credentials: await buildCredentials(cluster, inputs.access), timeoutMs: REGISTRY_TIMEOUT_MS });
     const toImage = inputs.toImage ? await checkReleaseImage(registry, inputs.toImage, facts.version) : undefined;
     if (inputs.willPush && inputs.imageRepo) await checkImageRepo(registry, inputs.imageRepo);
-    return { cluster, facts, toImage };
+    return { cluster, facts, toImage, notes: inputs.willPush && inputs.imageRepo ? [await nodePull(cluster, inputs.imageRepo)] : [] };
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`${(error as Error).message}${credentialsUsed(inputs.access)}`, EXIT.usage);
+  }
+}
+
+/** The nodes pull with the cluster's pull secret, not with the run's credentials: its refusal says nothing of those. */
+async function nodePull(cluster: Cluster, imageRepo: string): Promise<string> {
+  try {
+    return await checkNodesCanPull(cluster, imageRepo);
   } catch (error) {
     throw new UsageError((error as Error).message, EXIT.usage);
   }
+}
+
+/**
+ * The run's registry credentials (--pull-secret, else the first auth file found), read once, before any cluster
+ * time: a file that is not a usable auth file is exit 2, one message.
+ */
+export function resolveCredentials(pullSecretPath: string | undefined, env: NodeJS.ProcessEnv = process.env): ResolvedAccess {
+  try {
+    return resolveRegistryAccess(pullSecretPath, env);
+  } catch (error) {
+    if (error instanceof CredentialsError) throw new UsageError(`registry credentials: ${error.message}`, EXIT.usage);
+    throw error;
+  }
+}
+
+/** Which file the registries were asked with, for a registry's refusal: hosts only, never a secret. */
+function credentialsUsed(access: RegistryAccess & { source?: string }): string {
+  if (!access.pullSecretPath) return ' (no registry credentials file was found: --pull-secret, $REGISTRY_AUTH_FILE, podman auth.json, docker config.json)';
+  return ` (registry credentials: ${access.pullSecretPath} (${access.source ?? '--pull-secret'}) for ${access.credentials.hosts().join(', ') || 'no registry'})`;
 }
 
 function connect(kubeconfigPath: string): Cluster {

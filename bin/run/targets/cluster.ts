@@ -1,8 +1,9 @@
 /** `--target cluster`: one mocha child on every selected spec file, against the cluster of a kubeconfig. */
 import { discoverCapabilities } from '../../../helpers/capabilities.js';
+import { describeRegistryAccess } from '../../../helpers/credentials.js';
 import { runMocha } from '../mocha.js';
 import { consoleLane } from '../output.js';
-import { preflightCluster } from '../preflight/cluster.js';
+import { preflightCluster, resolveCredentials } from '../preflight/cluster.js';
 import { preflightPhase } from '../preflight/phases.js';
 import type { RunOptions } from '../options.js';
 import type { Counts } from '../results/counts.js';
@@ -14,10 +15,12 @@ import { chooseKubeconfig } from './kubeconfig-path.js';
 export async function runOnCluster(files: string[], options: RunOptions, config: RunConfig, supervisor: Supervisor): Promise<Counts> {
   const kubeconfig = chooseKubeconfig(options.kubeconfig);
   const kubeconfigPath = kubeconfig.path;
-  const { cluster, facts, toImage } = await preflightCluster(kubeconfigPath, {
+  // One auth file for the whole run (preflight, build, push), chosen here and handed to the specs by path.
+  const access = resolveCredentials(config.pullSecretPath);
+  const { cluster, facts, toImage, notes } = await preflightCluster(kubeconfigPath, {
     toImage: options.toImage,
     imageRepo: options.imageRepo,
-    pullSecretPath: config.pullSecretPath,
+    access,
     // only a whole run and pre push the layered image
     willPush: Boolean(options.allowDisruptive) && (config.phase === 'all' || config.phase === 'pre'),
     disruptive: Boolean(options.allowDisruptive),
@@ -27,6 +30,7 @@ export async function runOnCluster(files: string[], options: RunOptions, config:
   console.log(`target: cluster ${cluster.apiUrl}`);
   console.log(`current version: ${version ?? 'unknown'} (${nodes} nodes${caps.isReference ? `, an ocp-e2e reference cluster, time factor ${caps.timeFactor}` : ''})`);
   if (kubeconfig.source === 'in-cluster') console.log('credentials: this pod\'s ServiceAccount (in-cluster config: no --kubeconfig, $KUBECONFIG or ~/.kube/config)');
+  for (const line of [...describeRegistryAccess(access), ...notes]) console.log(line);
   if (toImage) console.log(`upgrade target: ${toImage.image} (release ${toImage.version})`);
   if (config.phase !== 'all') await preflightPhase(cluster, config.phase, files);
   if (!options.allowDisruptive) {
@@ -42,7 +46,7 @@ export async function runOnCluster(files: string[], options: RunOptions, config:
   }
   return runMocha({
     files,
-    target: { ...config, kind: 'cluster', kubeconfigPath },
+    target: { ...config, kind: 'cluster', kubeconfigPath, pullSecretPath: access.pullSecretPath },
     grep: options.grep,
     // Shards of one fan-out write their JUnit under distinct names, so their reports merge.
     junitName: options.shard ? `cluster-shard-${options.shard.index}-of-${options.shard.count}` : 'cluster',
