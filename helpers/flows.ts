@@ -15,12 +15,12 @@ import type { DegradedNode } from './facts/diagnoses.js';
 import { identifyEngine, type Engine } from '../lib/oci/engine.js';
 import { imageRepository } from './images/repository.js';
 import { buildCredentials, type RegistryAccess } from './credentials.js';
-import { buildLayeredOsImage, type LayeredImage, type LayeredImageRecipe } from './layered-image.js';
+import { buildLayeredOsImage, DEFAULT_LAYERED_OS, userRecipe, type LayeredImage, type LayeredImageRecipe } from './layered-image.js';
 import type { Ledger, LedgerEntry } from './ledger.js';
 import { createOverrideMachineConfig, overridesByPool, poolsOf, type MachineConfigOverride } from './machineconfigs.js';
 import { UpgradeRecorder, type UpgradeRecording } from './monitor/record.js';
 import { keepRecording } from './monitor/recording-file.js';
-import { releaseOsImage } from './release.js';
+import { extensionsImageOfBase, releaseOsImage } from './release.js';
 import { attachText, attachYaml, parameter, step } from './report.js';
 import { reportUpgradeInvariants, verdictSummary } from './report/invariant-steps.js';
 import type { TargetConfig } from './target.js';
@@ -77,7 +77,9 @@ export async function findReleaseOsImage(session: FlowSession, releaseImage: str
 
 /**
  * Step 2: the layered image on top of the base OS image, pushed and referenced by digest. What is layered is the
- * recipe's (a Containerfile and its build arguments); by default the report's zsh (images/layered-os/Containerfile).
+ * recipe's (a Containerfile and its build arguments): the run's --containerfile and --build-arg when given, else
+ * images/layered-os/Containerfile (a package of the release's extensions image, a file and an enabled unit). The
+ * image's `checks` are what its Containerfile declares every node must show.
  */
 export async function buildCustomOsImage(session: FlowSession, caseId: string, baseImage: string, recipe?: LayeredImageRecipe): Promise<LayeredImage> {
   return step(`build and push the layered OS image FROM ${baseImage}`, async () => {
@@ -91,7 +93,9 @@ export async function buildCustomOsImage(session: FlowSession, caseId: string, b
       runId: session.target.runId,
       caseId,
       baseImage,
-      recipe,
+      // asked only when the Containerfile takes EXTENSIONS_IMAGE: the extensions image of the base image's release
+      extensionsImage: () => extensionsImageOfBase(session.access, session.cluster, baseImage),
+      recipe: recipe ?? (session.target.containerfile ? userRecipe(session.target.containerfile, session.target.buildArgs ?? {}) : DEFAULT_LAYERED_OS),
       onOutput: (l) => output.push(l),
       onProgress: (l) => console.log(`    ${l}`),
     });

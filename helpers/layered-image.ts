@@ -1,16 +1,22 @@
 /**
- * Step 2 of the report: build a layered OS image (by default images/layered-os/Containerfile, the report's zsh) on top
- * of the release's rhel-coreos-8 image, push it to the run's image repository, and hand back the pullspec by digest (every node pulls
- * on its own, so a moving tag is never used). The image carries an expiry label as QE's images do. The engine, the
- * repository and the credentials come from the caller (the session): nothing here is global.
+ * Step 2 of the report: build a layered OS image (by default images/layered-os/Containerfile: a package of the release's
+ * extensions image, a file and an enabled unit; or the user's --containerfile) on top of the release's base OS image,
+ * push it to the run's image repository, and hand back the pullspec by digest (every node pulls on its own, so a
+ * moving tag is never used) with what its Containerfile says every node must show (layered-checks.ts). The image
+ * carries an expiry label as QE's images do. The engine, the repository and the credentials come from the caller (the
+ * session): nothing here is global.
  */
-import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { buildImage, removeImage, stepHeading } from '../lib/oci/build.js';
 import type { RegistryCredentials } from '../lib/oci/credentials.js';
 import type { Engine } from '../lib/oci/engine.js';
+import { RegistryClient } from '../lib/oci/image-files.js';
 import { pushImage } from '../lib/oci/push.js';
+import { checkLayeredContainerfile, DEFAULT_CONTAINERFILE, describeContainerfile, SUITE_BUILD_ARGS } from './containerfile.js';
+import type { ExpectedFile } from './facts/node.js';
 import { runImageTag, testImageLabels } from './images/naming.js';
+import { CHECK_LABELS, declaredChecks, type DeclaredChecks } from './layered-checks.js';
 
 /** What to build on top of the base image: a build context, its Containerfile and build arguments. */
 export interface LayeredImageRecipe {
@@ -18,16 +24,33 @@ export interface LayeredImageRecipe {
   contextDir: string;
   /** The Containerfile's path inside the context. */
   containerfile: string;
-  /** Build arguments besides BASE_IMAGE, which is always the base image given (PACKAGES, REPO_FILE, …). */
+  /** Build arguments besides the suite's (BASE_IMAGE, EXTENSIONS_IMAGE), e.g. a mirror's URL. */
   buildArgs: Record<string, string>;
 }
 
-/** The report's layered image: images/layered-os/Containerfile with its own defaults (zsh from CentOS Stream). */
-export const REPORT_LAYERED_OS: LayeredImageRecipe = {
-  contextDir: join(dirname(fileURLToPath(import.meta.url)), '..', 'images', 'layered-os'),
-  containerfile: 'Containerfile',
-  buildArgs: {},
-};
+/** A user's Containerfile (--containerfile): its folder is the build context. */
+export function userRecipe(containerfile: string, buildArgs: Record<string, string>): LayeredImageRecipe {
+  return { contextDir: dirname(containerfile), containerfile: basename(containerfile), buildArgs };
+}
+
+/** The suite's layered image: images/layered-os/Containerfile (usbguard from the release's extensions image). */
+export const DEFAULT_LAYERED_OS: LayeredImageRecipe = userRecipe(DEFAULT_CONTAINERFILE, {});
+
+/** What the recipe's Containerfile declares, read before anything is built: the checks, and whether it takes the extensions image. */
+export async function readRecipe(recipe: LayeredImageRecipe): Promise<{ checks: DeclaredChecks; wantsExtensions: boolean }> {
+  const path = join(recipe.contextDir, recipe.containerfile);
+  const description = describeContainerfile(await readFile(path, 'utf8'), path, recipe.buildArgs);
+  checkLayeredContainerfile(description, recipe.buildArgs);
+  return { checks: declaredChecks(description.labels, path), wantsExtensions: description.declaredArgs.has(SUITE_BUILD_ARGS.extensionsImage) };
+}
+
+/** What every node booting the image must show, as NodeExpectation fields (spread into checkPoolRunsImage's). */
+export interface LayeredImageChecks {
+  packages: string[];
+  /** With the contents the image holds. */
+  files: ExpectedFile[];
+  units: Array<{ name: string; enabled: true }>;
+}
 
 export interface LayeredImage {
   /** `<repo>@sha256:…`: what the MachineConfigs use. */
@@ -36,6 +59,10 @@ export interface LayeredImage {
   /** `<repo>:<run-id>-<case-id>`: the tag it was pushed as. */
   tag: string;
   baseImage: string;
+  /** The release's extensions image the build was given, when the Containerfile takes one. */
+  extensionsImage?: string;
+  /** What its Containerfile's ocp-e2e.io/check-* labels ask of every node. */
+  checks: LayeredImageChecks;
   buildMs: number;
   pushMs: number;
 }
@@ -49,7 +76,9 @@ export interface LayeredImageRequest {
   runId: string;
   caseId: string;
   baseImage: string;
-  /** What to build on the base image; default REPORT_LAYERED_OS. */
+  /** Finds the release's extensions image; asked only for a Containerfile that declares ARG EXTENSIONS_IMAGE. */
+  extensionsImage?: () => Promise<string>;
+  /** What to build on the base image; default DEFAULT_LAYERED_OS. */
   recipe?: LayeredImageRecipe;
   /** Build output lines (for the report); secrets never reach them, the engine gets credentials out of band. */
   onOutput?: (line: string) => void;
@@ -59,11 +88,18 @@ export interface LayeredImageRequest {
 
 export async function buildLayeredOsImage(request: LayeredImageRequest): Promise<LayeredImage> {
   const tag = runImageTag(request.repository, request.runId, request.caseId);
-  const recipe = request.recipe ?? REPORT_LAYERED_OS;
+  const recipe = request.recipe ?? DEFAULT_LAYERED_OS;
+  const { checks, wantsExtensions } = await readRecipe(recipe);
+  if (wantsExtensions && !request.extensionsImage) {
+    throw new Error(`${recipe.containerfile} declares ARG ${SUITE_BUILD_ARGS.extensionsImage}, but no extensions image of the release was given to build it`);
+  }
+  const extensionsImage = wantsExtensions ? await request.extensionsImage!() : undefined;
+  const suiteArgs: Record<string, string> = { [SUITE_BUILD_ARGS.baseImage]: request.baseImage };
+  if (extensionsImage) suiteArgs[SUITE_BUILD_ARGS.extensionsImage] = extensionsImage;
   const built = await buildImage(request.engine, {
     contextDir: recipe.contextDir,
     containerfile: recipe.containerfile,
-    buildArgs: { ...recipe.buildArgs, BASE_IMAGE: request.baseImage },
+    buildArgs: { ...recipe.buildArgs, ...suiteArgs },
     labels: testImageLabels({ runId: request.runId, caseId: request.caseId }),
     tag,
     registryConfig: request.credentials,
@@ -77,7 +113,35 @@ export async function buildLayeredOsImage(request: LayeredImageRequest): Promise
   request.onProgress?.(`built ${tag} in ${(built.durationMs / 1000).toFixed(1)}s; pushing it`);
   const pushed = await pushImage(request.engine, tag, { auth: request.credentials });
   request.onProgress?.(`pushed ${pushed.pullspec} in ${(pushed.durationMs / 1000).toFixed(1)}s`);
-  return { pullspec: pushed.pullspec, digest: pushed.digest, tag, baseImage: request.baseImage, buildMs: built.durationMs, pushMs: pushed.durationMs };
+  const files = await declaredFilesOf(new RegistryClient({ credentials: request.credentials }), pushed.pullspec, checks.files);
+  return {
+    pullspec: pushed.pullspec,
+    digest: pushed.digest,
+    tag,
+    baseImage: request.baseImage,
+    ...(extensionsImage ? { extensionsImage } : {}),
+    checks: { packages: checks.packages, files, units: checks.units.map((name) => ({ name, enabled: true as const })) },
+    buildMs: built.durationMs,
+    pushMs: pushed.durationMs,
+  };
+}
+
+/**
+ * The declared files as the pushed image holds them, read from the registry as a node pulls it. A file the image
+ * lacks, or holds with another mode, stops the run here, before any pool rolls the image out.
+ */
+export async function declaredFilesOf(client: RegistryClient, pullspec: string, declared: DeclaredChecks['files']): Promise<ExpectedFile[]> {
+  const out: ExpectedFile[] = [];
+  for (const file of declared) {
+    const found = await client.readFileEntry(pullspec, file.path);
+    const label = `its Containerfile declares it (LABEL ${CHECK_LABELS.files})`;
+    if (!found) throw new Error(`the layered image ${pullspec} has no file ${file.path}, yet ${label}`);
+    if (file.mode !== undefined && found.mode !== file.mode) {
+      throw new Error(`the layered image ${pullspec} holds ${file.path} with mode 0${found.mode.toString(8)}, yet ${label} with mode 0${file.mode.toString(8)}`);
+    }
+    out.push({ path: file.path, mode: found.mode, contents: found.data.toString('utf8') });
+  }
+  return out;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
- * Step 1 of the report: the OS image of a release, read from its payload (`oc adm release info --image-for=
- * rhel-coreos-8` when `oc` exists, else the payload's image-references read from the registry) with the session's
- * registry access. Delegates to helpers/images, which owns reading release payloads.
+ * Step 1 of the report: the OS image of a release, and its extensions image (the packages a layered image may add),
+ * read from its payload (`oc adm release info --image-for=rhel-coreos-8` when `oc` exists, else the payload's
+ * image-references read from the registry) with the session's registry access. Delegates to helpers/images, which
+ * owns reading release payloads.
  *
  * Release images live in registries that want credentials: they are read with the credentials of builds
  * (--pull-secret, completed by the cluster's pull secret), which `oc` gets as `-a <file>`: a private temporary file,
@@ -16,15 +17,38 @@ import { releaseImageFor } from './images/release-info.js';
 
 /** The tag of a 4.12 release's base OS image (4.13+ call it rhel-coreos). */
 export const BASE_OS_TAG = 'rhel-coreos-8';
+/** The tag of a 4.12 release's extensions image, an rpm-md repository of extra packages (4.13+: rhel-coreos-extensions). */
+export const EXTENSIONS_TAG = 'rhel-coreos-8-extensions';
 
 export async function releaseOsImage(access: RegistryAccess, releaseImage: string, cluster: Cluster): Promise<string> {
+  return releaseImageOf(access, releaseImage, cluster, BASE_OS_TAG);
+}
+
+export async function releaseExtensionsImage(access: RegistryAccess, releaseImage: string, cluster: Cluster): Promise<string> {
+  return releaseImageOf(access, releaseImage, cluster, EXTENSIONS_TAG);
+}
+
+/**
+ * The extensions image of the release whose base OS image is `baseImage`: the cluster's desired release, else one of
+ * its history (a layered image is built on the release the cluster runs). Throws when none of them has that base.
+ */
+export async function extensionsImageOfBase(access: RegistryAccess, cluster: Cluster, baseImage: string): Promise<string> {
+  const cv = await cluster.getClusterVersion();
+  const releases = [...new Set([cv.status?.desired?.image, ...(cv.status?.history ?? []).map((h) => h.image)].filter((i): i is string => Boolean(i)))];
+  for (const release of releases) {
+    if ((await releaseOsImage(access, release, cluster)) === baseImage) return releaseExtensionsImage(access, release, cluster);
+  }
+  throw new Error(`none of the cluster's releases (${releases.join(', ') || 'none in clusterversion/version'}) has ${baseImage} as its ${BASE_OS_TAG}: cannot tell which extensions image goes with it`);
+}
+
+async function releaseImageOf(access: RegistryAccess, releaseImage: string, cluster: Cluster, tag: string): Promise<string> {
   const credentials = await buildCredentials(cluster, access);
-  if (!credentials.hosts().length) return releaseImageFor(releaseImage, BASE_OS_TAG, { credentials });
+  if (!credentials.hosts().length) return releaseImageFor(releaseImage, tag, { credentials });
   const dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-pull-secret-'));
   try {
     const file = path.join(dir, 'config.json');
     await writeFile(file, credentials.toDockerConfigJson(), { mode: 0o600 });
-    return await releaseImageFor(releaseImage, BASE_OS_TAG, { credentials, pullSecretFile: file });
+    return await releaseImageFor(releaseImage, tag, { credentials, pullSecretFile: file });
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

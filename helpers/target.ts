@@ -39,6 +39,10 @@ export interface TargetConfig {
   phase: RunPhase;
   /** Every wait's budget, and with them the tests' timeouts, times this (`--timeout-scale`; default 1). */
   timeoutScale?: number;
+  /** The layered image's Containerfile (`--containerfile`, an absolute path); default images/layered-os/Containerfile. */
+  containerfile?: string;
+  /** Its build arguments besides the suite's (`--build-arg`). */
+  buildArgs?: Record<string, string>;
 }
 
 /** Before the session knows the cluster's pools: enough for a small or fast cluster's pools to settle back. */
@@ -57,6 +61,9 @@ export const TargetEnv = {
   interruptGraceSeconds: 'OCP_E2E_INTERRUPT_GRACE_SECONDS',
   phase: 'OCP_E2E_PHASE',
   timeoutScale: 'OCP_E2E_TIMEOUT_SCALE',
+  containerfile: 'OCP_E2E_CONTAINERFILE',
+  /** A JSON object of names and values. */
+  buildArgs: 'OCP_E2E_BUILD_ARGS',
 } as const;
 
 /** The phase of the run. Read on its own, at spec load, because it changes the tests' titles (PreChkUpgrade). */
@@ -103,6 +110,7 @@ export function readTargetConfig(env: NodeJS.ProcessEnv = process.env): TargetCo
   return {
     ...(grace ? { interruptGraceSeconds: Number(grace) } : {}),
     ...(scale ? { timeoutScale: Number(scale) } : {}),
+    ...layeredImageOf(env),
     kind,
     kubeconfigPath,
     toImage: env[TargetEnv.toImage]?.trim() || undefined,
@@ -114,6 +122,23 @@ export function readTargetConfig(env: NodeJS.ProcessEnv = process.env): TargetCo
     reportsDir: env[TargetEnv.reportsDir]?.trim() || 'reports',
     phase: readRunPhase(env),
   };
+}
+
+/** The layered image's Containerfile and build arguments, when the run was given them. */
+function layeredImageOf(env: NodeJS.ProcessEnv): Pick<TargetConfig, 'containerfile' | 'buildArgs'> {
+  const containerfile = env[TargetEnv.containerfile]?.trim() || undefined;
+  const text = env[TargetEnv.buildArgs]?.trim();
+  if (!text) return containerfile ? { containerfile } : {};
+  let buildArgs: unknown;
+  try {
+    buildArgs = JSON.parse(text);
+  } catch {
+    buildArgs = undefined;
+  }
+  if (!buildArgs || typeof buildArgs !== 'object' || Array.isArray(buildArgs) || !Object.values(buildArgs).every((v) => typeof v === 'string')) {
+    throw new Error(`${TargetEnv.buildArgs} is not a JSON object of strings: ${text.slice(0, 80)}`);
+  }
+  return { ...(containerfile ? { containerfile } : {}), buildArgs: buildArgs as Record<string, string> };
 }
 
 /** Environment variables that hand a target to a child mocha process (the inverse of readTargetConfig). */
@@ -132,5 +157,7 @@ export function targetEnvironment(config: TargetConfig): Record<string, string> 
   if (config.pullSecretPath) env[TargetEnv.pullSecret] = config.pullSecretPath;
   if (config.interruptGraceSeconds !== undefined) env[TargetEnv.interruptGraceSeconds] = String(config.interruptGraceSeconds);
   if (config.timeoutScale !== undefined) env[TargetEnv.timeoutScale] = String(config.timeoutScale);
+  if (config.containerfile) env[TargetEnv.containerfile] = config.containerfile;
+  if (config.buildArgs && Object.keys(config.buildArgs).length) env[TargetEnv.buildArgs] = JSON.stringify(config.buildArgs);
   return env;
 }

@@ -35,7 +35,7 @@ describe('[sig-mco] MCO layering: upgrade with a custom osImage', function () {
           await checkUpgradeCompleted(s, upgraded.version);
           await checkUpgradeInvariants(upgraded);
           for (const pool of ['master', 'worker']) {
-            await checkPoolRunsImage(s, { pool, image: image.pullspec, why: `custom image of ${pool === 'master' ? MASTER_MC : WORKER_MC}`, package: 'zsh', releaseVersion: upgraded.version });
+            await checkPoolRunsImage(s, { pool, image: image.pullspec, why: `custom image of ${pool === 'master' ? MASTER_MC : WORKER_MC}`, ...image.checks, releaseVersion: upgraded.version });
           }
         });
       },

@@ -31,7 +31,7 @@ describe('[sig-mco] MCO layering: upgrade with a custom osImage in the worker po
           await checkUpgradeCompleted(s, upgraded.version);
           await checkUpgradeInvariants(upgraded);
           const newOsImage = await findReleaseOsImage(s, upgraded.image);
-          await checkPoolRunsImage(s, { pool: 'worker', image: image.pullspec, why: `custom image of ${WORKER_MC}`, package: 'zsh', releaseVersion: upgraded.version });
+          await checkPoolRunsImage(s, { pool: 'worker', image: image.pullspec, why: `custom image of ${WORKER_MC}`, ...image.checks, releaseVersion: upgraded.version });
           await checkPoolRunsImage(s, { pool: 'master', image: newOsImage, why: `rhel-coreos-8 of ${upgraded.version}; master was not overridden`, releaseVersion: upgraded.version });
         });
       },

@@ -19,6 +19,7 @@
  *                   line, the merge of shards' reports
  */
 import { basename, relative, resolve } from 'node:path';
+import { parseBuildArgs } from '../../helpers/containerfile.js';
 import { maskSecrets } from '../../helpers/secrets.js';
 import { newRunId } from '../../helpers/target.js';
 import { profileOf, validateOptions, type RunOptions } from './options.js';
@@ -123,5 +124,7 @@ function runConfig(options: RunOptions, reportsDir: string): RunConfig {
     runId: newRunId(),
     phase: options.phase ?? 'all',
     ...(options.timeoutScale !== undefined ? { timeoutScale: options.timeoutScale } : {}),
+    ...(options.containerfile ? { containerfile: resolve(options.containerfile) } : {}),
+    ...(options.buildArg?.length ? { buildArgs: parseBuildArgs(options.buildArg) } : {}),
   };
 }

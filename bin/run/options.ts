@@ -46,6 +46,10 @@ export interface RunOptions {
   phase?: RunPhase;
   /** Every wait's budget, and the tests' timeouts with them, times this (default 1). */
   timeoutScale?: number;
+  /** The layered image's Containerfile (default images/layered-os/Containerfile). */
+  containerfile?: string;
+  /** `NAME=VALUE` build arguments of it (repeatable). */
+  buildArg?: string[];
   /** Print what the run would run (bin/run/list.ts) instead of running it. */
   list?: boolean;
   /** --list's format (default text). */
@@ -74,6 +78,8 @@ export function defineRunOptions(command: Command): Command {
     .option('--known-issues <file>', 'YAML list of {case, message, bug, expires}: a failure an unexpired entry matches is reported as a known issue with its bug link, not as a failure (default: none)')
     .option('--rerun-failed [reports-dir]', 'run only the tests that failed in the run whose reports are in this folder (default: --reports-dir)')
     .addOption(new Option('--phase <phase>', 'cluster only: the part of each upgrade spec to run: pre (prepare, leave a checkpoint on the cluster), upgrade (upgrade and wait), post (judge whoever upgraded, clean up, remove the checkpoint) or all').choices([...RUN_PHASES]).default('all'))
+    .option('--containerfile <file>', 'the layered OS image to build instead of images/layered-os/Containerfile: FROM ${BASE_IMAGE} (the release\'s base OS image; ARG EXTENSIONS_IMAGE gets its extensions image), its folder the build context, its ocp-e2e.io/check-packages, check-files and check-units labels what every node must show (README.md, "Your own layered image")')
+    .option('--build-arg <name=value>', 'a build argument of the layered image\'s Containerfile, which must declare it with ARG (repeatable) (default: none)', collect)
     .option('--timeout-scale <f>', 'every wait\'s budget times F, and with them each test\'s timeout, which follows the waits of the cluster\'s pool sizes and clock so that a wait\'s own diagnosis comes first: 2 for a slow cluster (default: 1)', positiveNumber)
     .option('--shard <i/n>', 'run only the i-th of n deterministic parts of the spec files (CI fan-out; merge the reports with `ocp-e2e merge-reports`) (default: all of them)', parseShard)
     .option('--list', 'print the tests this run would run (as --grep, --shard and --phase select them) with case id, tags, phases, what each changes on the cluster, whether it upgrades and whether this run would skip it, then exit 0; starts and reads nothing: no cluster, kubeconfig, engine or oc needed (default: off, the run runs)')
