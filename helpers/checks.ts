@@ -62,8 +62,9 @@ export interface PoolImageExpectation extends NodeExpectation {
 }
 
 /** The pool's rendered config carries the image; every node is Done on that config and shows what is expected. */
-export async function checkPoolRunsImage(session: ConformanceSession, expectation: PoolImageExpectation): Promise<void> {
+export async function checkPoolRunsImage(session: ConformanceSession, asked: PoolImageExpectation): Promise<void> {
   const { cluster } = session;
+  const expectation = { ...asked, pool: session.poolFor(asked.pool) };
   const pools = await cluster.listMachineConfigPools();
   const pool = pools.find((p) => p.metadata.name === expectation.pool);
   if (!pool) expect.fail(`mcp/${expectation.pool} does not exist`);

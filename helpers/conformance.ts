@@ -13,6 +13,7 @@ import type { Context, Func } from 'mocha';
 import { connectEngine, type Engine } from '../lib/oci/engine.js';
 import { CHECKPOINT_NAMESPACE } from './checkpoint/format.js';
 import { formatLeftActions, leakedObjects } from './cleanup.js';
+import { objectsHandedOverByOtherSpecs } from './checkpoint/held-objects.js';
 import { Cluster } from './cluster.js';
 import { ClusterWatcher, type ClusterSnapshot } from './cluster-watcher.js';
 import { discoverCapabilities, formatClusterDuration, ReferenceInfoConfigMap, wallBudgetMs, type TargetCapabilities } from './capabilities.js';
@@ -33,6 +34,7 @@ import { DEFAULT_INTERRUPT_GRACE_SECONDS, readRunPhase, readTargetConfig, type R
 import { PhaseHandOver, phaseTag, phaseTitle } from './split-phases.js';
 import { SplitRun, type PhaseRunner } from './split-run.js';
 import type { CompletedUpgrade } from './flows.js';
+import { poolOf, specKey, type PoolNeeds } from './plan/pool-plan.js';
 
 export type PhaseName = 'prepare' | 'upgrade' | 'check';
 
@@ -41,6 +43,11 @@ export interface ConformanceOptions {
   disruptive: boolean;
   /** Needs a release to upgrade to: skipped when the cluster offers none and --to-image is not given. */
   upgrades?: boolean;
+  /**
+   * An upgrade spec's pools: per role, the OS image it keeps on that pool through the upgrade, so a run that shares
+   * one upgrade among many specs can give each the pools it needs (helpers/plan/pool-plan.ts).
+   */
+  pools?: PoolNeeds;
 }
 
 /** How long a busy cluster may take to become idle before the spec is skipped. */
@@ -147,6 +154,14 @@ export class ConformanceSession {
   get kubeconfig(): string {
     return this.target.kubeconfigPath;
   }
+
+  /**
+   * The pool this spec's `role` uses in this run: where many specs share one upgrade, the run's pool plan may give
+   * the role a custom pool of its own; otherwise the pool of the role's name.
+   */
+  poolFor(role: string): string {
+    return poolOf(this.target.poolPlan, specKey(this.split.specFile), role);
+  }
   get waits(): WaitContext {
     return { watcher: this.watcher, caps: this.caps, progress: this.progress, scale: this.target.timeoutScale };
   }
@@ -200,7 +215,7 @@ export class ConformanceSession {
     if (this.runPhase === 'all' || this.runPhase === 'pre') return this.preflight();
     await this.split.load();
     // The cluster is mid-upgrade or past it here, by design: the idle preflight belongs to the pre phase.
-    return this.runPhase === 'upgrade' ? this.noUpdateReason() : undefined;
+    return this.runPhase === 'upgrade' && !this.split.sharesUpgrade ? this.noUpdateReason() : undefined;
   }
 
   /** The facts that identify this run in its report (target, API URL, version, profile, faults, clock, seed). */
@@ -315,7 +330,7 @@ export class ConformanceSession {
         await session.gather(this.test?.fullTitle() ?? labels.caseId);
         throw error;
       }
-    }, { ...labels, disruptive: this.options.disruptive, upgrades: Boolean(this.options.upgrades) });
+    }, { ...labels, disruptive: this.options.disruptive, upgrades: Boolean(this.options.upgrades), ...(this.options.pools ? { pools: this.options.pools } : {}) });
   }
 
   private async gather(title: string): Promise<void> {
@@ -348,7 +363,10 @@ export class ConformanceSession {
         return;
       }
       const runId = this.split.objectsRunId;
-      const leaked = await leakedObjects(this.cluster, runId, CHECKPOINT_NAMESPACE);
+      // Other specs of the same run may have handed their objects over to a later phase (a pipeline step over many
+      // specs): what their checkpoints name is theirs, on the cluster by design.
+      const others = await objectsHandedOverByOtherSpecs(this.cluster, this.split.specFile);
+      const leaked = (await leakedObjects(this.cluster, runId, CHECKPOINT_NAMESPACE)).filter((o) => !others.has(o));
       if (leaked.length) problems.push(`left behind with label ocp-e2e.io/run-id=${runId}: ${leaked.join(', ')}`);
       if (problems.length) throw new Error(maskSecrets(problems.join('\n')));
     } finally {

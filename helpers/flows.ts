@@ -42,6 +42,8 @@ export interface FlowSession {
   readonly ledger: Ledger;
   engine(): Promise<Engine>;
   onFailure(hook: () => Promise<Record<string, unknown>>): void;
+  /** The pool a spec's role uses in this run (a custom one where many specs share an upgrade). */
+  poolFor(role: string): string;
 }
 
 export interface StartingPoint {
@@ -137,13 +139,15 @@ export interface PoolOverride {
 }
 
 /** Steps 3-4: creates the override MachineConfigs (not waiting for them), each recorded in the ledger as it exists. */
-export async function applyOverrides(session: FlowSession, overrides: MachineConfigOverride[]): Promise<PoolOverride> {
+export async function applyOverrides(session: FlowSession, asked: MachineConfigOverride[]): Promise<PoolOverride> {
+  // a role is the spec's word; the pool is the run's (its own, or the custom pool a shared upgrade gave it)
+  const overrides = asked.map((o) => ({ ...o, role: session.poolFor(o.role) }));
   const list = overrides.map((o) => o.name).join(', ');
   // Only what this run created is ever deleted: an MC of the same name left by someone else is not ours to remove.
   let entry: LedgerEntry | undefined;
   await step(`create MachineConfigs ${list}`, async () => {
     for (const override of overrides) {
-      const mc = await createOverrideMachineConfig(session.cluster, override, session.target.runId);
+      const mc = await createOverrideMachineConfig(session.cluster, override, session.target.runId, { markPool: session.target.poolPlan !== undefined });
       // One ledger entry for all of them, undone together: recorded with the first, and each added as it exists.
       const change = { kind: 'MachineConfig', name: override.name, pool: override.role } as const;
       if (entry) entry.add(change);

@@ -134,7 +134,7 @@ const checkpoints: KindRule<ChangeOf<'checkpoint'>> = {
  * The suite's namespace exists only to hold checkpoints: with the last one gone it goes too, so a cluster is left as
  * it was found. Anything else in it (a person's ConfigMap) keeps it.
  */
-async function removeNamespaceWithoutCheckpoints(cluster: Cluster, namespace: string): Promise<void> {
+export async function removeNamespaceWithoutCheckpoints(cluster: Cluster, namespace: string): Promise<void> {
   if ((await cluster.listConfigMaps(namespace)).some((cm) => !SYSTEM_CONFIGMAPS.has(cm.metadata?.name ?? ''))) return;
   if (await cluster.deleteNamespace(namespace)) console.log(`    namespace ${namespace} removed (it held no other checkpoint)`);
 }

@@ -5,7 +5,7 @@
  */
 import type { Cluster } from './cluster.js';
 import { ignitionConfig, type OverrideFile, type OverrideUnit } from './overrides/ignition.js';
-import { RoleLabel, RunIdLabel, type MachineConfig } from './types.js';
+import { OverridePoolLabel, RoleLabel, RunIdLabel, type MachineConfig } from './types.js';
 
 export type { OverrideFile, OverrideUnit } from './overrides/ignition.js';
 
@@ -31,7 +31,7 @@ export interface MachineConfigOverride {
  * the OS image alone is the report's MachineConfig exactly (`spec: { osImageURL }`). The fields go in the order of
  * the MCO's MachineConfigSpec.
  */
-export function overrideMachineConfig(override: MachineConfigOverride, runId: string): MachineConfig {
+export function overrideMachineConfig(override: MachineConfigOverride, runId: string, options: { markPool?: boolean } = {}): MachineConfig {
   const { osImageURL, kernelArguments, extensions, kernelType, files = [], units = [] } = override;
   const spec: NonNullable<MachineConfig['spec']> = {};
   if (osImageURL !== undefined) spec.osImageURL = osImageURL;
@@ -45,7 +45,9 @@ export function overrideMachineConfig(override: MachineConfigOverride, runId: st
     kind: 'MachineConfig',
     metadata: {
       name: override.name,
-      labels: { [RoleLabel]: override.role, [RunIdLabel]: runId },
+      // markPool, where a run shares one upgrade over custom pools: those take the worker pool's configs but not its
+      // overrides (plan/custom-pools.ts). Otherwise the labels are the report's own.
+      labels: { [RoleLabel]: override.role, [RunIdLabel]: runId, ...(options.markPool ? { [OverridePoolLabel]: override.role } : {}) },
     },
     spec,
   };
@@ -55,9 +57,9 @@ export function overrideMachineConfig(override: MachineConfigOverride, runId: st
  * Creates one override MachineConfig and returns what the server stored. An MC of the same name left by an earlier run
  * is an error: silently adopting it would test someone else's image.
  */
-export async function createOverrideMachineConfig(cluster: Cluster, override: MachineConfigOverride, runId: string): Promise<MachineConfig> {
+export async function createOverrideMachineConfig(cluster: Cluster, override: MachineConfigOverride, runId: string, options: { markPool?: boolean } = {}): Promise<MachineConfig> {
   try {
-    return await cluster.createMachineConfig(overrideMachineConfig(override, runId));
+    return await cluster.createMachineConfig(overrideMachineConfig(override, runId, options));
   } catch (error) {
     if (/AlreadyExists|HTTP 409/.test((error as Error).message)) {
       throw new Error(

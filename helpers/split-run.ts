@@ -10,7 +10,7 @@
  * In --phase all every method is a pass-through.
  */
 import { CHECKPOINT_FORMAT, CHECKPOINT_NAMESPACE, checkpointName, type Checkpoint } from './checkpoint/format.js';
-import { keepLocalCopy, readCheckpoint, writeCheckpoint } from './checkpoint/store.js';
+import { keepLocalCopy, listCheckpoints, readCheckpoint, writeCheckpoint } from './checkpoint/store.js';
 import { phaseStartProblem } from './checkpoint/validate.js';
 import { currentVersion } from './facts/cluster-version.js';
 import { requestedUpgrade } from './upgrade.js';
@@ -40,6 +40,8 @@ export class SplitRun {
    */
   private inUpgrade?: { prepared: unknown; from: Checkpoint['from'] };
   private preparedValue?: { value: unknown };
+  /** --phase upgrade: the upgrade another spec's process already ran from this spec's starting release. */
+  private sharedUpgrade?: Checkpoint['upgrade'];
 
   constructor(private readonly session: FlowSession) {}
 
@@ -61,7 +63,9 @@ export class SplitRun {
   async load(): Promise<void> {
     const { cluster } = this.session;
     const checkpoint = await readCheckpoint(cluster, this.specFile);
+    if (this.phase === 'upgrade' && checkpoint && !checkpoint.upgrade) this.sharedUpgrade = await this.upgradeOfAnotherSpec(checkpoint);
     const problem = phaseStartProblem({
+      upgradedByAnotherSpec: this.sharedUpgrade !== undefined,
       phase: this.phase as Exclude<RunPhase, 'all'>,
       specFile: this.specFile,
       checkpoint,
@@ -72,6 +76,21 @@ export class SplitRun {
     this.checkpoint = checkpoint;
     await keepLocalCopy(this.session.target.reportsDir, checkpoint);
     console.log(`  checkpoint of --phase pre: written ${checkpoint.createdAt} by run ${checkpoint.runId} at ${checkpoint.from.version}${checkpoint.upgrade ? `, upgraded to ${checkpoint.upgrade.version} by --phase upgrade` : ''}`);
+  }
+
+  /**
+   * --phase upgrade over several specs prepared on one cluster: the first upgrades it, and the others find that
+   * upgrade in its checkpoint (from the release they were prepared at) and record the same one. A cluster is upgraded
+   * once per run, and every spec judges the same upgrade and its recording.
+   */
+  get sharesUpgrade(): boolean {
+    return this.sharedUpgrade !== undefined;
+  }
+
+  private async upgradeOfAnotherSpec(own: Checkpoint): Promise<Checkpoint['upgrade']> {
+    const all = await listCheckpoints(this.session.cluster);
+    const other = [...all.values()].find((c) => c.specFile !== own.specFile && c.clusterId === own.clusterId && c.upgrade && c.upgrade.from === own.from.version);
+    return other?.upgrade;
   }
 
   /** The prepare phase of this process: run it (all), run it and hand over (pre), or take it from the checkpoint. */
@@ -93,6 +112,12 @@ export class SplitRun {
     }
     if (this.phase === 'post' && checkpoint) {
       return run('upgrade', 'follow the upgrade started outside this run until the cluster settles', () => followUpgradeStartedElsewhere(this.session, checkpoint.from));
+    }
+    if (this.phase === 'upgrade' && checkpoint && this.sharedUpgrade) {
+      const done = this.sharedUpgrade;
+      await run('upgrade', `the upgrade another spec of this --phase upgrade ran (${done.from} to ${done.version}, finished ${done.finishedAt})`, async () => undefined);
+      const where = await step('record that upgrade in the checkpoint for --phase post', () => writeCheckpoint(this.session.cluster, { ...checkpoint, upgrade: { ...done } }, this.session.target.reportsDir));
+      throw new PhaseHandOver('upgrade', where);
     }
     if (this.phase === 'all' && this.preparedValue) {
       const cv = await this.session.cluster.getClusterVersion();

@@ -43,6 +43,8 @@ export interface TargetConfig {
   containerfile?: string;
   /** Its build arguments besides the suite's (`--build-arg`). */
   buildArgs?: Record<string, string>;
+  /** Which pool each spec's roles use when many specs share one upgrade (helpers/plan/pool-plan.ts); none: their own. */
+  poolPlan?: { assignments: Record<string, Record<string, string>> };
 }
 
 /** Before the session knows the cluster's pools: enough for a small or fast cluster's pools to settle back. */
@@ -64,6 +66,7 @@ export const TargetEnv = {
   containerfile: 'OCP_E2E_CONTAINERFILE',
   /** A JSON object of names and values. */
   buildArgs: 'OCP_E2E_BUILD_ARGS',
+  poolPlan: 'OCP_E2E_POOL_PLAN',
 } as const;
 
 /** The phase of the run. Read on its own, at spec load, because it changes the tests' titles (PreChkUpgrade). */
@@ -107,10 +110,12 @@ export function readTargetConfig(env: NodeJS.ProcessEnv = process.env): TargetCo
   if (scale !== undefined && scale !== '' && !(Number(scale) > 0)) {
     throw new Error(`${TargetEnv.timeoutScale}=${scale} is not a positive number`);
   }
+  const poolPlan = readPoolPlan(env[TargetEnv.poolPlan]);
   return {
     ...(grace ? { interruptGraceSeconds: Number(grace) } : {}),
     ...(scale ? { timeoutScale: Number(scale) } : {}),
     ...layeredImageOf(env),
+    ...(poolPlan ? { poolPlan } : {}),
     kind,
     kubeconfigPath,
     toImage: env[TargetEnv.toImage]?.trim() || undefined,
@@ -159,5 +164,21 @@ export function targetEnvironment(config: TargetConfig): Record<string, string> 
   if (config.timeoutScale !== undefined) env[TargetEnv.timeoutScale] = String(config.timeoutScale);
   if (config.containerfile) env[TargetEnv.containerfile] = config.containerfile;
   if (config.buildArgs && Object.keys(config.buildArgs).length) env[TargetEnv.buildArgs] = JSON.stringify(config.buildArgs);
+  if (config.poolPlan) env[TargetEnv.poolPlan] = JSON.stringify(config.poolPlan);
   return env;
+}
+
+/** The pool plan the run hands over: `{"assignments":{"<spec key>":{"worker":"<pool>"}}}`. */
+function readPoolPlan(text: string | undefined): TargetConfig['poolPlan'] {
+  if (!text?.trim()) return undefined;
+  let plan: unknown;
+  try {
+    plan = JSON.parse(text);
+  } catch {
+    throw new Error(`${TargetEnv.poolPlan} is not JSON: ${text.slice(0, 80)}`);
+  }
+  const assignments = (plan as { assignments?: unknown })?.assignments;
+  const valid = assignments && typeof assignments === 'object' && Object.values(assignments).every((a) => a && typeof a === 'object' && Object.values(a).every((p) => typeof p === 'string'));
+  if (!valid) throw new Error(`${TargetEnv.poolPlan} has no {"assignments": {spec: {role: pool}}}: ${text.slice(0, 80)}`);
+  return { assignments: assignments as Record<string, Record<string, string>> };
 }

@@ -109,6 +109,8 @@ export const RoleLabel = 'machineconfiguration.openshift.io/role';
 
 /** Every object the suite creates carries this label with the run id; the leak check lists by it. */
 export const RunIdLabel = 'ocp-e2e.io/run-id';
+/** The pool an override MachineConfig of the suite is for (the role label's value, said once more to be selectable). */
+export const OverridePoolLabel = 'ocp-e2e.io/override-pool';
 
 export function findCondition(conditions: Condition[] | undefined, type: string): Condition | undefined {
   return conditions?.find((c) => c.type === type);

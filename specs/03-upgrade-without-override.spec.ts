@@ -9,7 +9,7 @@ import { findReleaseOsImage, findStartingPoint } from '../helpers/flows.js';
 const CASE = 'E2E-003';
 
 describe('[sig-mco] MCO upgrade baseline without an osImage override', function () {
-  const session = conformanceSession({ disruptive: true, upgrades: true });
+  const session = conformanceSession({ disruptive: true, upgrades: true, pools: { master: { image: 'release' }, worker: { image: 'release' } } });
 
   it(
     session.title(`Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] upgrade without override moves every node to the new release OS image`),

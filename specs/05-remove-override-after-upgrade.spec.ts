@@ -11,7 +11,8 @@ const MASTER_MC = 'tc-e2e-005-remove-after-upgrade-master';
 const WORKER_MC = 'tc-e2e-005-remove-after-upgrade-worker';
 
 describe('[sig-mco] MCO layering: removing the osImage override after an upgrade', function () {
-  const session = conformanceSession({ disruptive: true, upgrades: true });
+  // after deleting its overrides it expects the release image: no other spec's override may be on its pools
+  const session = conformanceSession({ disruptive: true, upgrades: true, pools: { master: { image: 'layered', alone: true }, worker: { image: 'layered', alone: true } } });
 
   it(
     session.title(`Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] deleting the osImage overrides after an upgrade returns the pools to the new release OS image`),

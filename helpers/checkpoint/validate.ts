@@ -15,6 +15,11 @@ export interface PhaseStart {
   checkpoint: Checkpoint | undefined;
   suiteVersion: string;
   clusterVersion: ClusterVersion;
+  /**
+   * --phase upgrade over several specs: the upgrade another spec of this phase ran from this checkpoint's release,
+   * which this spec records as its own instead of upgrading again (split-run.ts).
+   */
+  upgradedByAnotherSpec?: boolean;
 }
 
 /** Why the phase cannot start for this spec file, or undefined when it can. */
@@ -39,7 +44,7 @@ export function phaseStartProblem(start: PhaseStart): string | undefined {
   }
   const requested = requestedUpgrade(cv, checkpoint.from);
   if (phase === 'upgrade') {
-    if (checkpoint.upgrade || requested) {
+    if ((checkpoint.upgrade || requested) && !start.upgradedByAnotherSpec) {
       return `${specFile}: the cluster was already upgraded after --phase pre (from ${checkpoint.from.version} to ${checkpoint.upgrade?.version ?? requested?.image}): go on with --phase post`;
     }
     return undefined;

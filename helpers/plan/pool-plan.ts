@@ -27,7 +27,7 @@ export interface PoolNeed {
 export type PoolNeeds = Partial<Record<PoolRole, PoolNeed>>;
 
 export interface SpecPoolNeeds {
-  /** The spec file's base name: what the plan is keyed by. */
+  /** The spec's key (specKey of its file): what the plan is keyed by. */
   spec: string;
   needs: PoolNeeds;
 }
@@ -84,7 +84,7 @@ function customPoolName(base: string, taken: Set<string>): string {
 
 /** The case part of a spec file name (`02-upgrade-…spec.ts` → `02`), for short pool names. */
 function specStem(spec: string): string {
-  return /^(\d+)-/.exec(spec)?.[1] ?? spec.replace(/\.spec\.[jt]s$/, '');
+  return /^(\d+)-/.exec(spec)?.[1] ?? specKey(spec);
 }
 
 /**
@@ -158,6 +158,11 @@ export function planPools(specs: readonly SpecPoolNeeds[], workers: readonly str
   const free = [...workers].sort();
   const customPools = custom.map((p, i) => ({ name: p.name, node: free[free.length - custom.length + i]! }));
   return { assignments, customPools };
+}
+
+/** The key of a spec file in a plan: its base name without `.spec.ts` / `.spec.js`, the same for sources and build. */
+export function specKey(file: string): string {
+  return file.replace(/^.*[\\/]/, '').replace(/\.spec\.[cm]?[jt]s$/, '');
 }
 
 /** The pool a spec's role uses under the plan (its own name without a plan). */

@@ -44,12 +44,22 @@ export async function runOnCluster(files: string[], options: RunOptions, config:
     }
     if (builds) await requireEngine();
   }
-  return runMocha({
-    files,
-    target: { ...config, kind: 'cluster', kubeconfigPath, pullSecretPath: access.pullSecretPath },
-    grep: options.grep,
-    // Shards of one fan-out write their JUnit under distinct names, so their reports merge.
-    junitName: options.shard ? `cluster-shard-${options.shard.index}-of-${options.shard.count}` : 'cluster',
-    timeoutMs: specTimeoutMs(caps.timeFactor),
-  }, supervisor, consoleLane);
+  const target = { ...config, kind: 'cluster' as const, kubeconfigPath, pullSecretPath: access.pullSecretPath };
+  // Shards of one fan-out write their JUnit under distinct names, so their reports merge.
+  const junitName = options.shard ? `cluster-shard-${options.shard.index}-of-${options.shard.count}` : 'cluster';
+  const mocha = { grep: options.grep, timeoutMs: specTimeoutMs(caps.timeFactor) };
+  // The cluster can be upgraded once: where several selected specs upgrade, the run plans that one upgrade.
+  if (options.allowDisruptive) {
+    const { splitBySharing, runSharedUpgrade, pipelinePlan, finishPipelinePlan } = await import('./one-upgrade.js');
+    const split = await splitBySharing(files);
+    const shared = { cluster, target, timeFactor: caps.timeFactor };
+    if (config.phase === 'all' && split.upgradeFiles.length > 1) return runSharedUpgrade(split, { ...shared, mocha, junitName }, supervisor);
+    if (config.phase !== 'all') {
+      const plan = await pipelinePlan(config.phase, split, shared);
+      const counts = await runMocha({ ...mocha, files, target: plan ? { ...target, poolPlan: { assignments: plan.assignments as Record<string, Record<string, string>> } } : target, junitName }, supervisor, consoleLane);
+      if (plan && config.phase === 'post' && !supervisor.interruptedBy) await finishPipelinePlan(plan, split, shared);
+      return counts;
+    }
+  }
+  return runMocha({ ...mocha, files, target, junitName }, supervisor, consoleLane);
 }

@@ -1,0 +1,184 @@
+/**
+ * Many upgrade specs on one cluster, which can be upgraded once: the run plans that one upgrade. The specs that do not
+ * upgrade run first, whole, one after another (each changes a pool and puts it back); then every upgrade spec
+ * prepares (`--phase pre`), the cluster is upgraded once (`--phase upgrade`: the first spec upgrades, the others
+ * record that same upgrade) and every upgrade spec judges it (`--phase post`). Each spec's roles use the pools the
+ * plan gives them (helpers/plan/pool-plan.ts): a custom pool of one worker where two specs would override one pool
+ * differently. A plan that cannot be made is refused before any cluster time, naming the specs and pools.
+ *
+ * A pipeline's phases run by hand (`--phase pre`, then `upgrade` and `post`, perhaps by other jobs) follow the same
+ * plan: pre makes the pools and leaves the plan on the cluster, the later phases read it, post's run removes both.
+ */
+import { basename } from 'node:path';
+import type { Cluster } from '../../../helpers/cluster.js';
+import { ClusterWatcher } from '../../../helpers/cluster-watcher.js';
+import type { WaitContext } from '../../../helpers/cluster-waits.js';
+import { listCheckpoints } from '../../../helpers/checkpoint/store.js';
+import { CHECKPOINT_NAMESPACE } from '../../../helpers/checkpoint/format.js';
+import { removeNamespaceWithoutCheckpoints } from '../../../helpers/ledger-changes.js';
+import { createCustomPools, listCustomPools, removeCustomPools } from '../../../helpers/plan/custom-pools.js';
+import { planPools, PoolPlanConflict, specKey, type PoolNeeds, type PoolPlan } from '../../../helpers/plan/pool-plan.js';
+import { deletePoolPlan, readPoolPlan, writePoolPlan } from '../../../helpers/plan/plan-store.js';
+import type { RunPhase, TargetConfig } from '../../../helpers/target.js';
+import { runMocha, type MochaRun } from '../mocha.js';
+import { consoleLane } from '../output.js';
+import { addCounts, NO_TESTS, type Counts } from '../results/counts.js';
+import { listTests } from '../spec-listing.js';
+import type { Supervisor } from '../supervisor.js';
+import { UsageError } from '../usage-error.js';
+
+/** A spec that declares no pools is taken to be about the real pools with no override: it shares with nobody who overrides them. */
+const UNDECLARED: PoolNeeds = { master: { image: 'release', own: true }, worker: { image: 'release', own: true } };
+
+export interface SharedUpgradeRun {
+  cluster: Cluster;
+  target: TargetConfig;
+  timeFactor: number;
+  /** mocha settings shared by every child (grep, timeout, env). */
+  mocha: Pick<MochaRun, 'grep' | 'timeoutMs' | 'env'>;
+  junitName: string;
+}
+
+export interface SpecSplit {
+  upgradeFiles: string[];
+  otherFiles: string[];
+  needs: Array<{ spec: string; needs: PoolNeeds }>;
+}
+
+/** Which selected files upgrade, and what each declares of its pools (from `mocha --dry-run`: no cluster needed). */
+export async function splitBySharing(files: string[]): Promise<SpecSplit> {
+  const listed = await listTests(files, 'all');
+  const declared = new Map(listed.map((t) => [t.file, t.declared]));
+  const upgradeFiles = files.filter((f) => declared.get(f)?.upgrades);
+  return {
+    upgradeFiles,
+    otherFiles: files.filter((f) => !upgradeFiles.includes(f)),
+    needs: upgradeFiles.map((f) => ({ spec: specKey(f), needs: declared.get(f)?.pools ?? UNDECLARED })),
+  };
+}
+
+/** The worker nodes a custom pool may take: workers that are not masters too, by name. */
+async function workerNodes(cluster: Cluster): Promise<string[]> {
+  const nodes = await cluster.listNodes();
+  const labels = (n: (typeof nodes)[number]) => n.metadata?.labels ?? {};
+  return nodes
+    .filter((n) => 'node-role.kubernetes.io/worker' in labels(n) && !('node-role.kubernetes.io/master' in labels(n)) && !('node-role.kubernetes.io/control-plane' in labels(n)))
+    .map((n) => n.metadata?.name ?? '')
+    .sort();
+}
+
+/** The plan of these specs on this cluster, or the refusal (exit 2) that says why it cannot be. */
+export async function planFor(cluster: Cluster, split: SpecSplit): Promise<PoolPlan> {
+  try {
+    return planPools(split.needs, await workerNodes(cluster));
+  } catch (error) {
+    if (!(error instanceof PoolPlanConflict)) throw error;
+    throw new UsageError(`these specs cannot share one upgrade of this cluster: ${error.message}\nrun them on separate clusters (--grep with a case id, e.g. --grep 54183), or on a cluster with more worker nodes`);
+  }
+}
+
+export function describePlan(plan: PoolPlan): string[] {
+  const lines = Object.entries(plan.assignments).map(([spec, roles]) => `  ${spec}: ${Object.entries(roles).map(([role, pool]) => (role === pool ? role : `${role} → ${pool}`)).join(', ')}`);
+  const pools = plan.customPools.map((p) => `  custom pool ${p.name}: node ${p.node}`);
+  return [...lines, ...pools];
+}
+
+function waitsOf(watcher: ClusterWatcher, run: Pick<SharedUpgradeRun, 'target' | 'timeFactor'>): WaitContext {
+  return { watcher, caps: { timeFactor: run.timeFactor }, scale: run.target.timeoutScale, progress: (line) => console.log(`    ${line}`) };
+}
+
+async function withWatcher<T>(cluster: Cluster, body: (watcher: ClusterWatcher) => Promise<T>): Promise<T> {
+  const watcher = new ClusterWatcher(cluster);
+  await watcher.start();
+  try {
+    return await body(watcher);
+  } finally {
+    watcher.stop();
+  }
+}
+
+/** The upgrade specs' files that pre handed over (their checkpoint is on the cluster): the ones the later phases go on with. */
+async function handedOver(cluster: Cluster, files: string[]): Promise<string[]> {
+  const checkpoints = await listCheckpoints(cluster);
+  return files.filter((f) => checkpoints.has(basename(f)));
+}
+
+/**
+ * `--phase all`: the other specs, then pre, upgrade and post over the upgrade specs with the plan's pools, then the
+ * pools removed. Each child writes its own JUnit file (<name>-<phase>.xml).
+ */
+export async function runSharedUpgrade(split: SpecSplit, run: SharedUpgradeRun, supervisor: Supervisor): Promise<Counts> {
+  const plan = await planFor(run.cluster, split);
+  console.log(`plan: ${split.upgradeFiles.length} upgrade specs share one upgrade${split.otherFiles.length ? `, after ${split.otherFiles.length} spec(s) that do not upgrade` : ''}:`);
+  for (const line of describePlan(plan)) console.log(line);
+  let counts = NO_TESTS;
+  const child = (files: string[], phase: RunPhase, name: string) =>
+    runMocha({ ...run.mocha, files, target: { ...run.target, phase, poolPlan: { assignments: plan.assignments as Record<string, Record<string, string>> } }, junitName: name }, supervisor, consoleLane);
+  const stopped = () => supervisor.interruptedBy !== undefined;
+
+  if (split.otherFiles.length) counts = addCounts(counts, await child(split.otherFiles, 'all', run.junitName));
+  if (stopped()) return counts;
+  const pools = await withWatcher(run.cluster, (w) => createCustomPools(run.cluster, waitsOf(w, run), plan.customPools, run.target.runId, (l) => console.log(`  ${l}`)));
+  let keepPools = false;
+  try {
+    counts = addCounts(counts, await child(split.upgradeFiles, 'pre', `${run.junitName}-pre`));
+    const prepared = await handedOver(run.cluster, split.upgradeFiles);
+    if (stopped() || prepared.length === 0) {
+      // an interrupt during pre left no checkpoint (a prepare undoes itself) or some: those are post's to finish
+      keepPools = prepared.length > 0;
+      return counts;
+    }
+    counts = addCounts(counts, await child(prepared, 'upgrade', `${run.junitName}-upgrade`));
+    if (stopped()) {
+      keepPools = true;
+      return counts;
+    }
+    counts = addCounts(counts, await child(prepared, 'post', `${run.junitName}-post`));
+    keepPools = (await handedOver(run.cluster, prepared)).length > 0;
+    return counts;
+  } finally {
+    if (keepPools) {
+      await writePoolPlan(run.cluster, plan, run.target.runId);
+      console.log(`  the custom pools ${plan.customPools.map((p) => p.name).join(', ') || '(none)'} stay with the checkpoints left on the cluster: \`--phase post\` goes on with them and removes them`);
+    } else {
+      await withWatcher(run.cluster, async (w) => {
+        await removeCustomPools(run.cluster, waitsOf(w, run), pools.pools, (l) => console.log(`  ${l}`));
+        await leftPools(run.cluster);
+      });
+    }
+  }
+}
+
+/** After the pools were removed none of the suite's may be left: a leak is a failure of the run. */
+async function leftPools(cluster: Cluster): Promise<void> {
+  const left = await listCustomPools(cluster);
+  if (left.length) throw new Error(`custom pools left on the cluster: ${left.map((p) => p.name).join(', ')}`);
+}
+
+/**
+ * A pipeline step run by hand over many upgrade specs. pre: plan, make the pools, keep the plan on the cluster for the
+ * later phases. upgrade and post: the plan pre left. After post: the pools and the plan removed once no checkpoint is
+ * left. Returns the plan's assignments for the step's specs, or undefined when no plan applies (one spec).
+ */
+export async function pipelinePlan(phase: Exclude<RunPhase, 'all'>, split: SpecSplit, run: Omit<SharedUpgradeRun, 'mocha' | 'junitName'>): Promise<PoolPlan | undefined> {
+  if (phase !== 'pre') return readPoolPlan(run.cluster);
+  if (split.upgradeFiles.length < 2) return undefined;
+  const plan = await planFor(run.cluster, split);
+  console.log('plan: the upgrade specs\' pools, kept on the cluster for --phase upgrade and post:');
+  for (const line of describePlan(plan)) console.log(line);
+  await withWatcher(run.cluster, (w) => createCustomPools(run.cluster, waitsOf(w, run), plan.customPools, run.target.runId, (l) => console.log(`  ${l}`)));
+  await writePoolPlan(run.cluster, plan, run.target.runId);
+  return plan;
+}
+
+/** After `--phase post`: the plan's pools and the plan go when no checkpoint is left (every spec cleaned up). */
+export async function finishPipelinePlan(plan: PoolPlan, split: SpecSplit, run: Omit<SharedUpgradeRun, 'mocha' | 'junitName'>): Promise<void> {
+  if ((await handedOver(run.cluster, split.upgradeFiles)).length > 0) {
+    console.log('  the custom pools stay: checkpoints are left on the cluster (a post that failed to clean up); run --phase post again');
+    return;
+  }
+  await withWatcher(run.cluster, (w) => removeCustomPools(run.cluster, waitsOf(w, run), plan.customPools, (l) => console.log(`  ${l}`)));
+  await deletePoolPlan(run.cluster);
+  await removeNamespaceWithoutCheckpoints(run.cluster, CHECKPOINT_NAMESPACE);
+  await leftPools(run.cluster);
+}
