@@ -35,7 +35,7 @@ export function register(program: Command): void {
       'ocp-e2e run --list --target cluster --phase pre               # what a pre step would run and change, touching nothing',
       'ocp-e2e run --list --output json                              # the same for machines',
     ],
-    environment: ['KUBECONFIG', 'DOCKER_HOST', 'XDG_RUNTIME_DIR', 'REGISTRY_AUTH_FILE', 'DOCKER_CONFIG', 'OCP_E2E_INTERRUPT_GRACE_SECONDS'],
+    environment: ['KUBECONFIG', 'DOCKER_HOST', 'XDG_RUNTIME_DIR', 'REGISTRY_AUTH_FILE', 'DOCKER_CONFIG', 'OCP_E2E_INTERRUPT_GRACE_SECONDS', 'OCP_E2E_NO_TIMESTAMPS'],
     profiles: true,
     faults: true,
   });

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { escapeRegExp } from '../run/regexp.js';
 import { isFailure, lastAttempts, mochaFullTitle, readAllureResults, type AllureResult } from '../run/results/allure-results.js';
 import { parseSummary } from '../run/results/counts.js';
+import { withoutTimestamp } from '../run/timestamps.js';
 import type { OteTest } from './tests.js';
 import { dbTime, type ExtensionTestResult, type Lifecycle } from './types.js';
 
@@ -192,9 +193,9 @@ function failureText(r: AllureResult): string {
   return [message, ...frames].join('\n');
 }
 
-/** The run's own one-line message (`ocp-e2e run: ...`, `ocp-e2e setup: MISSING ...`, `error: ...`), else its last line. */
+/** The run's own one-line message (`ocp-e2e run: ...`, `ocp-e2e setup: MISSING ...`, `error: ...`), else its last line; lines read past their timestamps. */
 function runMessage(output: string): string {
-  const lines = output.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = output.split('\n').map((l) => withoutTimestamp(l).trim()).filter(Boolean);
   return [...lines].reverse().find((l) => /^(ocp-e2e( [\w-]+)?|error):/.test(l)) ?? lines.at(-1) ?? '';
 }
 
@@ -204,7 +205,7 @@ function runMessage(output: string): string {
  */
 function skipReason(output: string, fullTitle: string): string | undefined {
   for (const line of output.split('\n').reverse()) {
-    const text = /^\s*SKIP (.*)$/.exec(line)?.[1];
+    const text = /^\s*SKIP (.*)$/.exec(withoutTimestamp(line))?.[1];
     if (text === undefined) continue;
     for (let at = text.indexOf(': '); at >= 0; at = text.indexOf(': ', at + 1)) {
       if (fullTitle.startsWith(`${text.slice(0, at)} `)) return text.slice(at + 2).trim();

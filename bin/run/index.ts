@@ -12,6 +12,7 @@
  *   schedule/       --shard (which part of the files this job runs) and the pool of --jobs
  *   targets/        how each target runs them (reference: one cluster per spec file, --jobs at a time)
  *   output.ts       the output of files running at the same time, printed file by file
+ *   timestamps.ts   the wall-clock time that starts each console line (not the closing summary line)
  *   mocha.ts        one mocha child and its counts
  *   supervisor.ts   signals: what must be stopped, in which order
  *   known-issues/   --known-issues: the file, and failures it matches reported as known issues
@@ -31,6 +32,7 @@ import { filesOfShard, formatShard } from './schedule/shard.js';
 import { applyKnownIssues, describeOutcome } from './known-issues/apply.js';
 import { loadKnownIssues } from './known-issues/file.js';
 import { printListing } from './list.js';
+import { plainLine, stampConsole } from './timestamps.js';
 import { failuresOf } from './rerun.js';
 import { selectSpecFiles } from './specs.js';
 import { Supervisor } from './supervisor.js';
@@ -42,6 +44,8 @@ export type { RunOptions } from './options.js';
 /** Runs the suite; returns the exit code (0 pass, 1 failures, 2 usage/environment, 3-5 see preflight/exit-codes.ts, 130/143 interrupted). */
 export async function runSuite(given: RunOptions): Promise<number> {
   const supervisor = new Supervisor();
+  // The run's own lines and its spec processes' (output.ts) start with the wall-clock time; the closing line does not.
+  const unstamp = stampConsole();
   try {
     validateOptions(given);
     if (given.list) return await printListing(given, given.output ?? 'text');
@@ -49,7 +53,7 @@ export async function runSuite(given: RunOptions): Promise<number> {
     const reportsDir = resolve(given.reportsDir ?? 'reports');
     const options = await withRerunSelection(given, reportsDir);
     if (!options) {
-      console.log(formatCounts(NO_TESTS));
+      plainLine('out', formatCounts(NO_TESTS));
       return 0;
     }
     const files = await filesOfThisRun(options);
@@ -80,13 +84,14 @@ export async function runSuite(given: RunOptions): Promise<number> {
       interruptedBy: supervisor.interruptedBy,
     });
     console.log(`\n${describeReports(reportsDir)}`);
-    console.log(formatCounts(counts));
+    plainLine('out', formatCounts(counts));
     return supervisor.interruptedExitCode ?? (counts.failed > 0 ? 1 : 0);
   } catch (error) {
     const message = error instanceof UsageError ? error.message : (error as Error).stack ?? String(error);
-    console.error(`ocp-e2e run: ${maskSecrets(message)}`);
+    plainLine('err', `ocp-e2e run: ${maskSecrets(message)}`);
     return error instanceof UsageError ? error.exitCode : 2;
   } finally {
+    unstamp();
     supervisor.uninstall();
   }
 }

@@ -15,6 +15,7 @@ import { Cluster } from '../../helpers/cluster.js';
 import { poolRolledOut } from '../../helpers/facts/pool.js';
 import { clusterUp, lastLine, ocpE2e, ROOT, type ClusterUp } from '../support/cli.js';
 import { startCli, type CliProcess } from '../support/cli-child.js';
+import { TIMESTAMP } from '../../bin/run/timestamps.js';
 
 const OC = join(ROOT, '..', 'shared', 'upstream', 'bin', 'oc');
 const RUN_LABEL = 'ocp-e2e.io/run-id';
@@ -117,10 +118,11 @@ describe('reliability: interrupting a --target cluster run during prepare and du
     expect(output).to.include('interrupted, with no time given to undo: left on the cluster; undo it by hand:');
     const left = (await cluster.listMachineConfigs(RUN_LABEL)).map((m) => m.metadata.name!).sort();
     expect(left, 'the MachineConfigs the interrupted spec left').to.deep.equal(['tc-54183-new-os-image-upgrade-master', 'tc-54183-new-os-image-upgrade-worker']);
-    const deleteLine = /^\s+(oc delete machineconfig .+)$/m.exec(output)?.[1];
+    // The spec process's lines start with the wall-clock time the run received them at (bin/run/timestamps.ts).
+    const deleteLine = new RegExp(`^${TIMESTAMP}\\s+(oc delete machineconfig .+)$`, 'm').exec(output)?.[1];
     expect(deleteLine, output.slice(-3000)).to.be.a('string');
     expect(deleteLine!.split(' ').slice(3).sort(), 'the printed command names exactly what is left').to.deep.equal(left);
-    expect(output).to.match(/^\s+oc get mcp worker master -w/m);
+    expect(output).to.match(new RegExp(`^${TIMESTAMP}\\s+oc get mcp worker master -w`, 'm'));
 
     const r = await execa(OC, [...deleteLine!.split(' ').slice(1), '--kubeconfig', up!.kubeconfig], { reject: false, all: true });
     expect(r.exitCode, r.all).to.equal(0);
@@ -145,7 +147,7 @@ describe('reliability: interrupting a --target cluster run during prepare and du
     expect(await cluster.getConfigMap('ocp-e2e', 'ocp-e2e-checkpoint-01-upgrade-custom-os-image-both-pools')).to.not.equal(undefined);
 
     // The command it printed, as the user would paste it.
-    const printed = /^\s+(ocp-e2e run .+--phase post.*)$/m.exec(output)?.[1];
+    const printed = new RegExp(`^${TIMESTAMP}\\s+(ocp-e2e run .+--phase post.*)$`, 'm').exec(output)?.[1];
     expect(printed, output.slice(-3000)).to.be.a('string');
     expect(printed).to.include(`--kubeconfig ${up!.kubeconfig}`).and.include('--grep 54183');
     const post = await ocpE2e([...printed!.split(' ').slice(1)], { env: { ...up!.env, PATH: `${dirname(OC)}:${process.env.PATH ?? ''}` }, timeoutMs: 200_000 });

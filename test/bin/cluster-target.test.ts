@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { Cluster } from '../../helpers/cluster.js';
 import { clusterUp, lastLine, ocpE2e } from '../support/cli.js';
 import { SPEC_COUNT } from './support/spec-files.js';
+import { TIMESTAMP } from '../../bin/run/timestamps.js';
 
 const CURRENT = '4.12.0-0.nightly-2022-09-08-002336';
 
@@ -21,8 +22,9 @@ describe('ocp-e2e run --target cluster against `ocp-e2e cluster up` (the real-cl
     const r = await ocpE2e(['run', '--target', 'cluster', '--kubeconfig', up!.kubeconfig], { env: { DOCKER_HOST: 'unix:///nonexistent/docker.sock' } });
     expect(r.exitCode, r.output).to.equal(0);
     const lines = r.output.split('\n');
-    expect(lines[0]).to.match(/^target: cluster https:\/\/127\.0\.0\.1:\d+$/);
-    expect(lines[1]).to.match(new RegExp(`^current version: ${CURRENT.replace(/\./g, '\\.')} `));
+    // Each line starts with the wall-clock time (bin/run/timestamps.ts).
+    expect(lines[0]).to.match(new RegExp(`^${TIMESTAMP}target: cluster https://127\\.0\\.0\\.1:\\d+$`));
+    expect(lines[1]).to.match(new RegExp(`^${TIMESTAMP}current version: ${CURRENT.replace(/\./g, '\\.')} `));
     expect(r.output).to.include('will be SKIPPED: nothing on this cluster is changed; pass --allow-disruptive');
     expect(r.output.match(/SKIP .*: disruptive spec .*pass --allow-disruptive to run it/g)).to.have.length(SPEC_COUNT);
     expect(lastLine(r.output)).to.equal(`0 passed, 0 failed, ${SPEC_COUNT} skipped`);

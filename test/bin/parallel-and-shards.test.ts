@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import { useSettledMockCluster } from '../helpers/fixture.js';
 import { lastLine, ocpE2e, tempReportsDir } from '../support/cli.js';
 import { SPEC_COUNT, specFiles } from './support/spec-files.js';
+import { withoutTimestamp } from '../../bin/run/timestamps.js';
 
-/** The lines of the output between a file's "ready" line and its own result line. */
+/** The lines of the output between a file's "ready" line and its own result line, read past their timestamps. */
 function blockOf(output: string, file: string): string[] {
-  const lines = output.split('\n');
+  const lines = output.split('\n').map(withoutTimestamp);
   const start = lines.findIndex((l) => l.startsWith(`${file}: reference cluster`));
   const end = lines.findIndex((l, i) => i > start && l.startsWith(`${file}: `) && /passed, \d+ failed/.test(l));
   expect(start, `${file} has a ready line`).to.be.at.least(0);

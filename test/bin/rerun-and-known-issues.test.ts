@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lastLine, ocpE2e } from '../support/cli.js';
+import { TIMESTAMP } from '../../bin/run/timestamps.js';
 
 const BUG = 'https://issues.redhat.com/browse/OCPBUGS-0003';
 const OTHER_BUG = 'https://issues.redhat.com/browse/OCPBUGS-0004';
@@ -42,7 +43,7 @@ describe('ocp-e2e run --rerun-failed and --known-issues', function () {
     const r = await ocpE2e(['run', '--rerun-failed', broken.reportsDir], { timeoutMs: 280_000 });
     expect(r.exitCode, r.output).to.equal(0);
     expect(lastLine(r.output)).to.equal('1 passed, 0 failed, 0 skipped');
-    expect(r.output).to.match(/--rerun-failed: 1 failed test\(s\) in 1 spec file\(s\):\n\s+.*E2E-003/);
+    expect(r.output).to.match(new RegExp(`--rerun-failed: 1 failed test\\(s\\) in 1 spec file\\(s\\):\\n${TIMESTAMP}\\s+.*E2E-003`));
     expect(r.output).to.not.include('04-early-named-override');
     expect(readdirSync(join(r.reportsDir, 'junit'))).to.deep.equal(['03-upgrade-without-override.xml']);
   });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { lastLine, ocpE2e } from '../support/cli.js';
 import { SPEC_COUNT } from './support/spec-files.js';
 import { useSettledMockCluster } from '../helpers/fixture.js';
+import { TIMESTAMP } from '../../bin/run/timestamps.js';
 
 describe('ocp-e2e run: usage and environment errors exit 2 with one clear message', function () {
   this.timeout(60_000);
@@ -32,7 +33,7 @@ describe('ocp-e2e run: usage and environment errors exit 2 with one clear messag
     it('--allow-disruptive without --image-repo is refused before anything runs', async () => {
       const r = await ocpE2e(['run', '--target', 'cluster', '--kubeconfig', cluster().kubeconfigPath, '--allow-disruptive']);
       expect(r.exitCode, r.output).to.equal(2);
-      expect(r.output).to.match(/^target: cluster https:\/\/127\.0\.0\.1:\d+\ncurrent version: 4\.12\.0-0\.nightly-2022-09-08-002336 \(5 nodes\)/);
+      expect(r.output).to.match(new RegExp(`^${TIMESTAMP}target: cluster https://127\\.0\\.0\\.1:\\d+\\n${TIMESTAMP}current version: 4\\.12\\.0-0\\.nightly-2022-09-08-002336 \\(5 nodes\\)`));
       expect(r.output).to.include('--image-repo is required on a real cluster');
     });
 

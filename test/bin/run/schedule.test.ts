@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import { OrderedOutput } from '../../../bin/run/output.js';
 import { runPool } from '../../../bin/run/schedule/pool.js';
+import { LineStamper } from '../../../bin/run/timestamps.js';
 import { filesOfShard, parseShard } from '../../../bin/run/schedule/shard.js';
 
 const FILES = ['specs/03-c.spec.ts', 'specs/01-a.spec.ts', 'specs/06-f.spec.ts', 'specs/02-b.spec.ts', 'specs/05-e.spec.ts', 'specs/04-d.spec.ts'];
@@ -61,7 +62,8 @@ describe('run: output of files running at the same time', () => {
   it('streams the earliest running file, holds the others back and prints each whole, in file order', () => {
     let out = '';
     const sink = new Writable({ write(chunk, _enc, done) { out += String(chunk); done(); } });
-    const output = new OrderedOutput(sink, sink);
+    // The order alone, without the timestamps (their test is timestamps.test.ts).
+    const output = new OrderedOutput(sink, sink, () => new LineStamper(undefined, false));
     const a = output.lane(0), b = output.lane(1), c = output.lane(2);
     a.out('a1 ');
     b.out('b1 ');
