@@ -13,7 +13,7 @@ export const ENVIRONMENT = {
   KUBECONFIG: 'run --target cluster: the kubeconfig when --kubeconfig is not given (first path of the list), then ~/.kube/config',
   DOCKER_HOST: 'the container engine that builds and pushes layered images (unix:///path or tcp://127.0.0.1:port); default: a podman socket, then /var/run/docker.sock',
   XDG_RUNTIME_DIR: 'where the rootless podman socket is looked for ($XDG_RUNTIME_DIR/podman/podman.sock)',
-  REGISTRY_AUTH_FILE: 'registry credentials when --pull-secret is not given (then $DOCKER_CONFIG/config.json, ~/.docker/config.json)',
+  REGISTRY_AUTH_FILE: 'registry credentials when --pull-secret is not given (then $XDG_RUNTIME_DIR/containers/auth.json, ~/.config/containers/auth.json, $DOCKER_CONFIG/config.json or ~/.docker/config.json)',
   DOCKER_CONFIG: 'folder of a docker config.json holding registry credentials',
   OCP_E2E_INTERRUPT_GRACE_SECONDS: 'run: how long an interrupted spec may spend undoing what it changed before it prints what is left (default 120; 0: undo nothing, only print it)',
   OCP_E2E_NO_TIMESTAMPS: 'run: 1 leaves the console lines without the wall-clock time (UTC, 2026-12-02T03:12:45Z) they start with; the closing N passed, N failed, N skipped line never has one',

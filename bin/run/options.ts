@@ -66,7 +66,7 @@ export function defineRunOptions(command: Command): Command {
     .option('--grep <regexp>', `run only the specs whose title matches, e.g. 54183 or E2E-004 (default: all ${specFileNames().length} specs)`)
     .option('--to-image <pullspec>', 'release image to upgrade to (default: the cluster\'s first availableUpdates entry)')
     .option('--image-repo <repository>', 'where layered OS images are pushed (required on real clusters; default on the reference: its local registry)')
-    .option('--pull-secret <file>', 'registry credentials for pulling base images and pushing layered images (default: $REGISTRY_AUTH_FILE, then ~/.docker/config.json)')
+    .option('--pull-secret <file>', 'registry credentials for pulling base images and pushing layered images (default: $REGISTRY_AUTH_FILE, podman\'s auth.json, $DOCKER_CONFIG/config.json or ~/.docker/config.json; README "Credentials")')
     .option('--kubeconfig <file>', 'cluster only: kubeconfig of the cluster (default: $KUBECONFIG, then ~/.kube/config)')
     .option('--allow-disruptive', 'run specs that upgrade the cluster or change its pools (default: off on real clusters, always on on the reference)')
     .option('--keep-on-failure', 'leave what a failed spec created in place for inspection, and print how to undo it (default: off)')
