@@ -22,6 +22,7 @@ export interface TargetConfig {
   toImage?: string;
   /** Repository the layered images are pushed to; on the reference cluster it comes from its info ConfigMap. */
   imageRepo?: string;
+  /** The run's registry auth file, chosen once by the run (--pull-secret or its first fallback, helpers/credentials.ts): spec processes read it and look for no other. */
   pullSecretPath?: string;
   allowDisruptive: boolean;
   keepOnFailure: boolean;
