@@ -1,12 +1,12 @@
 /**
  * The commands a debug pod runs on a simulated host (`oc debug node/N -- chroot /host CMD`). The host's file system
  * is the booted OS image itself, read from the registry, under what the machine-config daemon wrote (hosts.ts):
- * `cat` and `stat -c` show the daemon's files first, then the image's; `/proc/cmdline` is the booted deployment's
- * kernel command line; `rpm` answers from the image's package database, as the image's own `rpm` does, with the
- * booted deployment's extensions and realtime kernel swapped in (their packages read from the extensions image);
- * `systemctl is-enabled` from the daemon's units, else from the image's unit file and the links `systemctl enable` left
- * in it; `uname -r` names the booted kernel package. `rpm-ostree status`
- * describes the host's booted and rollback deployments. A small `sh -c` runs lists of these (`;`, `&&`, `||`).
+ * `cat` and `stat -c` show the daemon's files first, then the image's with the modes its layers record;
+ * `/proc/cmdline` is the booted deployment's kernel command line; `rpm` answers from the image's package database, as
+ * the image's own `rpm` does, with the booted deployment's extensions and realtime kernel swapped in (their packages
+ * read from the extensions image); `systemctl is-enabled` from the daemon's units, else from the image's unit file and
+ * the links `systemctl enable` left in it; `uname -r` names the booted kernel package. `rpm-ostree status` describes
+ * the host's booted and rollback deployments. A small `sh -c` runs lists of these (`;`, `&&`, `||`).
  * Anything else is refused in words rather than imitated: an unknown program fails as a missing one does, a program
  * the image has but the reference does not simulate says so (exit 126).
  */
