@@ -12,7 +12,7 @@ import path from 'node:path';
 import { issueServingCertificate, type AuthorizationHook, type CertificateAuthority, type FaultConfig } from '../mock/index.js';
 import { KubeClient } from '../lib/kube/client.js';
 import { InformerFactory } from '../lib/kube/informer.js';
-import { RegistryClient } from '../lib/oci/image-files.js';
+import type { HostFiles } from './kubelet/host-shell.js';
 import { ReferenceApiServer } from './api-server.js';
 import { Cleanups, type Say } from './cleanups.js';
 import { ClusterClock } from './clock.js';
@@ -147,8 +147,9 @@ async function pullWithPullSecret(client: KubeClient, shared: Omit<ReferenceRegi
   const pullClients = new PullSecretRegistryClients(client, [ca.caPem]);
   const outage = new RegistryOutage(registry.address);
   const images = outage.wrap(registryImageReader(() => pullClients.current()));
-  // what debug pods read on a host: the node's own disk, so the node's copy of the credentials
-  const hostFiles = new RegistryClient({ credentials: registry.credentials, caPems: [ca.caPem] });
+  // what debug pods read on a host: the node's own disk, so the node's copy of the credentials (the registry's, and
+  // the pull secret's for a layered image pulled from another registry)
+  const hostFiles = pullClients.hostFiles(registry.credentials);
   return { images, outage, hostFiles };
 }
 
@@ -177,7 +178,7 @@ async function seedMachines(i: SeedInputs): Promise<{ hosts: NodeHosts; imageRep
 }
 
 /** The machines' side, which outlives every component: kubelets with their log endpoint, and the workload controller. */
-async function startNodes(ctx: ControllerContext, abort: AbortController, cleanups: Cleanups, n: { hosts: NodeHosts; files: RegistryClient; logs: ComponentLogs; releases: ReleaseInfo[] }): Promise<void> {
+async function startNodes(ctx: ControllerContext, abort: AbortController, cleanups: Cleanups, n: { hosts: NodeHosts; files: HostFiles; logs: ComponentLogs; releases: ReleaseInfo[] }): Promise<void> {
   const kubelets = new Kubelets(ctx, { hosts: n.hosts, files: n.files, components: n.logs });
   const kubeletServer = await startKubeletServer(kubelets, () => ctx.clock.nowMs());
   cleanups.push(() => kubeletServer.close());

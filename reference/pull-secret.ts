@@ -57,17 +57,41 @@ export class PullSecretRegistryClients {
     return this.lastRead;
   }
 
+  /**
+   * What a debug pod reads of a node's booted image: the node's disk holds it, so no credentials are asked on the node,
+   * but the reference reads it from the registry: with `own` (the reference registry's, which the nodes booted from)
+   * completed by the pull secret as it was last read (what the node pulled any other image with).
+   */
+  hostFiles(own: RegistryCredentials): Pick<RegistryClient, 'readFile' | 'readFileEntry'> {
+    const reader = async (): Promise<RegistryClient> => {
+      const text = await this.read();
+      const key = `host-files:${createHash('sha256').update(text).digest('hex')}`;
+      let client = this.clients.get(key);
+      if (!client) {
+        client = new RegistryClient({ credentials: own.withFallback(this.credentialsOf(text)), caPems: this.caPems });
+        this.clients.set(key, client);
+      }
+      return client;
+    };
+    return {
+      readFile: async (ref, path) => (await reader()).readFile(ref, path),
+      readFileEntry: async (ref, path) => (await reader()).readFileEntry(ref, path),
+    };
+  }
+
+  private credentialsOf(text: string): RegistryCredentials {
+    try {
+      return text ? parseDockerConfig(text, `secret ${PULL_SECRET.namespace}/${PULL_SECRET.name}`) : new RegistryCredentials();
+    } catch {
+      return new RegistryCredentials(); // an unparsable pull secret authenticates nothing
+    }
+  }
+
   private clientFor(text: string): RegistryClient {
     const key = createHash('sha256').update(text).digest('hex');
     let client = this.clients.get(key);
     if (!client) {
-      let credentials = new RegistryCredentials();
-      try {
-        if (text) credentials = parseDockerConfig(text, `secret ${PULL_SECRET.namespace}/${PULL_SECRET.name}`);
-      } catch {
-        // an unparsable pull secret authenticates nothing
-      }
-      client = new RegistryClient({ credentials, caPems: this.caPems });
+      client = new RegistryClient({ credentials: this.credentialsOf(text), caPems: this.caPems });
       this.clients.set(key, client);
     }
     return client;
