@@ -77,7 +77,7 @@ function instructions(text: string): Instruction[] {
 }
 
 /** Words of an instruction's arguments: whitespace-separated, with '…' and "…" quoting and backslash escapes. */
-export function words(text: string): string[] {
+function words(text: string): string[] {
   const out: string[] = [];
   let word: string | undefined;
   for (let i = 0; i < text.length; i++) {

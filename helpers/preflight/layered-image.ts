@@ -4,7 +4,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { checkLayeredContainerfile, ContainerfileError, DEFAULT_CONTAINERFILE, describeContainerfile, parseBuildArgs } from '../containerfile.js';
+import { checkLayeredContainerfile, DEFAULT_CONTAINERFILE, describeContainerfile, parseBuildArgs } from '../containerfile.js';
 import { declaredChecks } from '../layered-checks.js';
 import { BadInputError } from './bad-input.js';
 
@@ -26,7 +26,7 @@ export function checkLayeredImageInputs(containerfile: string | undefined, build
     checkLayeredContainerfile(description, buildArgs);
     declaredChecks(description.labels, path);
   } catch (error) {
-    if (error instanceof ContainerfileError || error instanceof Error) throw new BadInputError(error.message);
-    throw error;
+    // ContainerfileError and the check labels' errors: each names the file and what in it cannot work
+    throw new BadInputError((error as Error).message);
   }
 }
