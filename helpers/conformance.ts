@@ -14,6 +14,7 @@ import { connectEngine, type Engine } from '../lib/oci/engine.js';
 import { CHECKPOINT_NAMESPACE } from './checkpoint/format.js';
 import { formatLeftActions, leakedObjects } from './cleanup.js';
 import { objectsHandedOverByOtherSpecs } from './checkpoint/held-objects.js';
+import { deferCleanup, deferredCleanups, runDeferredCleanups } from './deferred-cleanup.js';
 import { Cluster } from './cluster.js';
 import { ClusterWatcher, type ClusterSnapshot } from './cluster-watcher.js';
 import { discoverCapabilities, formatClusterDuration, ReferenceInfoConfigMap, wallBudgetMs, type TargetCapabilities } from './capabilities.js';
@@ -410,9 +411,24 @@ export function conformanceSession(options: ConformanceOptions): ConformanceSess
     }
   });
   after(async function () {
-    if (session.isConnected) this.timeout(session.timeoutMs('cleanup'));
+    const last = target()?.cleanupAfter;
+    const spec = specKey(session.split.specFile);
+    if (last && spec !== last) {
+      // its interrupt handling stays until the held cleanup ran: an interrupt before then still undoes this spec
+      deferCleanup(spec, async () => {
+        stopHandling();
+        await session.finish();
+      });
+      console.log(`  cleanup held back until ${last} has judged the same upgrade`);
+      return;
+    }
+    if (session.isConnected) this.timeout(session.timeoutMs('cleanup') * (1 + deferredCleanups()));
     stopHandling();
-    await session.finish();
+    const errors: Error[] = [];
+    await session.finish().catch((error: unknown) => errors.push(error as Error));
+    errors.push(...(await runDeferredCleanups()));
+    if (errors.length === 1) throw errors[0];
+    if (errors.length) throw new Error(errors.map((e) => e.message).join('\n'));
   });
   return session;
 }

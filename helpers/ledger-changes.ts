@@ -92,11 +92,16 @@ const machineConfigs: KindRule<ChangeOf<'MachineConfig'>> = {
   settle: async (changes, ctx) => {
     const byPool = namesByPool(changes);
     const pools = poolsOf(changes);
+    let recovered = 0;
     for (const pool of pools) {
       const nodes = await recoverDegradedNodes(ctx.cluster, ctx.waits, pool, byPool[pool]!);
       if (nodes.length) console.log(`    recovered degraded nodes: ${nodes.join(', ')}`);
+      recovered += nodes.length;
     }
-    await waitForPools(ctx.waits, { pools, rendered: Object.fromEntries(pools.map((p) => [p, { without: byPool[p] }])) });
+    // A node pointed back keeps its Degraded mark until its daemon's attempt at the old config has failed once more
+    // (the pull's retries, the queue's backoff): give that an hour of cluster time before calling the pool stuck.
+    const grace = recovered ? { degradedGraceClusterMinutes: 60 } : {};
+    await waitForPools(ctx.waits, { pools, rendered: Object.fromEntries(pools.map((p) => [p, { without: byPool[p] }])), ...grace });
   },
 };
 

@@ -46,6 +46,11 @@ export interface TargetConfig {
   buildArgs?: Record<string, string>;
   /** Which pool each spec's roles use when many specs share one upgrade (helpers/plan/pool-plan.ts); none: their own. */
   poolPlan?: { assignments: Record<string, Record<string, string>> };
+  /**
+   * `--phase post` of specs sharing one upgrade: the spec (its specKey) whose end runs every spec's cleanup, so no
+   * cleanup changes the cluster while another spec still judges it (deferred-cleanup.ts).
+   */
+  cleanupAfter?: string;
 }
 
 /** Before the session knows the cluster's pools: enough for a small or fast cluster's pools to settle back. */
@@ -68,6 +73,7 @@ export const TargetEnv = {
   /** A JSON object of names and values. */
   buildArgs: 'OCP_E2E_BUILD_ARGS',
   poolPlan: 'OCP_E2E_POOL_PLAN',
+  cleanupAfter: 'OCP_E2E_CLEANUP_AFTER',
 } as const;
 
 /** The phase of the run. Read on its own, at spec load, because it changes the tests' titles (PreChkUpgrade). */
@@ -117,6 +123,7 @@ export function readTargetConfig(env: NodeJS.ProcessEnv = process.env): TargetCo
     ...(scale ? { timeoutScale: Number(scale) } : {}),
     ...layeredImageOf(env),
     ...(poolPlan ? { poolPlan } : {}),
+    ...(env[TargetEnv.cleanupAfter]?.trim() ? { cleanupAfter: env[TargetEnv.cleanupAfter]!.trim() } : {}),
     kind,
     kubeconfigPath,
     toImage: env[TargetEnv.toImage]?.trim() || undefined,
@@ -166,6 +173,7 @@ export function targetEnvironment(config: TargetConfig): Record<string, string> 
   if (config.containerfile) env[TargetEnv.containerfile] = config.containerfile;
   if (config.buildArgs && Object.keys(config.buildArgs).length) env[TargetEnv.buildArgs] = JSON.stringify(config.buildArgs);
   if (config.poolPlan) env[TargetEnv.poolPlan] = JSON.stringify(config.poolPlan);
+  if (config.cleanupAfter) env[TargetEnv.cleanupAfter] = config.cleanupAfter;
   return env;
 }
 

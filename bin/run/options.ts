@@ -46,6 +46,8 @@ export interface RunOptions {
   phase?: RunPhase;
   /** Every wait's budget, and the tests' timeouts with them, times this (default 1). */
   timeoutScale?: number;
+  /** Reference only: one reference cluster for every selected spec, run as on a real cluster (one upgrade, planned). */
+  oneCluster?: boolean;
   /** The layered image's Containerfile (default images/layered-os/Containerfile). */
   containerfile?: string;
   /** `NAME=VALUE` build arguments of it (repeatable). */
@@ -74,6 +76,7 @@ export function defineRunOptions(command: Command): Command {
     .addOption(new Option('--seed <n>', 'reference only: seed of every reference cluster of the run (durations, resyncs, boot ids), printed with the run and written to the report\'s environment: replays a run (default: 1)').argParser(nonNegativeInteger))
     // Prow (OpenShift CI) gives every step $ARTIFACT_DIR and keeps what is written there: reports go there unless told otherwise.
     .addOption(new Option('--reports-dir <dir>', 'where Allure results, JUnit XML and failure artefacts go (those three folders are emptied first); without it, $ARTIFACT_DIR when set (Prow\'s artifacts folder), else reports').env('ARTIFACT_DIR').default('reports'))
+    .addOption(new Option('--one-cluster', 'reference only: one reference cluster for all the selected specs, run as --target cluster runs them on a real cluster (one upgrade shared by the upgrade specs, custom pools where they would collide); the cluster gets the workers the plan needs (default: a fresh cluster per spec file)'))
     .option('--jobs <n>', 'reference only: spec files run at the same time, each on its own reference cluster (default: one per core)', positiveInteger)
     .option('--known-issues <file>', 'YAML list of {case, message, bug, expires}: a failure an unexpired entry matches is reported as a known issue with its bug link, not as a failure (default: none)')
     .option('--rerun-failed [reports-dir]', 'run only the tests that failed in the run whose reports are in this folder (default: --reports-dir)')
@@ -100,8 +103,12 @@ export function validateOptions(options: RunOptions): void {
     if (options.jobs !== undefined && options.jobs > 1) {
       throw new UsageError('--jobs applies to --target reference only: the specs change the whole cluster ([Serial]), so on one cluster they run one after another; use --shard to spread them over clusters');
     }
+    if (options.oneCluster) throw new UsageError('--one-cluster applies to --target reference only: --target cluster runs every spec on its one cluster already');
   } else if (options.kubeconfig) {
     throw new UsageError('--kubeconfig applies to --target cluster only (the reference cluster makes its own)');
+  }
+  if (options.oneCluster && options.jobs !== undefined && options.jobs > 1) {
+    throw new UsageError('--one-cluster runs the specs one after another on one cluster: leave out --jobs, or use --shard to spread them over clusters');
   }
   if (options.phase && options.phase !== 'all') {
     if (options.target !== 'cluster') {

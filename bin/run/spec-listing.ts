@@ -29,10 +29,11 @@ const SOURCES = ['specs', 'helpers', 'lib'];
 /** `phase` changes the titles of upgrade tests (PreChkUpgrade / PstChkUpgrade), so it is part of the listing's key. */
 export async function listTests(files: string[], phase: RunPhase = 'all'): Promise<ListedTest[]> {
   // The version names the cached format (v2: with the declarations), so an older cache is listed again.
-  const key = `v2:${phase}:${await sourcesKey(files)}`;
+  // The listed files are part of the key: a listing of some files (a --grep run's) holds no test of the others.
+  const listed = [...new Set(files.map((f) => relative(ROOT, f)))].sort().join(',');
+  const key = `v3:${phase}:${listed}:${await sourcesKey(files)}`;
   const cache = join(cacheDir(), 'spec-listing.json');
   const cached = await readFile(cache, 'utf8').then((t) => JSON.parse(t) as { key: string; tests: ListedTest[] }, () => undefined);
-  // The key covers every spec file, so a cached listing may hold more files than asked for: only theirs are returned.
   const asked = new Set(files);
   if (cached?.key === key) return cached.tests.map((t) => ({ ...t, file: join(ROOT, t.file) })).filter((t) => asked.has(t.file));
   const tests = await dryRun(files, phase);

@@ -50,13 +50,13 @@ export async function runOnCluster(files: string[], options: RunOptions, config:
   const mocha = { grep: options.grep, timeoutMs: specTimeoutMs(caps.timeFactor) };
   // The cluster can be upgraded once: where several selected specs upgrade, the run plans that one upgrade.
   if (options.allowDisruptive) {
-    const { splitBySharing, runSharedUpgrade, pipelinePlan, finishPipelinePlan } = await import('./one-upgrade.js');
+    const { splitBySharing, runSharedUpgrade, pipelinePlan, finishPipelinePlan, sharedTarget } = await import('./one-upgrade.js');
     const split = await splitBySharing(files);
     const shared = { cluster, target, timeFactor: caps.timeFactor };
     if (config.phase === 'all' && split.upgradeFiles.length > 1) return runSharedUpgrade(split, { ...shared, mocha, junitName }, supervisor);
     if (config.phase !== 'all') {
       const plan = await pipelinePlan(config.phase, split, shared);
-      const counts = await runMocha({ ...mocha, files, target: plan ? { ...target, poolPlan: { assignments: plan.assignments as Record<string, Record<string, string>> } } : target, junitName }, supervisor, consoleLane);
+      const counts = await runMocha({ ...mocha, files, target: plan ? { ...target, ...sharedTarget(plan, config.phase, split.upgradeFiles) } : target, junitName }, supervisor, consoleLane);
       if (plan && config.phase === 'post' && !supervisor.interruptedBy) await finishPipelinePlan(plan, split, shared);
       return counts;
     }

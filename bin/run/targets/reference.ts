@@ -35,6 +35,7 @@ export function defaultJobs(): number {
 
 export async function runOnReference(files: string[], options: RunOptions, config: RunConfig, supervisor: Supervisor): Promise<Counts> {
   await requireEngine();
+  if (options.oneCluster) return runOnOneReferenceCluster(files, options, config, supervisor);
   const profile = profileOf(options);
   const jobs = Math.min(options.jobs ?? defaultJobs(), files.length);
   const seed = options.seed ?? DEFAULT_SEED;
@@ -122,4 +123,37 @@ async function startReference({ profile, options, registry }: FileRun): Promise<
   } catch (error) {
     throw new UsageError(`cannot start the reference cluster: ${(error as Error).message}`);
   }
+}
+
+/**
+ * `--one-cluster`: one reference cluster for every selected spec, run exactly as `--target cluster` runs them on a
+ * real one (the shared upgrade and its pool plan, one-upgrade.ts), so that path is tested at the reference's speed.
+ * The cluster gets as many workers as the plan needs; the spec processes reach its registry as a shell does after
+ * `cluster up --env-out` (SSL_CERT_FILE, REGISTRY_AUTH_FILE, DOCKER_CONFIG).
+ */
+async function runOnOneReferenceCluster(files: string[], options: RunOptions, config: RunConfig, supervisor: Supervisor): Promise<Counts> {
+  const profile = profileOf(options);
+  const seed = options.seed ?? DEFAULT_SEED;
+  const { splitBySharing, workersForPlan } = await import('./one-upgrade.js');
+  const workers = Math.max(2, workersForPlan(await splitBySharing(files)));
+  console.log(`target: one embedded reference cluster for ${files.length} spec file(s), profile ${profile}${options.fault?.length ? `, faults ${options.fault.join(', ')}` : ''}, seed ${seed} (replay with --seed ${seed}), ${workers} workers`);
+  await writeReferenceEnvironment(config.reportsDir, { profile, seed, faults: options.fault ?? [], timeFactor: options.timeFactor });
+  const registry = await startRegistry(profile);
+  await requirePodmanTrust(registry);
+  return supervisor.withCluster(registry, async () => {
+    let reference;
+    try {
+      const { startReferenceCluster } = await import('../../../reference/index.js');
+      reference = await startReferenceCluster({ profile, seed, timeFactor: options.timeFactor, faults: options.fault ?? [], registry, workers });
+    } catch (error) {
+      throw new UsageError(`cannot start the reference cluster: ${(error as Error).message}`);
+    }
+    return supervisor.withCluster(reference, async () => {
+      const files_ = reference.registryFiles;
+      Object.assign(process.env, { SSL_CERT_FILE: files_.caBundleFile, REGISTRY_AUTH_FILE: files_.authFile, DOCKER_CONFIG: files_.dockerConfigDir });
+      const { runOnCluster } = await import('./cluster.js');
+      const asCluster: RunOptions = { ...options, target: 'cluster', kubeconfig: reference.kubeconfigPath, allowDisruptive: true, profile: undefined, fault: undefined, timeFactor: undefined, seed: undefined, oneCluster: undefined };
+      return runOnCluster(files, asCluster, { ...config, allowDisruptive: true }, supervisor);
+    });
+  });
 }

@@ -1,0 +1,111 @@
+/**
+ * The whole suite on one cluster, as QE runs it: one upgrade shared by every upgrade spec (bin/run/targets/
+ * one-upgrade.ts). On `--target reference --one-cluster` (the real-cluster plan at 600x) it passes on 4.12-ga with one
+ * upgrade that every spec judges, and on the report's nightly every upgrade spec fails with the deadlock diagnosis; a
+ * cluster too small for the plan is refused before any spec runs; the pipeline over all specs (pre, the report's
+ * `oc adm upgrade` by hand, post without an engine or --image-repo) passes on 4.12-ga, fails on the nightly, and
+ * leaves nothing behind.
+ */
+import { expect } from 'chai';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { Cluster } from '../../helpers/cluster.js';
+import { CUSTOM_POOL_LABEL } from '../../helpers/plan/custom-pools.js';
+import { clusterUp, lastLine, ocAdmUpgradeToNext, ocpE2e, ROOT, type ClusterUp } from '../support/cli.js';
+import { KILL_MATRIX } from './support/kill-matrix.js';
+
+const OC = join(ROOT, '..', 'shared', 'upstream', 'bin', 'oc');
+const NIGHTLY = '4.12-nightly-2022-09-08';
+const DEADLOCK = KILL_MATRIX.find((row) => row.grep === '54183' && row.profile === NIGHTLY)!.expect;
+const UPGRADE_SPECS = ['01-upgrade-custom-os-image-both-pools', '02-upgrade-custom-os-image-worker-only', '03-upgrade-without-override', '05-remove-override-after-upgrade'];
+
+/** The upgrade each spec's checkpoint recorded (the local copies post leaves in reports/checkpoints). */
+function recordedUpgrades(reportsDir: string): Array<{ spec: string; finishedAt?: string; version?: string }> {
+  const dir = join(reportsDir, 'checkpoints');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => {
+      const c = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { specFile: string; upgrade?: { finishedAt?: string; version?: string } };
+      return { spec: c.specFile, finishedAt: c.upgrade?.finishedAt, version: c.upgrade?.version };
+    });
+}
+
+/** How many failure blocks of the console ("N) [sig-mco] …" up to the next blank line) match every pattern. */
+function failuresMatching(output: string, patterns: RegExp[]): number {
+  return output.split(/\n\s*\n/).filter((block) => /^\S*\s*\d+\) \[sig-mco\]/m.test(block) && patterns.every((p) => p.test(block))).length;
+}
+
+describe('bin: the whole suite on one cluster shares one upgrade', function () {
+  this.timeout(900_000);
+
+  it('--one-cluster on 4.12-ga: every spec passes, the upgrade specs judge one and the same upgrade, nothing is left', async () => {
+    const r = await ocpE2e(['run', '--one-cluster'], { timeoutMs: 800_000 });
+    expect(r.exitCode, r.output.slice(-4000)).to.equal(0);
+    expect(lastLine(r.output)).to.equal('14 passed, 0 failed, 0 skipped');
+    expect(r.output).to.match(/plan: 4 upgrade specs share one upgrade, after 2 spec\(s\) that do not upgrade/);
+    expect(r.output).to.include('01-upgrade-custom-os-image-both-pools: master, worker');
+    // one upgrade: the checkpoint of every upgrade spec holds the same one, finished at the same moment
+    const upgrades = recordedUpgrades(r.reportsDir);
+    expect(upgrades.map((u) => u.spec.replace(/\.spec\.[jt]s$/, '')).sort()).to.deep.equal(UPGRADE_SPECS);
+    expect(new Set(upgrades.map((u) => `${u.version} ${u.finishedAt}`)).size, JSON.stringify(upgrades)).to.equal(1);
+    for (const name of ['cluster', 'cluster-pre', 'cluster-upgrade', 'cluster-upgrade-shared', 'cluster-post']) expect(existsSync(join(r.reportsDir, 'junit', `${name}.xml`)), name).to.equal(true);
+    expect(r.output).to.match(/custom pool ocp-e2e-02 removed; node \S+ is back in pool worker/);
+  });
+
+  it('--one-cluster on the report\'s nightly: every upgrade spec fails with the deadlock diagnosis', async () => {
+    const r = await ocpE2e(['run', '--one-cluster', '--profile', NIGHTLY, '--grep', '54183|E2E-00[235]'], { timeoutMs: 800_000 });
+    expect(r.exitCode, r.output.slice(-4000)).to.equal(1);
+    // each spec's post follows the same stuck upgrade (no spec's cleanup ran before all had judged it)
+    expect(failuresMatching(r.output, DEADLOCK), r.output.slice(-6000)).to.be.at.least(4);
+    expect(r.output).to.include('cleanup held back until 05-remove-override-after-upgrade has judged the same upgrade');
+  });
+});
+
+describe('bin: a pipeline over all specs on one cluster', function () {
+  this.timeout(900_000);
+  let up: ClusterUp | undefined;
+  afterEach(async () => {
+    await up?.stop();
+    up = undefined;
+  });
+
+  it('refuses a cluster too small for the plan before any spec runs, naming the pools and their specs', async () => {
+    up = await clusterUp(['--workers', '2']);
+    const r = await ocpE2e(['run', '--target', 'cluster', '--kubeconfig', up.kubeconfig, '--allow-disruptive'], { env: up.env });
+    expect(r.exitCode, r.output).to.equal(2);
+    expect(r.output).to.match(/these specs cannot share one upgrade of this cluster: one upgrade for these specs needs 4 worker node\(s\).*the cluster has 2/);
+    expect(r.output).to.include('custom pool ocp-e2e-release: 02-upgrade-custom-os-image-worker-only, 03-upgrade-without-override (no override)');
+    expect(r.output).to.include('--grep');
+    expect(r.output).to.not.match(/▶ phase/);
+  });
+
+  for (const profile of ['4.12-ga', NIGHTLY]) {
+    it(`pre, the report's oc adm upgrade by hand, then post without an engine or --image-repo: ${profile === NIGHTLY ? 'fails with the diagnosis' : 'passes'} and leaves nothing`, async () => {
+      if (!existsSync(OC)) throw new Error(`the upstream oc is missing at ${OC} (../shared/upstream/bin/oc): the pipeline's upgrade step runs it`);
+      up = await clusterUp(['--workers', '4', '--profile', profile]);
+      const env = { ...up.env, PATH: `${dirname(OC)}:${process.env.PATH ?? ''}` };
+      const phase = (name: string, extra: Record<string, string> = {}) =>
+        ocpE2e(['run', '--target', 'cluster', '--kubeconfig', up!.kubeconfig, '--allow-disruptive', '--phase', name], { env: { ...env, ...extra }, timeoutMs: 400_000 });
+      const pre = await phase('pre');
+      expect(pre.exitCode, pre.output.slice(-3000)).to.equal(0);
+      expect(pre.output).to.match(/custom pool ocp-e2e-release created with node/);
+      await ocAdmUpgradeToNext(OC, up.kubeconfig, env);
+      const post = await phase('post', { DOCKER_HOST: 'unix:///nonexistent/ocp-e2e-no-engine.sock' });
+      const cluster = Cluster.fromKubeconfig(up.kubeconfig);
+      if (profile === NIGHTLY) {
+        expect(post.exitCode, post.output.slice(-3000)).to.equal(1);
+        expect(failuresMatching(post.output, DEADLOCK), post.output.slice(-6000)).to.be.at.least(4);
+      } else {
+        expect(post.exitCode, post.output.slice(-3000)).to.equal(0);
+        expect(lastLine(post.output)).to.equal('4 passed, 0 failed, 2 skipped');
+        const cv = await cluster.getClusterVersion();
+        expect((cv.status?.history ?? []).map((h) => h.state)).to.deep.equal(['Completed', 'Completed']); // the install and one upgrade
+      }
+      // nothing left: the suite's MachineConfigs, custom pools, node labels and namespace
+      expect((await cluster.listMachineConfigs('ocp-e2e.io/run-id')).map((mc) => mc.metadata.name)).to.deep.equal([]);
+      expect((await cluster.listMachineConfigPools()).filter((p) => p.metadata.labels?.[CUSTOM_POOL_LABEL]).map((p) => p.metadata.name)).to.deep.equal([]);
+      expect((await cluster.listNodes()).flatMap((n) => Object.keys(n.metadata?.labels ?? {}).filter((l) => l.includes('ocp-e2e')))).to.deep.equal([]);
+      expect(await cluster.client.get('Namespace', 'ocp-e2e')).to.equal(undefined);
+    });
+  }
+});
