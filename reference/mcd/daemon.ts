@@ -175,14 +175,19 @@ export class DaemonSet implements Controller {
     const change = config ? await this.planChange(client, from, config) : undefined;
     log(`Starting update from ${from} to ${desired}`);
     if (change && 'target' in change && change.action !== 'reboot') return this.updateWithoutReboot(client, name, desired, change.target, change.action, plan.settleMs, daemon);
-    log('Update prepared; requesting cordon and drain via annotation to controller');
+    // The drain controller drains once per desired config: a retry of the same update (a failed pull requeued) finds
+    // lastAppliedDrain already at drain-<config> and goes straight on, as the 4.12 daemon does.
+    const drained = this.nodes.get(name)?.metadata?.annotations?.[ANN.lastAppliedDrain] === `drain-${desired}`;
+    log(drained ? 'Update prepared; the node is already drained for this config' : 'Update prepared; requesting cordon and drain via annotation to controller');
     await client.patch('Node', name, {
       metadata: { annotations: { [ANN.state]: 'Working', [ANN.reason]: '', [ANN.desiredDrain]: `drain-${desired}` } },
       spec: { unschedulable: true },
     });
-    await clock.sleep(plan.drainMs, signal);
-    await client.patch('Node', name, { metadata: { annotations: { [ANN.lastAppliedDrain]: `drain-${desired}` } } });
-    log('drain complete');
+    if (!drained) {
+      await clock.sleep(plan.drainMs, signal);
+      await client.patch('Node', name, { metadata: { annotations: { [ANN.lastAppliedDrain]: `drain-${desired}` } } });
+      log('drain complete');
+    }
 
     if (!config || !change) {
       await this.degrade(client, name, `could not find MachineConfig: machineconfig.machineconfiguration.openshift.io "${desired}" not found`);
