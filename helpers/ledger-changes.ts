@@ -11,6 +11,8 @@ import { waitForPools, type WaitContext } from './cluster-waits.js';
 import { removeLocalLayeredImage } from './layered-image.js';
 import { poolsOf } from './machineconfigs.js';
 import { recoverDegradedNodes } from './recovery.js';
+import { CHECKPOINT_NAMESPACE_LABEL } from './types.js';
+import type { KubeObject } from '../lib/kube/client.js';
 
 /** A change a test made, said as data: what it is and where, never how to undo it (that is `KINDS`). */
 export type Change =
@@ -140,6 +142,10 @@ const checkpoints: KindRule<ChangeOf<'checkpoint'>> = {
  * it was found. Anything else in it (a person's ConfigMap) keeps it.
  */
 export async function removeNamespaceWithoutCheckpoints(cluster: Cluster, namespace: string): Promise<void> {
+  // Only a namespace the checkpoint store made goes: one made by deploy/ (or `cluster up --service-account`) holds the
+  // ServiceAccount the suite runs as, and deleting it would revoke the run's own token mid-run.
+  const ns = await cluster.client.get<KubeObject>('Namespace', namespace);
+  if (ns?.metadata.labels?.[CHECKPOINT_NAMESPACE_LABEL.key] !== CHECKPOINT_NAMESPACE_LABEL.value) return;
   if ((await cluster.listConfigMaps(namespace)).some((cm) => !SYSTEM_CONFIGMAPS.has(cm.metadata?.name ?? ''))) return;
   if (await cluster.deleteNamespace(namespace)) console.log(`    namespace ${namespace} removed (it held no other checkpoint)`);
 }

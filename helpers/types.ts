@@ -111,6 +111,8 @@ export const RoleLabel = 'machineconfiguration.openshift.io/role';
 export const RunIdLabel = 'ocp-e2e.io/run-id';
 /** The pool an override MachineConfig of the suite is for (the role label's value, said once more to be selectable). */
 export const OverridePoolLabel = 'ocp-e2e.io/override-pool';
+/** Marks the namespace the checkpoint store created (and so may remove once it holds no checkpoint). */
+export const CHECKPOINT_NAMESPACE_LABEL = { key: 'ocp-e2e.io/purpose', value: 'checkpoints' } as const;
 
 export function findCondition(conditions: Condition[] | undefined, type: string): Condition | undefined {
   return conditions?.find((c) => c.type === type);

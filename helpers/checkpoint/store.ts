@@ -5,7 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Cluster } from '../cluster.js';
-import { RunIdLabel } from '../types.js';
+import { CHECKPOINT_NAMESPACE_LABEL, RunIdLabel } from '../types.js';
 import { CHECKPOINT_KEY, CHECKPOINT_LABEL, CHECKPOINT_NAMESPACE, checkpointName, type Checkpoint } from './format.js';
 
 /** A ConfigMap holds at most 1 MiB; the recorded timeline is the only part that can grow, so it is cut to its end. */
@@ -44,7 +44,7 @@ export async function writeCheckpoint(cluster: Cluster, checkpoint: Checkpoint, 
   const name = checkpointName(checkpoint.specFile);
   const stored = cutTimeline(checkpoint);
   const text = JSON.stringify(stored, null, 2);
-  await cluster.ensureNamespace(CHECKPOINT_NAMESPACE, { 'ocp-e2e.io/purpose': 'checkpoints' });
+  await cluster.ensureNamespace(CHECKPOINT_NAMESPACE, { [CHECKPOINT_NAMESPACE_LABEL.key]: CHECKPOINT_NAMESPACE_LABEL.value });
   await cluster.writeConfigMap({
     apiVersion: 'v1',
     kind: 'ConfigMap',

@@ -5,13 +5,14 @@
  */
 import { CHECKPOINT_NAMESPACE } from '../checkpoint/format.js';
 import type { Cluster } from '../cluster.js';
+import { CHECKPOINT_NAMESPACE_LABEL } from '../types.js';
 import type { PoolPlan } from './pool-plan.js';
 
 export const PLAN_CONFIGMAP = 'ocp-e2e-pool-plan';
 const PLAN_KEY = 'plan.json';
 
 export async function writePoolPlan(cluster: Cluster, plan: PoolPlan, runId: string): Promise<void> {
-  await cluster.ensureNamespace(CHECKPOINT_NAMESPACE);
+  await cluster.ensureNamespace(CHECKPOINT_NAMESPACE, { [CHECKPOINT_NAMESPACE_LABEL.key]: CHECKPOINT_NAMESPACE_LABEL.value });
   await cluster.writeConfigMap({
     apiVersion: 'v1',
     kind: 'ConfigMap',

@@ -3,6 +3,7 @@
  * `--shard i/n` with `ocp-e2e merge-reports` (a CI fan-out that runs the suite exactly once, merged into one report).
  */
 import { expect } from 'chai';
+import { TIMESTAMP } from '../../bin/run/timestamps.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useSettledMockCluster } from '../helpers/fixture.js';
@@ -60,7 +61,8 @@ describe('ocp-e2e run --jobs and --shard', function () {
       for (const [k, r] of runs.entries()) {
         expect(r.exitCode, r.output).to.equal(0);
         expect(lastLine(r.output)).to.equal(`0 passed, 0 failed, ${dealt[k]!.length} skipped`);
-        const ran = new RegExp(`^shard ${k + 1}/3: ${dealt[k]!.length} of ${SPEC_COUNT} spec files(?:: (.*))?$`, 'm').exec(r.output);
+        // the run's own lines start with the wall-clock time (bin/run/timestamps.ts)
+        const ran = new RegExp(`^(?:${TIMESTAMP})?shard ${k + 1}/3: ${dealt[k]!.length} of ${SPEC_COUNT} spec files(?:: (.*))?$`, 'm').exec(r.output);
         expect(ran, r.output).to.not.equal(null);
         expect(ran![1]?.split(', ') ?? []).to.deep.equal(dealt[k]);
       }
