@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TIMESTAMP_PREFIX } from '../../bin/run/timestamps.js';
 import { lastLine, ocpE2e } from '../support/cli.js';
 import { SPEC_COUNT } from './support/spec-files.js';
 
@@ -43,7 +44,9 @@ describe('ocp-e2e run on the embedded reference cluster', function () {
     expect(r.output).to.match(/\[phase upgrade\]/);
     expect(r.output).to.include('osImageURL mismatch for master in rendered-master-');
     // --keep-on-failure: nothing is undone, and the output lists what was left and how to undo it.
-    expect(r.output).to.match(
+    // (each line of the spec process starts with the wall-clock time: bin/run/timestamps.ts)
+    const unstamped = r.output.split('\n').map((l) => l.replace(TIMESTAMP_PREFIX, '')).join('\n');
+    expect(unstamped).to.match(
       /--keep-on-failure: left in place for inspection; undo by hand:\n\s+- delete MachineConfigs tc-54183-new-os-image-upgrade-worker, tc-54183-new-os-image-upgrade-master, then wait until pools worker, master settle without them\n\s+oc delete machineconfig tc-54183-new-os-image-upgrade-worker tc-54183-new-os-image-upgrade-master\n/,
     );
 
