@@ -5,6 +5,7 @@
  * fails within its budget with a message that names the API error. Needs the Docker engine, like the suite.
  */
 import { expect } from 'chai';
+import { TIMESTAMP } from '../../bin/run/timestamps.js';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -69,7 +70,8 @@ describe('reliability: the report\'s flow on the reference cluster under API fau
     const { code, at } = await run.exited;
     const output = run.output();
     if (process.env.RELIABILITY_DEBUG) console.log(output);
-    const failedAt = run.firstSeen(/^\s+1\) /m);
+    // lines of the spec process start with the wall-clock time (bin/run/timestamps.ts)
+    const failedAt = run.firstSeen(new RegExp(`^(?:${TIMESTAMP})?\\s+1\\) `, 'm'));
     const timeToFail = (failedAt ?? at) - brokenAt;
     console.log(`reference flow with 100% API errors from mid-run: the spec failed ${(timeToFail / 1000).toFixed(1)} s after the fault ` +
       `(budget ${SPEC_BUDGET_MS / 1000} s); the process exited ${((at - brokenAt) / 1000).toFixed(1)} s after it (artefacts and cleanup retried first)`);
