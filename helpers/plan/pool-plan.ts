@@ -87,11 +87,8 @@ function specStem(spec: string): string {
   return /^(\d+)-/.exec(spec)?.[1] ?? specKey(spec);
 }
 
-/**
- * Plans the pools of `specs` (in run order) on a cluster with these worker nodes (names; each custom pool takes one,
- * and the worker pool keeps at least one while a spec uses it).
- */
-export function planPools(specs: readonly SpecPoolNeeds[], workers: readonly string[]): PoolPlan {
+/** Which pool each spec's role uses, before any node is chosen (throws PoolPlanConflict when specs cannot share). */
+function layoutPools(specs: readonly SpecPoolNeeds[]): { pools: Map<string, PoolState>; assignments: PoolPlan['assignments'] } {
   const pools = new Map<string, PoolState>(POOL_ROLES.map((r) => [r, { name: r, custom: false, users: [] }]));
   const assignments: PoolPlan['assignments'] = {};
   const taken = new Set<string>(POOL_ROLES);
@@ -145,9 +142,28 @@ export function planPools(specs: readonly SpecPoolNeeds[], workers: readonly str
     }
   }
 
+  return { pools, assignments };
+}
+
+/** Worker nodes a layout takes: one per custom pool, and one left in pool worker while a spec uses it. */
+function workersOf(pools: Map<string, PoolState>): number {
+  return [...pools.values()].filter((p) => p.custom).length + (pools.get('worker')!.users.length > 0 ? 1 : 0);
+}
+
+/** How many worker nodes the plan of `specs` needs (to size a cluster for it); throws PoolPlanConflict like planPools. */
+export function workersNeeded(specs: readonly SpecPoolNeeds[]): number {
+  return workersOf(layoutPools(specs).pools);
+}
+
+/**
+ * Plans the pools of `specs` (in run order) on a cluster with these worker nodes (names; each custom pool takes one,
+ * and the worker pool keeps at least one while a spec uses it).
+ */
+export function planPools(specs: readonly SpecPoolNeeds[], workers: readonly string[]): PoolPlan {
+  const { pools, assignments } = layoutPools(specs);
   const custom = [...pools.values()].filter((p) => p.custom);
   const workerPoolUsed = pools.get('worker')!.users.length > 0;
-  const needed = custom.length + (workerPoolUsed ? 1 : 0);
+  const needed = workersOf(pools);
   if (needed > workers.length) {
     const lines = [...pools.values()].filter((p) => p.users.length).map((p) => `  - ${p.custom ? 'custom pool ' : 'pool '}${p.name}: ${p.users.join(', ')} (${p.image === 'release' ? 'no override' : `layered image of ${p.image!.slice('layered:'.length)}`})`);
     throw new PoolPlanConflict(

@@ -17,7 +17,7 @@ import { listCheckpoints } from '../../../helpers/checkpoint/store.js';
 import { CHECKPOINT_NAMESPACE } from '../../../helpers/checkpoint/format.js';
 import { removeNamespaceWithoutCheckpoints } from '../../../helpers/ledger-changes.js';
 import { createCustomPools, listCustomPools, removeCustomPools } from '../../../helpers/plan/custom-pools.js';
-import { planPools, PoolPlanConflict, specKey, type PoolNeeds, type PoolPlan } from '../../../helpers/plan/pool-plan.js';
+import { planPools, PoolPlanConflict, type CustomPool, specKey, workersNeeded, type PoolNeeds, type PoolPlan } from '../../../helpers/plan/pool-plan.js';
 import { deletePoolPlan, readPoolPlan, writePoolPlan } from '../../../helpers/plan/plan-store.js';
 import type { RunPhase, TargetConfig } from '../../../helpers/target.js';
 import { runMocha, type MochaRun } from '../mocha.js';
@@ -60,16 +60,12 @@ export async function splitBySharing(files: string[]): Promise<SpecSplit> {
 /** How many workers the plan of these specs needs (a custom pool each, one left in pool worker while it is used). */
 export function workersForPlan(split: SpecSplit): number {
   if (split.upgradeFiles.length < 2) return 0;
-  const plenty = Array.from({ length: 64 }, (_, i) => `w${String(i).padStart(2, '0')}`);
-  let plan: PoolPlan;
   try {
-    plan = planPools(split.needs, plenty);
+    return workersNeeded(split.needs);
   } catch (error) {
     if (error instanceof PoolPlanConflict) return 0; // no number of workers helps: planFor says why, on the cluster
     throw error;
   }
-  const workerPoolUsed = Object.values(plan.assignments).some((roles) => Object.values(roles).includes('worker'));
-  return plan.customPools.length + (workerPoolUsed ? 1 : 0);
 }
 
 /** The worker nodes a custom pool may take: workers that are not masters too, by name. */
@@ -173,17 +169,15 @@ export async function runSharedUpgrade(split: SpecSplit, run: SharedUpgradeRun, 
       await writePoolPlan(run.cluster, plan, run.target.runId);
       console.log(`  the custom pools ${plan.customPools.map((p) => p.name).join(', ') || '(none)'} stay with the checkpoints left on the cluster: \`--phase post\` goes on with them and removes them`);
     } else {
-      await withWatcher(run.cluster, async (w) => {
-        await removeCustomPools(run.cluster, waitsOf(w, run), pools.pools, (l) => console.log(`  ${l}`));
-        await leftPools(run.cluster);
-      });
+      await removePlanPools(run, pools.pools);
     }
   }
 }
 
-/** After the pools were removed none of the suite's may be left: a leak is a failure of the run. */
-async function leftPools(cluster: Cluster): Promise<void> {
-  const left = await listCustomPools(cluster);
+/** Removes the plan's pools; then none of the suite's may be left: a leak is a failure of the run. */
+async function removePlanPools(run: Pick<SharedUpgradeRun, 'cluster' | 'target' | 'timeFactor'>, pools: CustomPool[]): Promise<void> {
+  await withWatcher(run.cluster, (w) => removeCustomPools(run.cluster, waitsOf(w, run), pools, (l) => console.log(`  ${l}`)));
+  const left = await listCustomPools(run.cluster);
   if (left.length) throw new Error(`custom pools left on the cluster: ${left.map((p) => p.name).join(', ')}`);
 }
 
@@ -209,8 +203,7 @@ export async function finishPipelinePlan(plan: PoolPlan, split: SpecSplit, run: 
     console.log('  the custom pools stay: checkpoints are left on the cluster (a post that failed to clean up); run --phase post again');
     return;
   }
-  await withWatcher(run.cluster, (w) => removeCustomPools(run.cluster, waitsOf(w, run), plan.customPools, (l) => console.log(`  ${l}`)));
+  await removePlanPools(run, plan.customPools);
   await deletePoolPlan(run.cluster);
   await removeNamespaceWithoutCheckpoints(run.cluster, CHECKPOINT_NAMESPACE);
-  await leftPools(run.cluster);
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { planPools, poolOf, PoolPlanConflict, type SpecPoolNeeds } from '../../../helpers/plan/pool-plan.js';
+import { planPools, poolOf, PoolPlanConflict, workersNeeded, type SpecPoolNeeds } from '../../../helpers/plan/pool-plan.js';
 
 const S01: SpecPoolNeeds = { spec: '01-both.spec.ts', needs: { master: { image: 'layered', own: true }, worker: { image: 'layered', own: true } } };
 const S02: SpecPoolNeeds = { spec: '02-worker-only.spec.ts', needs: { worker: { image: 'layered' }, master: { image: 'release' } } };
@@ -43,6 +43,9 @@ describe('helpers/plan/pool-plan: one upgrade shared by many specs', () => {
     expect(message).to.match(/needs 4 worker node\(s\).*the cluster has 2/);
     expect(message).to.include('custom pool ocp-e2e-release: 02-worker-only.spec.ts, 03-baseline.spec.ts (no override)');
     expect(message).to.include('pool master: 01-both.spec.ts (layered image of 01-both.spec.ts)');
+    // what a cluster for them must have (run --one-cluster sizes its reference cluster with it)
+    expect(workersNeeded([S01, S02, S03, S05])).to.equal(4);
+    expect(workersNeeded([S05, S03])).to.equal(2); // 05 on the real pools, 03 on one custom pool
   });
 
   it('refuses two specs that are each about the same real pool with different images', () => {
