@@ -4,11 +4,13 @@ import type { WaitContext } from '../../helpers/cluster-waits.js';
 import { Ledger } from '../../helpers/ledger.js';
 import type { LedgerRecord, UndoContext } from '../../helpers/ledger-changes.js';
 import type { Engine } from '../../lib/oci/engine.js';
+import { CHECKPOINT_NAMESPACE_LABEL } from '../../helpers/types.js';
 
 /** A cluster and an engine that only record what is done to them; the MachineConfigs "on the cluster" are `onCluster`. */
-function fakeTarget(onCluster: string[] = [], inSuiteNamespace: string[] = ['kube-root-ca.crt']) {
+function fakeTarget(onCluster: string[] = [], inSuiteNamespace: string[] = ['kube-root-ca.crt'], namespaceLabels: Record<string, string> = { [CHECKPOINT_NAMESPACE_LABEL.key]: CHECKPOINT_NAMESPACE_LABEL.value }) {
   const done: string[] = [];
   const cluster = {
+    client: { get: async (kind: string, name: string) => (kind === 'Namespace' ? { metadata: { name, labels: namespaceLabels } } : undefined) },
     deleteMachineConfig: async (name: string) => {
       done.push(`delete mc ${name}`);
       const at = onCluster.indexOf(name);
@@ -143,6 +145,14 @@ describe('helpers: the ledger of what a test changed', () => {
     other.adopt([{ id: 0, changes: [mc('tc-1-worker', 'worker')] }]);
     await other.runAll({ skipSettling: true });
     expect(shared.done, 'another checkpoint keeps the namespace').to.deep.equal(['delete mc tc-1-worker', 'delete cm ocp-e2e/ocp-e2e-checkpoint-01']);
+
+    // deploy/ made this namespace: it holds the ServiceAccount the suite runs as, so it stays with no checkpoint left
+    const deployed = fakeTarget(['tc-1-worker'], ['kube-root-ca.crt'], { 'kubernetes.io/metadata.name': 'ocp-e2e' });
+    const mine = new Ledger(deployed.ctx);
+    mine.record({ kind: 'checkpoint', namespace: 'ocp-e2e', name: 'ocp-e2e-checkpoint-01', machineConfigs: ['tc-1-worker'] });
+    mine.adopt([{ id: 0, changes: [mc('tc-1-worker', 'worker')] }]);
+    expect((await mine.runAll({ skipSettling: true })).failed).to.deep.equal([]);
+    expect(deployed.done, 'a namespace the store did not make stays').to.deep.equal(['delete mc tc-1-worker', 'delete cm ocp-e2e/ocp-e2e-checkpoint-01']);
 
     const stuck = fakeTarget(['tc-1-master']);
     const again = new Ledger(stuck.ctx);
