@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { classifyApiError, isConflict, isNotFound, KubeApiError, type ApiFailure } from './errors.js';
 import { apiVersionOf, KINDS, type Kind } from './kinds.js';
 import { withRetry, type RetryOptions, type RetryPolicy } from './retry.js';
+import { PooledKubeConfig } from './pooled-kubeconfig.js';
 
 export interface KubeObject {
   apiVersion?: string;
@@ -78,7 +79,7 @@ export class KubeClient {
   }
 
   static fromFile(path: string, options?: KubeClientOptions): KubeClient {
-    const kc = new KubeConfig();
+    const kc = new PooledKubeConfig();
     kc.loadFromFile(path);
     return new KubeClient(kc, options);
   }

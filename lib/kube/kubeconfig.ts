@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
+import { PooledKubeConfig } from './pooled-kubeconfig.js';
 import { parse } from 'yaml';
 
 export type KubeconfigProblem = 'missing' | 'unreadable' | 'not-yaml' | 'not-a-kubeconfig';
@@ -39,7 +40,7 @@ export function loadKubeConfig(path: string): KubeConfig {
   if (!config || typeof config !== 'object' || Array.isArray(config) || (!config.clusters && !config.contexts)) {
     throw new KubeconfigError(path, 'not-a-kubeconfig', 'it is YAML but no kubeconfig (no clusters, contexts or users)');
   }
-  const kc = new KubeConfig();
+  const kc = new PooledKubeConfig();
   try {
     kc.loadFromString(text);
   } catch (error) {

@@ -3,7 +3,7 @@
 // setting (`ocp-e2e cluster up --env-out` writes SSL_CERT_FILE) serves oc and this project alike, our clients follow
 // Go's rule, and take further CAs explicitly (the reference cluster's own CA, known in-process).
 import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, fetch as undiciFetch } from 'undici';
 
 export type Fetch = typeof globalThis.fetch;
@@ -35,7 +35,9 @@ export function fetchTrusting(extraCas: string[] = [], env: NodeJS.ProcessEnv = 
   const key = ca.join('\n');
   let agent = agents.get(key);
   if (!agent) {
-    agent = new Agent({ connect: { ca } });
+    // one secure context per trust set: given only `ca`, every new connection parses the whole bundle again (some
+    // 140 roots), which was most of the CPU of a node's image pull on the reference (bench/RESULTS.md)
+    agent = new Agent({ connect: { secureContext: createSecureContext({ ca }) } });
     agents.set(key, agent);
   }
   const dispatcher = agent;

@@ -27,7 +27,7 @@ export class RenderController implements Controller {
   private readonly seenGenerations = new Map<string, number>();
 
   constructor(private readonly ctx: ControllerContext) {
-    this.queue = new WorkQueue((pool) => this.sync(pool), { name: 'render-controller', signal: ctx.signal, log: (l) => ctx.log('render', l) });
+    this.queue = new WorkQueue((pool) => this.sync(pool), { name: 'render-controller', signal: ctx.signal, clock: ctx.clock, log: (l) => ctx.log('render', l) });
   }
 
   setup(): void {

@@ -32,7 +32,7 @@ export class TemplateController implements Controller {
   private readonly queue: WorkQueue;
 
   constructor(private readonly ctx: ControllerContext) {
-    this.queue = new WorkQueue(() => this.sync(), { name: 'template-controller', signal: ctx.signal, log: (l) => ctx.log('template', l) });
+    this.queue = new WorkQueue(() => this.sync(), { name: 'template-controller', signal: ctx.signal, clock: ctx.clock, log: (l) => ctx.log('template', l) });
   }
 
   setup(): void {
