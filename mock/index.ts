@@ -21,6 +21,7 @@ import { AccessControl, type AuthorizationHook } from './rbac/index.js';
 import type { ExtraPrinterColumns } from './resources.js';
 import { crdSchemaLookup, installDefaults, openState } from './state.js';
 import { makeServingCertificates, type ServingCertificates } from './tls.js';
+import { withActivity, type RequestActivity } from './activity.js';
 
 export type { FaultConfig } from './faults.js';
 export { issueServingCertificate, makeCertificateAuthority, type CertificateAuthority, type ServingCertificates } from './tls.js';
@@ -68,6 +69,8 @@ export interface ApiServerOptions {
    * the decision: an audit of what a client needs (see rbac/audit.ts).
    */
   onAuthorize?: AuthorizationHook;
+  /** Told of requests in flight and of activity (see activity.ts); the reference's clock skips idle time with it. */
+  activity?: RequestActivity;
 }
 
 export interface RunningApiServer {
@@ -121,7 +124,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   });
 
   const certs = await certsPromise;
-  const listening = await listen(handler, { host, port: opts.port ?? 0, certs });
+  const listening = await listen(withActivity(handler, now, opts.activity), { host, port: opts.port ?? 0, certs });
   address = listening.address;
   const url = `${useTls ? 'https' : 'http'}://${address}`;
   const caPem = certs?.caPem ?? '';

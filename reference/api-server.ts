@@ -76,5 +76,6 @@ function serverOptions(options: ReferenceApiServerOptions): ApiServerOptions {
     // only other users (ServiceAccounts given to the suite) are held to their roles.
     rbac: true,
     onAuthorize: options.onAuthorize,
+    activity: options.clock,
   };
 }

@@ -15,7 +15,7 @@ import { InformerFactory } from '../lib/kube/informer.js';
 import type { HostFiles } from './kubelet/host-shell.js';
 import { ReferenceApiServer } from './api-server.js';
 import { Cleanups, type Say } from './cleanups.js';
-import { ClusterClock } from './clock.js';
+import { ClusterClock, type ClockMode } from './clock.js';
 import { clusterHandle, type ReferenceCluster, type RunningComponents } from './cluster-handle.js';
 import { COMPONENTS, ComponentProcess, OperatorRollout, type ComponentName, type ProcessBase } from './components.js';
 import type { Controller, ControllerContext } from './context.js';
@@ -42,6 +42,8 @@ export interface ReferenceClusterOptions {
   profile?: ProfileName | string;
   /** Cluster ms per wall ms. Default 600: ten cluster minutes per wall second. */
   timeFactor?: number;
+  /** `fixed` (default): cluster time is wall time × factor; `skip`: it also jumps over idle time (see clock.ts). */
+  clock?: ClockMode;
   /** Seeds every duration the reference draws. Default 1. */
   seed?: number;
   /**
@@ -82,8 +84,9 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
   const workers = options.workers ?? 2;
   if (!Number.isInteger(workers) || workers < 0) throw new Error(`workers must be a non-negative integer, got ${workers}`);
   const say = options.log ?? (() => undefined);
-  const clock = new ClusterClock({ factor: timeFactor });
+  const clock = new ClusterClock({ factor: timeFactor, mode: options.clock });
   const cleanups = new Cleanups(say);
+  cleanups.push(async () => clock.stop()); // last: the controllers stop first
   try {
     const kubeconfigPath = await kubeconfigFile(options, cleanups);
     const shared = await registryFor(profile, options, cleanups, say);

@@ -203,6 +203,7 @@ async function seedNamespacesAndConfigMaps(input: SeedInput): Promise<void> {
     metadata: { name: REFERENCE_INFO_CONFIGMAP, namespace: REFERENCE_INFO_NAMESPACE },
     data: {
       timeFactor: String(input.timeFactor),
+      clock: input.clock.mode,
       profile: profile.name,
       registry: input.registry,
       imageRepo: input.imageRepo,

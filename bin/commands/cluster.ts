@@ -13,6 +13,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { collect, nonNegativeInteger, positiveNumber } from '../args.js';
 import { addHelpExtras } from '../help.js';
 import type { ReferenceCluster } from '../../reference/index.js';
+import { CLOCK_MODES, type ClockMode } from '../../reference/clock.js';
 import { DEFAULT_PROFILE, PROFILE_NAMES, REPORT_PROFILE } from '../../reference/profiles/index.js';
 import { baseOsImage, baseOsTag, type ReleaseInfo } from '../../reference/releases/release-info.js';
 import { auditLogWriter } from './audit-log.js';
@@ -23,6 +24,7 @@ interface UpOptions {
   kubeconfigOut?: string;
   envOut?: string;
   timeFactor: number;
+  clock: ClockMode;
   seed: number;
   fault: string[];
   workers: number;
@@ -134,6 +136,7 @@ async function up(options: UpOptions): Promise<void> {
     onAuthorize: options.auditLog ? auditLogWriter(path.resolve(options.auditLog)) : undefined,
     profile: options.profile,
     timeFactor: options.timeFactor,
+    clock: options.clock,
     seed: options.seed,
     faults: options.fault,
     workers: options.workers,
@@ -208,6 +211,7 @@ export function register(program: Command): void {
     .option('--env-out <file>', 'write the shell lines (KUBECONFIG, SSL_CERT_FILE, REGISTRY_AUTH_FILE, DOCKER_CONFIG) that point oc, docker and podman at the cluster and its registry; `source` it')
     .option('--kubeconfig-out <file>', 'where to write the kubeconfig (default: <env-out>.kubeconfig)')
     .option('--time-factor <n>', 'cluster seconds per wall second', positiveNumber, 600)
+    .addOption(new Option('--clock <mode>', 'fixed (cluster time is wall time × the factor) or skip (also jumps to the next timer when nothing works)').choices([...CLOCK_MODES]).default('fixed'))
     .option('--seed <n>', 'seed of every duration the reference draws', nonNegativeInteger, 1)
     .addOption(new Option('--fault <name>', 'break a behaviour on purpose (names below; repeatable or comma-separated)').argParser(collect).default([], 'none'))
     .option('--workers <n>', 'worker nodes', nonNegativeInteger, 2)

@@ -4,6 +4,7 @@ import { Option, type Command } from 'commander';
 import { loadPullSecret } from '../../helpers/secrets.js';
 import { RUN_PHASES, type RunPhase } from '../../helpers/target.js';
 import { resolveFaults } from '../../reference/faults.js';
+import { CLOCK_MODES, type ClockMode } from '../../reference/clock.js';
 import { DEFAULT_PROFILE, PROFILE_NAMES } from '../../reference/profiles/index.js';
 import { collect, nonNegativeInteger, positiveInteger, positiveNumber } from '../args.js';
 import { profileChoicesText } from '../help.js';
@@ -28,6 +29,8 @@ export interface RunOptions {
   allowDisruptive?: boolean;
   keepOnFailure?: boolean;
   timeFactor?: number;
+  /** Reference only: `fixed` cluster time (wall × factor) or `skip` (also jumps over idle cluster time). */
+  clock?: ClockMode;
   /** Reference only: the seed of every reference cluster of the run (default 1), so a failing run can be replayed. */
   seed?: number;
   /** Where allure-results, junit and artifacts go (default $ARTIFACT_DIR, else `reports`). */
@@ -73,6 +76,7 @@ export function defineRunOptions(command: Command): Command {
     .option('--allow-disruptive', 'run specs that upgrade the cluster or change its pools (default: off on real clusters, always on on the reference)')
     .option('--keep-on-failure', 'leave what a failed spec created in place for inspection, and print how to undo it (default: off)')
     .addOption(new Option('--time-factor <n>', 'reference only: cluster seconds per wall second (default: 600, ten cluster minutes per wall second)').argParser(positiveNumber))
+    .addOption(new Option('--clock <mode>', 'reference only: fixed (cluster time is wall time × the time factor) or skip (the same while the cluster works, and a jump to the next timer when nothing does: a wait costs no wall time) (default: fixed)').choices([...CLOCK_MODES]))
     .addOption(new Option('--seed <n>', 'reference only: seed of every reference cluster of the run (durations, resyncs, boot ids), printed with the run and written to the report\'s environment: replays a run (default: 1)').argParser(nonNegativeInteger))
     // Prow (OpenShift CI) gives every step $ARTIFACT_DIR and keeps what is written there: reports go there unless told otherwise.
     .addOption(new Option('--reports-dir <dir>', 'where Allure results, JUnit XML and failure artefacts go (those three folders are emptied first); without it, $ARTIFACT_DIR when set (Prow\'s artifacts folder), else reports').env('ARTIFACT_DIR').default('reports'))
@@ -97,7 +101,7 @@ export function profileOf(options: Pick<RunOptions, 'profile'>): string {
 /** Refuses combinations that make no sense and values that cannot work, before anything starts. */
 export function validateOptions(options: RunOptions): void {
   if (options.target === 'cluster') {
-    for (const [flag, value] of [['--profile', options.profile], ['--fault', options.fault], ['--time-factor', options.timeFactor], ['--seed', options.seed]] as const) {
+    for (const [flag, value] of [['--profile', options.profile], ['--fault', options.fault], ['--time-factor', options.timeFactor], ['--clock', options.clock], ['--seed', options.seed]] as const) {
       if (value !== undefined) throw new UsageError(`${flag} applies to --target reference only`);
     }
     if (options.jobs !== undefined && options.jobs > 1) {

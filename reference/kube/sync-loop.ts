@@ -4,10 +4,8 @@
  * without any event (the CVO's 40-minute wait, the MCO's informer resync); a short wall pause batches a burst of events
  * into one sync; a failed sync runs again after a pause.
  */
-import { waitForWake, wallSleep, type ClusterClock } from '../clock.js';
+import { wallSleep, type ClusterClock } from '../clock.js';
 
-/** How long an idle loop sleeps when nothing is scheduled (events wake it earlier). */
-const IDLE_WALL_MS = 60_000;
 const FAILURE_PAUSE_WALL_MS = 100;
 
 export interface SyncLoopOptions {
@@ -55,23 +53,29 @@ export class SyncLoop {
     while (!signal.aborted) {
       const due = this.wakeAtMs !== undefined && clock.nowMs() >= this.wakeAtMs;
       if (!this.dirty && !due) {
-        const wallMs = this.wakeAtMs !== undefined ? clock.pollWallMs(this.wakeAtMs - clock.nowMs()) : IDLE_WALL_MS;
-        await waitForWake(wallMs, signal, (wake) => (this.wake = wake));
+        // no event: sleep until the scheduled sync (a cluster timer the clock may jump to) or the next trigger
+        await clock.waitUntil(this.wakeAtMs, signal, (wake) => (this.wake = wake));
         continue;
       }
-      await wallSleep(this.options.batchWallMs, signal).catch(() => undefined);
-      if (signal.aborted) break;
-      this.dirty = false;
-      this.wakeAtMs = undefined;
-      try {
-        await this.options.sync();
-      } catch (error) {
-        if (signal.aborted) break;
-        this.dirty = true;
-        if (this.options.retryAtOnce?.(error)) continue;
-        this.options.log(`sync failed: ${(error as Error).message}`);
-        await wallSleep(FAILURE_PAUSE_WALL_MS, signal).catch(() => undefined);
-      }
+      // from the batching pause to the end of the sync this loop is working: the cluster clock does not jump over it
+      await clock.busyDuring(() => this.syncOnce()).catch(() => undefined);
+    }
+  }
+
+  private async syncOnce(): Promise<void> {
+    const { signal } = this.options;
+    await wallSleep(this.options.batchWallMs, signal).catch(() => undefined);
+    if (signal.aborted) return;
+    this.dirty = false;
+    this.wakeAtMs = undefined;
+    try {
+      await this.options.sync();
+    } catch (error) {
+      if (signal.aborted) return;
+      this.dirty = true;
+      if (this.options.retryAtOnce?.(error)) return;
+      this.options.log(`sync failed: ${(error as Error).message}`);
+      await wallSleep(FAILURE_PAUSE_WALL_MS, signal).catch(() => undefined);
     }
   }
 }

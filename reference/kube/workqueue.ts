@@ -3,7 +3,7 @@
  * while it is being processed runs once more afterwards, and a failed key is retried with backoff. A short wall
  * delay before each run batches bursts of watch events (a 1,000-node rollout sends thousands) into one sync.
  */
-import { wallSleep } from '../clock.js';
+import { wallSleep, type ClusterClock } from '../clock.js';
 
 export interface WorkQueueOptions {
   name: string;
@@ -11,6 +11,8 @@ export interface WorkQueueOptions {
   batchWallMs?: number;
   log?: (line: string) => void;
   signal: AbortSignal;
+  /** The cluster clock, told that a key being batched, synced or backed off is work (it does not jump over it). */
+  clock?: ClusterClock;
 }
 
 export class WorkQueue {
@@ -35,27 +37,32 @@ export class WorkQueue {
   private async run(key: string): Promise<void> {
     this.running.add(key);
     this.active++;
+    const { clock } = this.options;
     try {
-      while (this.dirty.has(key) && !this.options.signal.aborted) {
-        await wallSleep(this.options.batchWallMs ?? 10, this.options.signal).catch(() => undefined);
-        if (this.options.signal.aborted) break;
-        this.dirty.delete(key);
-        try {
-          await this.handler(key);
-          this.failures.delete(key);
-        } catch (error) {
-          if (this.options.signal.aborted) break;
-          const n = (this.failures.get(key) ?? 0) + 1;
-          this.failures.set(key, n);
-          this.options.log?.(`${this.options.name}: sync of ${key} failed (attempt ${n}): ${(error as Error).message}`);
-          await wallSleep(Math.min(20 * 2 ** n, 2000), this.options.signal).catch(() => undefined);
-          this.dirty.add(key);
-        }
-      }
+      await (clock ? clock.busyDuring(() => this.process(key)) : this.process(key));
     } finally {
       this.running.delete(key);
       this.active--;
       if (this.active === 0) for (const w of this.idleWaiters.splice(0)) w();
+    }
+  }
+
+  private async process(key: string): Promise<void> {
+    while (this.dirty.has(key) && !this.options.signal.aborted) {
+      await wallSleep(this.options.batchWallMs ?? 10, this.options.signal).catch(() => undefined);
+      if (this.options.signal.aborted) break;
+      this.dirty.delete(key);
+      try {
+        await this.handler(key);
+        this.failures.delete(key);
+      } catch (error) {
+        if (this.options.signal.aborted) break;
+        const n = (this.failures.get(key) ?? 0) + 1;
+        this.failures.set(key, n);
+        this.options.log?.(`${this.options.name}: sync of ${key} failed (attempt ${n}): ${(error as Error).message}`);
+        await wallSleep(Math.min(20 * 2 ** n, 2000), this.options.signal).catch(() => undefined);
+        this.dirty.add(key);
+      }
     }
   }
 

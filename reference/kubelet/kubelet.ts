@@ -107,7 +107,8 @@ export class Kubelets implements Controller {
     if (!this.nodes.get(nodeName)) return; // no such simulated machine: the pod stays Pending, as with a lost node
     const record: RunningPod = { uid, namespace: pod.metadata.namespace!, name: pod.metadata.name!, node: nodeName, containers: new Map() };
     this.running.set(uid, record);
-    const task = this.runPod(pod, record)
+    // starting a pod, and a command pod's whole run, is the kubelet's work: the cluster clock does not jump over it
+    const task = this.ctx.clock.busyDuring(() => this.runPod(pod, record))
       .catch((error) => {
         if (error instanceof AbortedError || this.ctx.signal.aborted) return;
         this.ctx.log('kubelet', `pod ${record.namespace}/${record.name}: ${(error as Error).message}`);

@@ -108,23 +108,26 @@ export class DaemonSet implements Controller {
     if (desired === daemon.completed && annotations[ANN.state] !== 'Degraded') return; // our Done write is not in the cache yet
     if (this.ctx.signal.aborted) return;
     daemon.running = true;
-    let retryAfterWallMs = 0;
+    let retryAfterMs = 0;
     const alive = daemon;
-    const task = this.update(name, desired, daemon)
+    // the update is work for the cluster clock, except while it waits on the clock (drain grace, pull retry, reboot)
+    const task = this.ctx.clock.busyDuring(() => this.update(name, desired, daemon))
       .catch((error) => {
         if (error instanceof AbortedError || this.ctx.signal.aborted || alive.abort.signal.aborted) return;
         // an API failure the client could not ride out: try again in a cluster minute, as the daemon's requeue does
         this.ctx.log(`mcd/${name}`, `Unable to apply update to ${desired}: ${(error as Error).message}`);
-        retryAfterWallMs = this.ctx.clock.pollWallMs(MINUTE);
+        retryAfterMs = MINUTE;
       })
       .finally(() => {
         alive.running = false;
         this.inFlight.delete(task);
         if (this.ctx.signal.aborted || alive.abort.signal.aborted) return;
-        setTimeout(() => {
+        const again = (): void => {
           const latest = this.nodes.get(name);
           if (latest && !this.ctx.signal.aborted) this.consider(latest);
-        }, retryAfterWallMs);
+        };
+        if (retryAfterMs === 0) setTimeout(again, 0); // look at the node as it is now: a change may have come meanwhile
+        else void this.ctx.clock.sleep(retryAfterMs, this.ctx.signal).then(again, () => undefined);
       });
     daemon.task = task;
     this.inFlight.add(task);

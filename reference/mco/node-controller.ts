@@ -28,7 +28,7 @@ export class NodeController implements Controller {
   private readonly pendingDesired = new Map<string, string>();
 
   constructor(private readonly ctx: ControllerContext) {
-    this.queue = new WorkQueue((pool) => this.sync(pool), { name: 'node-controller', signal: ctx.signal, batchWallMs: 15, log: (l) => ctx.log('node-controller', l) });
+    this.queue = new WorkQueue((pool) => this.sync(pool), { name: 'node-controller', signal: ctx.signal, clock: ctx.clock, batchWallMs: 15, log: (l) => ctx.log('node-controller', l) });
   }
 
   setup(): void {

@@ -127,7 +127,7 @@ export class WorkloadController implements Controller {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.running = this.syncAll()
+      this.running = this.ctx.clock.busyDuring(() => this.syncAll())
         .catch((error) => {
           this.ctx.log('workloads', `sync failed: ${(error as Error).message}`);
           // an API failure the client could not ride out: look again soon, as a controller's requeue does

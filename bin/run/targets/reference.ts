@@ -119,7 +119,7 @@ async function startRegistry(profile: string): Promise<ReferenceRegistry> {
 async function startReference({ profile, options, registry }: FileRun): Promise<ReferenceCluster> {
   try {
     const { startReferenceCluster } = await import('../../../reference/index.js');
-    return await startReferenceCluster({ profile, seed: options.seed ?? DEFAULT_SEED, timeFactor: options.timeFactor, faults: options.fault ?? [], registry });
+    return await startReferenceCluster({ profile, seed: options.seed ?? DEFAULT_SEED, timeFactor: options.timeFactor, clock: options.clock, faults: options.fault ?? [], registry });
   } catch (error) {
     throw new UsageError(`cannot start the reference cluster: ${(error as Error).message}`);
   }
@@ -144,7 +144,7 @@ async function runOnOneReferenceCluster(files: string[], options: RunOptions, co
     let reference;
     try {
       const { startReferenceCluster } = await import('../../../reference/index.js');
-      reference = await startReferenceCluster({ profile, seed, timeFactor: options.timeFactor, faults: options.fault ?? [], registry, workers });
+      reference = await startReferenceCluster({ profile, seed, timeFactor: options.timeFactor, clock: options.clock, faults: options.fault ?? [], registry, workers });
     } catch (error) {
       throw new UsageError(`cannot start the reference cluster: ${(error as Error).message}`);
     }
@@ -152,7 +152,7 @@ async function runOnOneReferenceCluster(files: string[], options: RunOptions, co
       const files_ = reference.registryFiles;
       Object.assign(process.env, { SSL_CERT_FILE: files_.caBundleFile, REGISTRY_AUTH_FILE: files_.authFile, DOCKER_CONFIG: files_.dockerConfigDir });
       const { runOnCluster } = await import('./cluster.js');
-      const asCluster: RunOptions = { ...options, target: 'cluster', kubeconfig: reference.kubeconfigPath, allowDisruptive: true, profile: undefined, fault: undefined, timeFactor: undefined, seed: undefined, oneCluster: undefined };
+      const asCluster: RunOptions = { ...options, target: 'cluster', kubeconfig: reference.kubeconfigPath, allowDisruptive: true, profile: undefined, fault: undefined, timeFactor: undefined, clock: undefined, seed: undefined, oneCluster: undefined };
       return runOnCluster(files, asCluster, { ...config, allowDisruptive: true }, supervisor);
     });
   });
