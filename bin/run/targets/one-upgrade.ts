@@ -8,6 +8,8 @@
  *
  * A pipeline's phases run by hand (`--phase pre`, then `upgrade` and `post`, perhaps by other jobs) follow the same
  * plan: pre makes the pools and leaves the plan on the cluster, the later phases read it, post's run removes both.
+ * An interrupt of `--phase all` after the prepares leaves the run as such a pipeline would be left (the overrides,
+ * checkpoints, pools and plan) and prints the phases that go on from there (shared-upgrade-resume.ts).
  */
 import { basename } from 'node:path';
 import type { Cluster } from '../../../helpers/cluster.js';
@@ -26,6 +28,7 @@ import { addCounts, NO_TESTS, type Counts } from '../results/counts.js';
 import { listTests } from '../spec-listing.js';
 import type { Supervisor } from '../supervisor.js';
 import { UsageError } from '../usage-error.js';
+import { describeStop } from './shared-upgrade-resume.js';
 
 /** A spec that declares no pools is taken to be about the real pools with no override: it shares with nobody who overrides them. */
 const UNDECLARED: PoolNeeds = { master: { image: 'release', own: true }, worker: { image: 'release', own: true } };
@@ -167,11 +170,26 @@ export async function runSharedUpgrade(split: SpecSplit, run: SharedUpgradeRun, 
   } finally {
     if (keepPools) {
       await writePoolPlan(run.cluster, plan, run.target.runId);
-      console.log(`  the custom pools ${plan.customPools.map((p) => p.name).join(', ') || '(none)'} stay with the checkpoints left on the cluster: \`--phase post\` goes on with them and removes them`);
+      if (stopped()) await tellStop(run, split);
+      else console.log(`  the custom pools ${plan.customPools.map((p) => p.name).join(', ') || '(none)'} stay with the checkpoints left on the cluster: \`--phase post\` goes on with them and removes them`);
     } else {
       await removePlanPools(run, pools.pools);
     }
   }
+}
+
+/** An interrupt after the prepares: what stays on the cluster, and the pipeline commands that go on from it. */
+async function tellStop(run: SharedUpgradeRun, split: SpecSplit): Promise<void> {
+  const checkpoints = await listCheckpoints(run.cluster);
+  const prepared = split.upgradeFiles.flatMap((f) => checkpoints.get(basename(f)) ?? []);
+  const lines = await describeStop(run.cluster, {
+    kubeconfigPath: run.target.kubeconfigPath,
+    grep: run.mocha.grep,
+    upgradeFiles: split.upgradeFiles,
+    checkpoints: prepared,
+    customPools: (await listCustomPools(run.cluster)).map((p) => p.name),
+  });
+  for (const line of lines) console.log(`  ${line}`);
 }
 
 /** Removes the plan's pools; then none of the suite's may be left: a leak is a failure of the run. */
