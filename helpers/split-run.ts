@@ -12,6 +12,7 @@
 import { CHECKPOINT_FORMAT, CHECKPOINT_NAMESPACE, checkpointName, type Checkpoint } from './checkpoint/format.js';
 import { keepLocalCopy, listCheckpoints, readCheckpoint, writeCheckpoint } from './checkpoint/store.js';
 import { phaseStartProblem } from './checkpoint/validate.js';
+import { phaseCommand } from './checkpoint/phase-command.js';
 import { currentVersion } from './facts/cluster-version.js';
 import { requestedUpgrade } from './upgrade.js';
 import { adoptOverrides, followUpgradeStartedElsewhere, upgradeCluster, type CompletedUpgrade, type FlowSession } from './flows.js';
@@ -161,7 +162,7 @@ export class SplitRun {
     if (!requestedUpgrade(cv, upgrading.from)) return undefined;
     const where = await this.writeHandOver(upgrading.prepared, upgrading.from);
     this.handedOver = true;
-    const post = `ocp-e2e run --target cluster --kubeconfig ${this.session.target.kubeconfigPath} --allow-disruptive --phase post${this.caseId ? ` --grep ${this.caseId}` : ''}`;
+    const post = phaseCommand('post', { kubeconfigPath: this.session.target.kubeconfigPath, grep: this.caseId });
     return [
       `the upgrade to ${requestedUpgrade(cv, upgrading.from)!.image} is under way: the overrides stay (deleting them now would start a second roll-out in the middle of the upgrade's)`,
       `checkpoint ${where} written; to follow the upgrade to its end, judge it and clean up, run:`,

@@ -16,7 +16,7 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 const PROBE_PATHS = new Set(['/version', '/healthz', '/readyz', '/livez']);
 
-export function isStreamingRequest(url: URL): boolean {
+function isStreamingRequest(url: URL): boolean {
   const q = url.searchParams;
   if (['true', '1'].includes(q.get('watch') ?? '') || ['true', '1'].includes(q.get('follow') ?? '')) return true;
   return url.pathname.includes('/watch/') || /\/(exec|attach|portforward)$/.test(url.pathname);

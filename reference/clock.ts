@@ -139,7 +139,7 @@ export class ClusterClock {
 
   /** Resolve after one poll interval of `clusterMs`, never less than the wall floor's worth of cluster time. */
   pollSleep(clusterMs: number, signal?: AbortSignal): Promise<void> {
-    return this.sleep(Math.max(clusterMs, this.minPollWallMs * this.factor), signal);
+    return this.sleep(this.pollWallMs(clusterMs) * this.factor, signal);
   }
 
   /** Resolve at cluster time `deadlineMs`. Rejects when aborted. */

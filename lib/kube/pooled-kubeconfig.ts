@@ -21,10 +21,4 @@ export class PooledKubeConfig extends KubeConfig {
     this.pooled ??= new Agent({ ...(made as Agent).options, keepAlive: true });
     context.setAgent(this.pooled);
   }
-
-  /** Closes the pool's idle connections (a client that is done). */
-  closeConnections(): void {
-    this.pooled?.destroy();
-    this.pooled = undefined;
-  }
 }

@@ -5,6 +5,7 @@
  * next step is a pipeline's: `--phase post` once the upgrade was requested, `--phase upgrade` and then `post` before.
  */
 import type { Checkpoint } from '../../../helpers/checkpoint/format.js';
+import { phaseCommand } from '../../../helpers/checkpoint/phase-command.js';
 import type { Cluster } from '../../../helpers/cluster.js';
 import { specKey } from '../../../helpers/plan/pool-plan.js';
 import { requestedUpgrade } from '../../../helpers/upgrade.js';
@@ -17,17 +18,6 @@ export interface StoppedSharedUpgrade {
   upgradeFiles: string[];
   checkpoints: Checkpoint[];
   customPools: string[];
-}
-
-/** A word as a shell reads it back unchanged: quoted when it holds anything but plain path characters. */
-function shellWord(word: string): string {
-  return /^[\w./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The command line of a later phase over the same specs on the same cluster. */
-export function phaseCommand(phase: 'upgrade' | 'post', stopped: Pick<StoppedSharedUpgrade, 'kubeconfigPath' | 'grep'>): string {
-  const grep = stopped.grep ? ` --grep ${shellWord(stopped.grep)}` : '';
-  return `ocp-e2e run --target cluster --kubeconfig ${shellWord(stopped.kubeconfigPath)} --allow-disruptive --phase ${phase}${grep}`;
 }
 
 /** The lines to print (the run stamps them) about what stays and how to go on. */
