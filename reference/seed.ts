@@ -28,6 +28,7 @@ import type { KubeClient, KubeObject } from '../lib/kube/client.js';
 import { osImageName } from './mcd/os-status.js';
 import { calculateStatus } from './mco/node-status.js';
 import { goPrintVersions, machineConfigPoolStatus, MCO_RELATED_OBJECTS, syncUpgradeableStatus } from './mco/operator-status.js';
+import { mcoManifestNamespaces } from './mco/namespaces.js';
 import { masterPool, workerPool } from './mco/pools.js';
 import { defaultOsImage, generateRenderedMachineConfig, selectorMatches } from './mco/render.js';
 import { installerSshMachineConfig, ROLES, templateMachineConfigs } from './mco/templates.js';
@@ -196,7 +197,8 @@ export async function seedCluster(input: SeedInput): Promise<void> {
 /** The namespaces, the reference's own description of itself, and the MCO ConfigMaps the CVO would have written. */
 async function seedNamespacesAndConfigMaps(input: SeedInput): Promise<void> {
   const { client, profile, current } = input;
-  for (const ns of [MCO_NAMESPACE, 'openshift-config', 'openshift-config-managed', 'openshift-cluster-version', 'openshift-kube-apiserver', REFERENCE_INFO_NAMESPACE, 'default']) {
+  for (const ns of mcoManifestNamespaces()) await client.apply('Namespace', ns);
+  for (const ns of ['openshift-config', 'openshift-config-managed', 'openshift-cluster-version', 'openshift-kube-apiserver', REFERENCE_INFO_NAMESPACE, 'default']) {
     await client.apply('Namespace', { metadata: { name: ns } });
   }
   await client.apply('ConfigMap', {

@@ -1,6 +1,6 @@
 /**
  * The project's OpenShift CRD manifests (ClusterOperator, ClusterVersion, MachineConfig, MachineConfigPool,
- * ControllerConfig), read from the YAML files next to this module, ready to pass as `crds` to startApiServer.
+ * ControllerConfig, KubeletConfig, ContainerRuntimeConfig), read from the YAML files next to this module, ready to pass as `crds` to startApiServer.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

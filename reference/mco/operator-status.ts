@@ -5,6 +5,7 @@
 import { LABEL, MC_GROUP, MCO_NAMESPACE } from '../constants.js';
 import type { Condition, MachineConfigPool } from './types.js';
 import { getCondition, isConditionTrue } from './node-status.js';
+import { ON_PREM_INFRA_NAMESPACES } from './namespaces.js';
 import { goQuote, isMachineConfigPoolConfigurationValid, type MachineConfigGetter } from './pool-validity.js';
 
 export {
@@ -112,7 +113,7 @@ export const MCO_RELATED_OBJECTS: ReadonlyArray<{ group: string; resource: strin
   { group: MC_GROUP, resource: 'containerruntimeconfigs', name: '' },
   { group: MC_GROUP, resource: 'machineconfigs', name: '' },
   { group: '', resource: 'nodes', name: '' },
-  ...['kni', 'openstack', 'ovirt', 'vsphere', 'nutanix'].map((platform) => ({ group: '', resource: 'namespaces', name: `openshift-${platform}-infra` })),
+  ...ON_PREM_INFRA_NAMESPACES.map((name) => ({ group: '', resource: 'namespaces', name })),
 ];
 
 export function operatorVersionOf(versions: readonly OperandVersion[] | undefined): string | undefined {
