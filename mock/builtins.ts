@@ -1,29 +1,12 @@
 /**
  * The built-in kinds this server serves, with the columns `kubectl get` shows for them on a real cluster.
  * Only what clients of this project need: Namespace, Node, ConfigMap, Secret, ServiceAccount, Event (core and
- * events.k8s.io), Pod, the apps/v1 workloads (Deployment, ReplicaSet, DaemonSet) and the CustomResourceDefinition
- * kind itself. Columns of priority 1 are the ones `kubectl get -o wide` adds.
+ * events.k8s.io), Pod, the apps/v1 workloads (Deployment, ReplicaSet, DaemonSet), the kinds only stored of
+ * builtins-stored.ts and the CustomResourceDefinition kind itself. Columns of priority 1 are the ones `kubectl get -o wide` adds.
  */
-import { ALL_VERBS, type KubeObject, type PrinterColumn, type ResourceType } from './resources.js';
-
-const age: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'Time since creation' };
-
-function builtin(p: Partial<ResourceType> & Pick<ResourceType, 'group' | 'version' | 'kind' | 'plural' | 'namespaced'>): ResourceType {
-  return {
-    listKind: `${p.kind}List`,
-    singular: p.kind.toLowerCase(),
-    shortNames: [],
-    categories: [],
-    statusSubresource: false,
-    builtin: true,
-    tracksGeneration: false,
-    columns: [age],
-    storageKey: `${p.group}/${p.plural}`,
-    storageVersion: p.version,
-    verbs: ALL_VERBS,
-    ...p,
-  };
-}
+import { age, builtin, formatSelector } from './builtin-type.js';
+import { storedOnlyResourceTypes } from './builtins-stored.js';
+import type { KubeObject, PrinterColumn, ResourceType } from './resources.js';
 
 function nodeStatus(node: KubeObject): string {
   const ready = (node.status?.conditions ?? []).find((c: { type: string }) => c.type === 'Ready');
@@ -81,18 +64,6 @@ function podStatus(pod: KubeObject): string {
 
 function nodeAddress(node: KubeObject, type: string): string {
   return ((node.status?.addresses ?? []) as Array<{ type: string; address: string }>).find((a) => a.type === type)?.address ?? '<none>';
-}
-
-/** metav1.FormatLabelSelector: `k=v,k2 in (a,b)`, `<none>` when empty. */
-function formatSelector(selector: { matchLabels?: Record<string, string>; matchExpressions?: Array<{ key: string; operator: string; values?: string[] }> } | undefined): string {
-  const parts = Object.entries(selector?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
-  for (const e of selector?.matchExpressions ?? []) {
-    const op = e.operator.toLowerCase();
-    if (op === 'exists') parts.push(e.key);
-    else if (op === 'doesnotexist') parts.push(`!${e.key}`);
-    else parts.push(`${e.key} ${op === 'notin' ? 'notin' : 'in'} (${(e.values ?? []).join(',')})`);
-  }
-  return parts.length ? parts.join(',') : '<none>';
 }
 
 /** CONTAINERS, IMAGES and SELECTOR: the wide columns every workload kind prints. */
@@ -250,6 +221,7 @@ export function builtinResourceTypes(): ResourceType[] {
       ],
     }),
     ...rbacResourceTypes(),
+    ...storedOnlyResourceTypes(),
     builtin({
       group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions',
       namespaced: false, shortNames: ['crd', 'crds'], categories: ['api-extensions'], statusSubresource: true, tracksGeneration: true,
