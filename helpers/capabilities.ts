@@ -3,6 +3,7 @@
  * its clock factor and registry; a real cluster has none, runs at wall-clock speed, and needs --image-repo.
  */
 import type { Cluster } from './cluster.js';
+import { ServerTargetClock, type TargetClock } from './target-clock.js';
 
 export const ReferenceInfoConfigMap = { namespace: 'kube-system', name: 'ocp-e2e-reference-cluster' } as const;
 
@@ -13,14 +14,24 @@ export interface TargetCapabilities {
   profile?: string;
   registry?: string;
   imageRepo?: string;
+  /**
+   * The target's time (target-clock.ts): the wall clock on a real cluster, the server's cluster time on the reference.
+   * Absent where a caller made its own capabilities: then the time is the wall clock at the factor (clockOf).
+   */
+  clock?: TargetClock;
 }
+
+type ClockCaps = Pick<TargetCapabilities, 'timeFactor' | 'clock'>;
 
 export async function discoverCapabilities(cluster: Cluster): Promise<TargetCapabilities> {
   const cm = await cluster.getConfigMap(ReferenceInfoConfigMap.namespace, ReferenceInfoConfigMap.name);
   if (!cm?.data) return { timeFactor: 1, isReference: false };
   const factor = Number(cm.data.timeFactor);
+  const timeFactor = Number.isFinite(factor) && factor > 0 ? factor : 1;
   return {
-    timeFactor: Number.isFinite(factor) && factor > 0 ? factor : 1,
+    timeFactor,
+    // The reference's cluster time is its server's (a `skip` clock jumps where the factor cannot tell).
+    clock: await ServerTargetClock.start(cluster.kubeConfig, timeFactor),
     isReference: true,
     profile: cm.data.profile,
     registry: cm.data.registry,
@@ -45,11 +56,43 @@ export function poolRolloutClusterMinutes(nodeCount: number, perNodeMinutes = 30
   return Math.max(1, nodeCount) * perNodeMinutes + slackMinutes;
 }
 
-/** Formats a duration in cluster time for messages ("12m30s (cluster time)"). */
-export function formatClusterDuration(wallMs: number, caps: Pick<TargetCapabilities, 'timeFactor'>): string {
-  const seconds = Math.round((wallMs * caps.timeFactor) / 1000);
+/** The target's clock: its own, or the wall clock at its factor (every call gives the same time). */
+export function clockOf(caps: ClockCaps): TargetClock {
+  return caps.clock ?? { nowMs: () => Date.now() * caps.timeFactor, factor: caps.timeFactor, stop: () => {} };
+}
+
+/** Time gone by on both clocks since it was made. */
+export interface Stopwatch {
+  /** Target ms. */
+  targetMs(): number;
+  wallMs(): number;
+  /** "12m30s", or on a compressed clock "12m30s cluster time (1.3s wall)". */
+  format(): string;
+}
+
+export function stopwatch(caps: ClockCaps): Stopwatch {
+  const clock = clockOf(caps);
+  const target0 = clock.nowMs();
+  const wall0 = Date.now();
+  const watch: Stopwatch = {
+    targetMs: () => clock.nowMs() - target0,
+    wallMs: () => Date.now() - wall0,
+    format: () => formatTargetDuration(watch.targetMs(), watch.wallMs(), caps.timeFactor),
+  };
+  return watch;
+}
+
+/** Formats a span measured on both clocks: "12m30s" at factor 1, else "12m30s cluster time (6.0s wall)". */
+export function formatTargetDuration(targetMs: number, wallMs: number, timeFactor: number): string {
+  const seconds = Math.round(targetMs / 1000);
   const m = Math.floor(seconds / 60);
   const s = seconds % 60;
   const text = m > 0 ? `${m}m${String(s).padStart(2, '0')}s` : `${s}s`;
-  return caps.timeFactor === 1 ? text : `${text} cluster time (${(wallMs / 1000).toFixed(1)}s wall)`;
+  return timeFactor === 1 ? text : `${text} cluster time (${(wallMs / 1000).toFixed(1)}s wall)`;
+}
+
+/** A wait's budget, given in wall ms at the factor, said in target time: a skipping clock spends it in less wall time. */
+export function formatBudget(wallMs: number, caps: Pick<TargetCapabilities, 'timeFactor'>): string {
+  const text = formatTargetDuration(wallMs * caps.timeFactor, wallMs, 1);
+  return caps.timeFactor === 1 ? text : `${text} cluster time (at most ${(wallMs / 1000).toFixed(1)}s wall)`;
 }

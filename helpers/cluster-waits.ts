@@ -4,7 +4,7 @@
  * for is a fact of helpers/facts: the same meaning the assertions and the monitor use.
  */
 import type { ClusterSnapshot, ClusterWatcher } from './cluster-watcher.js';
-import { poolRolloutClusterMinutes, wallBudgetMs, type TargetCapabilities } from './capabilities.js';
+import { clockOf, poolRolloutClusterMinutes, wallBudgetMs, type TargetCapabilities } from './capabilities.js';
 import { operatorLine, operatorSettledAt } from './facts/cluster-operator.js';
 import { clusterVersionLine, upgradeCompleted, type ReleaseTarget } from './facts/cluster-version.js';
 import { degradedNodes, describeDegradedPool, osImageCheckDeadlock, type DegradedNode } from './facts/diagnoses.js';
@@ -15,7 +15,7 @@ import { waitFor, WaitFailedError, type ProgressSink, type WaitSpec } from './wa
 
 export interface WaitContext {
   watcher: ClusterWatcher;
-  caps: Pick<TargetCapabilities, 'timeFactor'>;
+  caps: Pick<TargetCapabilities, 'timeFactor' | 'clock'>;
   progress?: ProgressSink;
   /** Floor of every budget in wall milliseconds (default 5 s: below that a compressed clock races the API itself). */
   minBudgetMs?: number;
@@ -97,7 +97,9 @@ export function waitForPools(ctx: WaitContext, expectation: PoolExpectation): Pr
   const snapshot = ctx.watcher.snapshot();
   // Pools roll in parallel, nodes within a pool one at a time: the largest pool sets the pace.
   const largest = Math.max(1, ...expectation.pools.map((n) => snapshot.pools.get(n)?.status?.machineCount ?? 1));
-  const graceMs = wallBudgetMs(expectation.degradedGraceClusterMinutes ?? 15, ctx.caps, 0);
+  // The grace is cluster time, read on the target's clock: a skipping clock may spend it in no wall time at all.
+  const graceMs = (expectation.degradedGraceClusterMinutes ?? 15) * 60_000;
+  const clock = clockOf(ctx.caps);
   const degradedSince = new Map<string, number>();
   let degraded: { pool: string; nodes: DegradedNode[] } | undefined;
   const spec: WaitSpec = {
@@ -120,9 +122,9 @@ export function waitForPools(ctx: WaitContext, expectation: PoolExpectation): Pr
         lines.push(rendered.ok ? poolLine(snap, name) : rendered.why);
         // A pool that stays NodeDegraded on the config we wait for will not get better by waiting out the budget.
         if (rendered.ok && viewPool(p).nodeDegradedMessage !== undefined) {
-          const since = degradedSince.get(name) ?? Date.now();
+          const since = degradedSince.get(name) ?? clock.nowMs();
           degradedSince.set(name, since);
-          if (Date.now() - since >= graceMs) {
+          if (clock.nowMs() - since >= graceMs) {
             degraded = { pool: name, nodes: degradedNodes(snap, p) };
             return { done: false, progress: lines.join('; '), failure: describeDegradedPool(p, degraded.nodes) };
           }

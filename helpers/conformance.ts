@@ -17,7 +17,7 @@ import { objectsHandedOverByOtherSpecs } from './checkpoint/held-objects.js';
 import { deferCleanup, deferredCleanups, runDeferredCleanups } from './deferred-cleanup.js';
 import { Cluster } from './cluster.js';
 import { ClusterWatcher, type ClusterSnapshot } from './cluster-watcher.js';
-import { discoverCapabilities, formatClusterDuration, ReferenceInfoConfigMap, wallBudgetMs, type TargetCapabilities } from './capabilities.js';
+import { discoverCapabilities, ReferenceInfoConfigMap, stopwatch, wallBudgetMs, type TargetCapabilities } from './capabilities.js';
 import { registryAccess, type RegistryAccess } from './credentials.js';
 import { clusterVersionIdle, currentVersion } from './facts/cluster-version.js';
 import { poolNotDegraded } from './facts/pool.js';
@@ -291,10 +291,10 @@ export class ConformanceSession {
   private readonly runner: PhaseRunner = (phase, title, body) => this.runPhaseStep(phase, title, body);
 
   private async runPhaseStep<T>(phase: PhaseName, title: string, body: () => Promise<T>): Promise<T> {
-    const started = Date.now();
     // One line when a phase starts and one when it ends, with its elapsed time (cluster time beside wall time on a
     // compressed clock), so a log says where the run is and how long each part took.
-    const elapsed = () => formatClusterDuration(Date.now() - started, this.connected?.caps ?? { timeFactor: 1 });
+    const took = stopwatch(this.connected?.caps ?? { timeFactor: 1 });
+    const elapsed = () => took.format();
     console.log(`  ▶ phase ${phase}: ${title}`);
     try {
       const value = await step(`${phase}: ${title}`, body, this.connected?.caps);
@@ -373,6 +373,7 @@ export class ConformanceSession {
     } finally {
       this.progress.end();
       this.connected.watcher.stop();
+      this.connected.caps.clock?.stop();
     }
   }
 }

@@ -4,7 +4,7 @@
  */
 import * as allure from 'allure-js-commons';
 import { stringify } from 'yaml';
-import { formatClusterDuration, type TargetCapabilities } from './capabilities.js';
+import { stopwatch, type TargetCapabilities } from './capabilities.js';
 import { maskDeep, maskSecrets } from './secrets.js';
 
 /** Where Polarion-style case ids link to; the case id is appended. */
@@ -34,16 +34,16 @@ export async function labelCase(labels: CaseLabels): Promise<void> {
  * An Allure step. With `clock` (the target's time factor), the step's title ends with how long it took in cluster
  * time: Allure can only show wall durations, and on the reference a 47-minute wait takes seconds of wall time.
  */
-export function step<T>(name: string, body: () => T | Promise<T>, clock?: Pick<TargetCapabilities, 'timeFactor'>): Promise<T> {
+export function step<T>(name: string, body: () => T | Promise<T>, clock?: Pick<TargetCapabilities, 'timeFactor' | 'clock'>): Promise<T> {
   const title = maskSecrets(name);
   if (!clock || clock.timeFactor === 1) return Promise.resolve(allure.step(title, () => body()));
   return Promise.resolve(
     allure.step(title, async (context) => {
-      const started = Date.now();
+      const took = stopwatch(clock);
       try {
         return await body();
       } finally {
-        await context.displayName(`${title} · took ${formatClusterDuration(Date.now() - started, clock)}`);
+        await context.displayName(`${title} · took ${took.format()}`);
       }
     }),
   );

@@ -4,7 +4,7 @@
  * the last error, because "timed out" alone helps nobody.
  */
 import type { ClusterSnapshot, ClusterWatcher } from './cluster-watcher.js';
-import { formatClusterDuration, type TargetCapabilities } from './capabilities.js';
+import { formatBudget, stopwatch, type Stopwatch, type TargetCapabilities } from './capabilities.js';
 import { maskSecrets } from './secrets.js';
 
 export interface Judgement {
@@ -23,8 +23,12 @@ export interface WaitSpec {
   judge: (snapshot: ClusterSnapshot) => Judgement;
   /** Longer description of the observed state for timeout messages (defaults to the progress line). */
   describe?: (snapshot: ClusterSnapshot) => string;
+  /**
+   * Wall ms at the target's factor; the wait ends when that much target time (budgetMs × factor) has passed on the
+   * target's clock, which on a skipping reference clock is sooner in wall time.
+   */
   budgetMs: number;
-  caps: Pick<TargetCapabilities, 'timeFactor'>;
+  caps: Pick<TargetCapabilities, 'timeFactor' | 'clock'>;
   /** Longest wall time without a line while nothing changes (default 10 s): a stuck wait must not look hung. */
   heartbeatMs?: number;
 }
@@ -39,11 +43,11 @@ export class WaitTimeoutError extends Error {
   readonly expected: string;
   readonly actual: string;
   readonly showDiff = false;
-  constructor(spec: WaitSpec, observed: string, lastError: string | undefined, elapsedMs: number) {
+  constructor(spec: WaitSpec, observed: string, lastError: string | undefined, elapsed: Stopwatch) {
     super(
       maskSecrets(
         [
-          `timed out after ${formatClusterDuration(elapsedMs, spec.caps)} waiting for ${spec.what}`,
+          `timed out after ${elapsed.format()} waiting for ${spec.what}`,
           `  expected: ${spec.expected}`,
           `  last observed: ${observed}`,
           `  last error: ${lastError ?? 'none'}`,
@@ -119,9 +123,10 @@ export function consoleProgress(stream: NodeJS.WriteStream = process.stderr): Pr
 
 /** Resolves with the snapshot that satisfied the wait; rejects with WaitTimeoutError or WaitFailedError. */
 export function waitFor(watcher: ClusterWatcher, spec: WaitSpec, progress: ProgressSink = consoleProgress()): Promise<ClusterSnapshot> {
-  const started = Date.now();
+  const elapsed = stopwatch(spec.caps);
   const heartbeatMs = spec.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
-  const budget = formatClusterDuration(spec.budgetMs, spec.caps);
+  const budget = formatBudget(spec.budgetMs, spec.caps);
+  const budgetTargetMs = spec.budgetMs * spec.caps.timeFactor;
   const say = (line: string) => (progress.note ? progress.note(line) : progress(line));
   say(`waiting for ${spec.what} (budget ${budget})`);
   let lastSaidAt = Date.now();
@@ -152,22 +157,24 @@ export function waitFor(watcher: ClusterWatcher, spec: WaitSpec, progress: Progr
       lastProgress = judgement.progress;
       if (judgement.done) return finish(undefined, snapshot);
       if (judgement.failure) return finish(new WaitFailedError(spec, judgement.failure, spec.describe?.(snapshot) ?? judgement.progress));
+      if (elapsed.targetMs() >= budgetTargetMs) return timeOut();
       progress(judgement.progress);
       const now = Date.now();
       if (changed) lastSaidAt = now;
       else if (now - lastSaidAt >= heartbeatMs) {
-        say(`still waiting for ${spec.what}: ${judgement.progress} (${formatClusterDuration(now - started, spec.caps)} of ${budget})`);
+        say(`still waiting for ${spec.what}: ${judgement.progress} (${elapsed.format()} of ${budget})`);
         lastSaidAt = now;
       }
     };
     const onChange = () => evaluate();
     watcher.onChange(onChange);
-    // Waits are judged on changes; the ticker keeps the display honest, and the heartbeat going, when nothing changes.
-    const ticker = setInterval(evaluate, Math.min(2000, Math.max(50, heartbeatMs / 2)));
-    const timer = setTimeout(() => {
-      const snapshot = watcher.snapshot();
-      finish(new WaitTimeoutError(spec, spec.describe?.(snapshot) ?? lastProgress, watcher.lastError, Date.now() - started));
-    }, spec.budgetMs);
+    const timeOut = () => finish(new WaitTimeoutError(spec, spec.describe?.(watcher.snapshot()) ?? lastProgress, watcher.lastError, elapsed));
+    // Waits are judged on changes; the ticker keeps the display honest, and the heartbeat going, when nothing changes,
+    // and on a compressed clock looks often at the target's time, which may jump while nothing changes.
+    const tickMs = Math.min(spec.caps.timeFactor > 1 ? 250 : 2000, Math.max(50, heartbeatMs / 2));
+    const ticker = setInterval(evaluate, tickMs);
+    // The wall budget: the target's time never runs slower than its factor, so this only fires if its clock stalls.
+    const timer = setTimeout(timeOut, spec.budgetMs);
     evaluate();
   });
 }

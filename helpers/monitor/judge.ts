@@ -11,7 +11,7 @@
  */
 import { poolLine, poolRolledOut } from '../facts/pool.js';
 import type { Condition, MachineConfigPool } from '../types.js';
-import { endWallMs, stateAt, States, targetCompletionIndex, type Interval, type UpgradeRecording } from './recording.js';
+import { clusterOffsetMs, endClusterMs, stateAt, States, targetCompletionIndex, type Interval, type UpgradeRecording } from './recording.js';
 
 export interface Verdict {
   ok: boolean;
@@ -68,9 +68,9 @@ function degradedPeriods(recording: UpgradeRecording): DegradedPeriod[] {
 /** "9.5 cluster minutes from <wall ISO> (still Degraded): <reason> <message>" (the reason of its start, the message given or its last). */
 function describePeriod(recording: UpgradeRecording, period: DegradedPeriod, message = period.intervals.at(-1)!.message): string {
   const first = period.intervals[0]!;
-  const end = period.intervals.at(-1)!.to?.wall;
-  const wallMs = (end ? Date.parse(end) : endWallMs(recording)) - Date.parse(first.from.wall);
-  const minutes = Math.round(((wallMs * recording.timeFactor) / 60_000) * 10) / 10;
+  const end = period.intervals.at(-1)!.to;
+  const clusterMs = (end ? clusterOffsetMs(recording, end) : endClusterMs(recording)) - clusterOffsetMs(recording, first.from);
+  const minutes = Math.round((clusterMs / 60_000) * 10) / 10;
   return `${minutes} cluster minutes from ${first.from.wall}${period.open ? ' (still Degraded)' : ''}: ${first.reason ?? ''} ${message ?? ''}`.trim();
 }
 

@@ -7,7 +7,8 @@
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { RestartRecorder, type RestartSeen } from '../restart-events.js';
 import type { ClusterSnapshot, ClusterWatcher, ObjectChange } from '../cluster-watcher.js';
-import type { TargetCapabilities } from '../capabilities.js';
+import { clockOf, type TargetCapabilities } from '../capabilities.js';
+import type { TargetClock } from '../target-clock.js';
 import type { ReleaseTarget } from '../facts/cluster-version.js';
 import { renderedRelease } from '../facts/machine-config.js';
 import { NodeAnnotations, type ApiObject, type ClusterOperator, type ClusterVersion, type Condition, type MachineConfigPool, type Node } from '../types.js';
@@ -105,6 +106,8 @@ export class UpgradeRecorder {
   /** The open interval of each stream. */
   private readonly open = new Map<string, Interval>();
   private readonly started: number;
+  private readonly clock: TargetClock;
+  private readonly clusterStarted: number;
   private readonly listener = (change: ObjectChange) => this.observe(change);
   private stopped = false;
   private readonly restarts?: RestartRecorder;
@@ -112,12 +115,14 @@ export class UpgradeRecorder {
   /** Starts recording at once, with what every object says now as its first intervals; `target` is where the upgrade goes. */
   constructor(
     private readonly watcher: WatchedChanges,
-    caps: Pick<TargetCapabilities, 'timeFactor'>,
+    caps: Pick<TargetCapabilities, 'timeFactor' | 'clock'>,
     target: ReleaseTarget,
     options: RecorderOptions = {},
   ) {
     const start = options.now?.() ?? new Date();
     this.started = start.getTime();
+    this.clock = clockOf(caps);
+    this.clusterStarted = this.clock.nowMs() - (Date.now() - this.started) * caps.timeFactor;
     this.recording = { format: RECORDING_FORMAT, timeFactor: caps.timeFactor, startedAt: start.toISOString(), target: { ...target }, timeline: [] };
     const snap = watcher.snapshot();
     const found = (kind: RecordedKind, objects: Iterable<ApiObject>) => {
@@ -134,8 +139,13 @@ export class UpgradeRecorder {
     }
   }
 
+  /**
+   * A moment on both clocks. Changes are recorded as they arrive, so the target's clock now is the change's time, less
+   * the little wall time since it arrived at the factor (tests give moments of their own: the same rule holds).
+   */
   private instant(at: Date): Instant {
-    return { wall: at.toISOString(), cluster: clusterStamp((at.getTime() - this.started) * this.recording.timeFactor) };
+    const clusterMs = Math.max(0, Math.round(this.clock.nowMs() - (Date.now() - at.getTime()) * this.recording.timeFactor - this.clusterStarted));
+    return { wall: at.toISOString(), cluster: clusterStamp(clusterMs), clusterMs };
   }
 
   private observe(change: ObjectChange): void {
@@ -208,6 +218,7 @@ export class UpgradeRecorder {
       this.watcher.offChange(this.listener);
       this.restarts?.stop();
       this.recording.stoppedAt = now.toISOString();
+      this.recording.stoppedClusterMs = this.instant(now).clusterMs;
     }
     return this.recording;
   }

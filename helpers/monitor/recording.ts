@@ -9,6 +9,8 @@
  * streams said at the moment a given interval began.
  */
 
+import { clockMap, type ClockMap, type ClockPoint } from './clock-map.js';
+
 /** Bumped when a field changes meaning: a recording of another format is refused, not guessed at. */
 export const RECORDING_FORMAT = 1;
 
@@ -18,8 +20,13 @@ export type RecordedKind = 'ClusterVersion' | 'ClusterOperator' | 'MachineConfig
 export interface Instant {
   /** Wall clock, ISO. */
   wall: string;
-  /** Cluster time since the recording started, "+12m30s" (the cluster clock runs `timeFactor` times faster). */
+  /** Cluster time since the recording started, "+12m30s" (the cluster clock runs `timeFactor` times faster, or more). */
   cluster: string;
+  /**
+   * The same in ms, read on the target's clock (a reference clock that skips idle time is not wall time × factor).
+   * Absent in recordings made before it was kept: readers then take wall time × factor.
+   */
+  clusterMs?: number;
 }
 
 /** Values an interval carries besides its `value`, for the readers that need them (see the recorder per condition). */
@@ -65,6 +72,8 @@ export interface UpgradeRecording {
   startedAt: string;
   /** Wall time it stopped; absent while recording. */
   stoppedAt?: string;
+  /** Cluster ms since the start when it stopped (see Instant.clusterMs). */
+  stoppedClusterMs?: number;
   /** The release the upgrade went to (an explicit --to-image may learn its version only later). */
   target: { image?: string; version?: string };
   /** Every interval, in the order they began. */
@@ -129,9 +138,29 @@ export function targetCompletionIndex(recording: UpgradeRecording): number {
   return recording.timeline.findIndex((i) => i.kind === 'ClusterVersion' && i.condition === States.clusterVersion.history && i.value === 'Completed' && isTarget(i));
 }
 
-/** Cluster ms since the recording began, of a wall time. */
-export function clusterOffsetMs(recording: Pick<UpgradeRecording, 'startedAt' | 'timeFactor'>, wall: string): number {
-  return (Date.parse(wall) - Date.parse(recording.startedAt)) * recording.timeFactor;
+/** Cluster ms since the recording began, of a moment it holds. */
+export function clusterOffsetMs(recording: Pick<UpgradeRecording, 'startedAt' | 'timeFactor'>, at: Instant): number {
+  return at.clusterMs ?? (Date.parse(at.wall) - Date.parse(recording.startedAt)) * recording.timeFactor;
+}
+
+/** Wall and cluster time of the recording mapped onto each other, through every moment it holds on both clocks. */
+export function clockMapOf(recording: UpgradeRecording): ClockMap {
+  const points: ClockPoint[] = [];
+  const add = (at: Instant | undefined) => {
+    if (at?.clusterMs !== undefined) points.push({ clusterMs: at.clusterMs, wallMs: Date.parse(at.wall) });
+  };
+  for (const interval of recording.timeline) {
+    add(interval.from);
+    add(interval.to);
+  }
+  if (recording.stoppedAt && recording.stoppedClusterMs !== undefined) points.push({ clusterMs: recording.stoppedClusterMs, wallMs: Date.parse(recording.stoppedAt) });
+  return clockMap(Date.parse(recording.startedAt), recording.timeFactor, points);
+}
+
+/** Cluster ms at which the recording ends: when it stopped, else now (a recording still going). */
+export function endClusterMs(recording: UpgradeRecording, now = Date.now()): number {
+  if (recording.stoppedAt && recording.stoppedClusterMs !== undefined) return recording.stoppedClusterMs;
+  return clockMapOf(recording).clusterAt(endWallMs(recording, now));
 }
 
 /** Wall ms at which the recording ends: when it stopped, else now (a recording still going). */

@@ -13,6 +13,7 @@ import { describeInterval, type UpgradeRecording } from '../monitor/recording.js
 import { attachYaml } from '../report.js';
 import { maskSecrets } from '../secrets.js';
 import { inClusterTime } from './timeline-chart.js';
+import { clocksOf } from './timeline-model.js';
 import { attachRecording, attachTimelineChart } from './timeline-attachment.js';
 
 export class InvariantBroken extends Error {
@@ -29,7 +30,7 @@ export class InvariantBroken extends Error {
 
 /** A text's wall timestamps on the recording's cluster clock. */
 function onClusterClock(recording: UpgradeRecording, text: string): string {
-  return maskSecrets(inClusterTime({ zeroWallMs: Date.parse(recording.startedAt), timeFactor: recording.timeFactor }, text));
+  return maskSecrets(inClusterTime(clocksOf(recording), text));
 }
 
 /** What a judge said, on the cluster clock. */

@@ -5,6 +5,7 @@
  * segment carries a tooltip with what the recorded intervals said; broken invariants are red markers where their judge's
  * evidence says they broke.
  */
+import { clockMap, type ClockMap } from '../monitor/clock-map.js';
 import type { Break, Lane, TimelineModel, Tone } from './timeline-model.js';
 
 const LABEL_WIDTH = 330;
@@ -31,19 +32,28 @@ export function formatOffset(ms: number): string {
   return m ? `+${m}m${String(s).padStart(2, '0')}s` : `+${s}s`;
 }
 
+type Clocks = Pick<TimelineModel, 'zeroWallMs' | 'timeFactor' | 'clockPoints'>;
+
+const maps = new WeakMap<Clocks, ClockMap>();
+function mapOf(model: Clocks): ClockMap {
+  let map = maps.get(model);
+  if (!map) maps.set(model, (map = clockMap(model.zeroWallMs, model.timeFactor, model.clockPoints ?? [])));
+  return map;
+}
+
 /** Wall clock of a cluster offset, "08:36:50.7" (UTC). */
-export function wallClock(model: Pick<TimelineModel, 'zeroWallMs' | 'timeFactor'>, offsetMs: number): string {
-  return new Date(model.zeroWallMs + offsetMs / model.timeFactor).toISOString().slice(11, 21);
+export function wallClock(model: Clocks, offsetMs: number): string {
+  return new Date(mapOf(model).wallAt(offsetMs)).toISOString().slice(11, 21);
 }
 
 /** Both clocks for a point: "+12m30s cluster (08:36:50.7 wall)". */
-export function bothClocks(model: Pick<TimelineModel, 'zeroWallMs' | 'timeFactor'>, offsetMs: number): string {
+export function bothClocks(model: Clocks, offsetMs: number): string {
   return model.timeFactor === 1 ? `${formatOffset(offsetMs)} (${wallClock(model, offsetMs)} UTC)` : `${formatOffset(offsetMs)} cluster (${wallClock(model, offsetMs)} wall UTC)`;
 }
 
 /** Wall ISO timestamps inside a text rewritten as points on the chart's clock, so a text reads in one time. */
-export function inClusterTime(model: Pick<TimelineModel, 'zeroWallMs' | 'timeFactor'>, text: string): string {
-  return text.replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z\b/g, (iso) => bothClocks(model, (Date.parse(iso) - model.zeroWallMs) * model.timeFactor));
+export function inClusterTime(model: Clocks, text: string): string {
+  return text.replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z\b/g, (iso) => bothClocks(model, mapOf(model).clusterAt(Date.parse(iso))));
 }
 
 /** A tick step in cluster ms giving 6 to 12 ticks over the span. */

@@ -4,8 +4,9 @@
  * with the upgrade's request and completion marked and each broken invariant placed by its judge's id where its
  * evidence says it broke. Pure: the chart (timeline-chart.ts) draws what this returns.
  */
+import type { ClockPoint } from '../monitor/clock-map.js';
 import { JudgeId, type JudgedInvariant } from '../monitor/judge.js';
-import { clusterOffsetMs, endWallMs, States, targetCompletionIndex, type Interval, type RecordedKind, type UpgradeRecording } from '../monitor/recording.js';
+import { clockMapOf, clusterOffsetMs, endClusterMs, States, targetCompletionIndex, type Interval, type RecordedKind, type UpgradeRecording } from '../monitor/recording.js';
 
 export type Tone = 'ok' | 'busy' | 'bad' | 'idle' | 'unknown';
 
@@ -44,6 +45,11 @@ export interface TimelineModel {
   timeFactor: number;
   /** Wall ms (epoch) at cluster offset 0, so any point can be shown in wall time beside. */
   zeroWallMs: number;
+  /**
+   * Moments known on both clocks (the recording's), through which a cluster offset is shown in wall time; without
+   * them, wall time is cluster time / factor.
+   */
+  clockPoints?: ClockPoint[];
   /** Cluster ms since zero at the end of the recording. */
   end: number;
   lanes: Lane[];
@@ -157,7 +163,7 @@ const PLACEMENT: Record<string, { at: 'evidence' | 'end'; on: 'evidence' | Recor
 function placeBreak(invariant: JudgedInvariant, recording: UpgradeRecording, end: number): Break {
   const rule = PLACEMENT[invariant.id] ?? { at: 'evidence', on: 'evidence' };
   const first = invariant.evidence[0];
-  const at = rule.at === 'evidence' && first ? clusterOffsetMs(recording, first.from.wall) : end;
+  const at = rule.at === 'evidence' && first ? clusterOffsetMs(recording, first.from) : end;
   const onLane = rule.on === 'evidence' ? first : invariant.evidence.find((i) => i.kind === rule.on);
   return { at, lane: onLane ? laneOf(onLane) : undefined, id: invariant.id, invariant: invariant.title, detail: invariant.why };
 }
@@ -173,18 +179,25 @@ function changesOf(timeline: Interval[]): Interval[][] {
   return groups;
 }
 
+/** The recording's two clocks, as the chart shows a point on both. */
+export function clocksOf(recording: UpgradeRecording): Pick<TimelineModel, 'zeroWallMs' | 'timeFactor' | 'clockPoints'> {
+  const clockPoints = recording.timeline.flatMap((i) => [i.from, i.to]).flatMap((at) => (at?.clusterMs !== undefined ? [{ clusterMs: at.clusterMs, wallMs: Date.parse(at.wall) }] : []));
+  if (recording.stoppedAt && recording.stoppedClusterMs !== undefined) clockPoints.push({ clusterMs: recording.stoppedClusterMs, wallMs: Date.parse(recording.stoppedAt) });
+  return { zeroWallMs: Date.parse(recording.startedAt), timeFactor: recording.timeFactor, ...(clockPoints.length ? { clockPoints } : {}) };
+}
+
 export function buildTimelineModel(input: ModelInput): TimelineModel {
   const { recording } = input;
-  const zeroWallMs = Date.parse(recording.startedAt);
-  const offset = (wall: string) => clusterOffsetMs(recording, wall);
-  const lastAt = Math.max(0, ...recording.timeline.map((i) => offset(i.from.wall)));
-  const end = Math.max(lastAt, ((input.stoppedWallMs ?? endWallMs(recording)) - zeroWallMs) * recording.timeFactor, 1000);
+  const offset = (at: Interval['from']) => clusterOffsetMs(recording, at);
+  const lastAt = Math.max(0, ...recording.timeline.map((i) => offset(i.from)));
+  const ended = input.stoppedWallMs !== undefined ? clockMapOf(recording).clusterAt(input.stoppedWallMs) : endClusterMs(recording);
+  const end = Math.max(lastAt, ended, 1000);
 
   const lanes = new Map<string, Lane>();
   const states = new Map<string, Map<string, Interval>>();
   for (const change of changesOf(recording.timeline)) {
     const { kind, name, locator } = change[0]!;
-    const at = offset(change[0]!.from.wall);
+    const at = offset(change[0]!.from);
     const state = states.get(locator) ?? new Map<string, Interval>();
     states.set(locator, state);
     for (const interval of change) state.set(interval.condition, interval);
@@ -204,9 +217,9 @@ export function buildTimelineModel(input: ModelInput): TimelineModel {
 
   const marks: Mark[] = [{ at: 0, label: 'upgrade requested' }];
   const completion = recording.timeline[targetCompletionIndex(recording)];
-  if (completion) marks.push({ at: offset(completion.from.wall), label: `ClusterVersion Completed ${completion.fields?.version ?? completion.fields?.image}` });
+  if (completion) marks.push({ at: offset(completion.from), label: `ClusterVersion Completed ${completion.fields?.version ?? completion.fields?.image}` });
   const breaks = input.invariants.filter((i) => !i.ok).map((i) => placeBreak(i, recording, end));
 
   const sorted = [...lanes.values()].sort((a, b) => GROUP_ORDER.indexOf(a.group) - GROUP_ORDER.indexOf(b.group) || a.name.localeCompare(b.name));
-  return { title: input.title, timeFactor: recording.timeFactor, zeroWallMs, end, lanes: sorted, marks, breaks };
+  return { title: input.title, ...clocksOf(recording), end, lanes: sorted, marks, breaks };
 }

@@ -101,10 +101,10 @@ describe('console: phases and waits say where the run is', function () {
       advance(1600);
       expect(await waiting).to.be.instanceOf(WaitTimeoutError);
       const said = notes.map((n) => n.line).join('\n');
-      expect(notes[0]?.line).to.equal('waiting for pool master updated (budget 16m00s cluster time (1.6s wall))');
+      expect(notes[0]?.line).to.equal('waiting for pool master updated (budget 16m00s cluster time (at most 1.6s wall))');
       const beats = notes.slice(1);
       expect(beats.length, said).to.be.at.least(3);
-      for (const beat of beats) expect(beat.line).to.match(/^still waiting for pool master updated: master 1\/3 updated \(\d+m\d{2}s cluster time \(\d+\.\ds wall\) of 16m00s cluster time \(1\.6s wall\)\)$/);
+      for (const beat of beats) expect(beat.line).to.match(/^still waiting for pool master updated: master 1\/3 updated \(\d+m\d{2}s cluster time \(\d+\.\ds wall\) of 16m00s cluster time \(at most 1\.6s wall\)\)$/);
       // The heartbeat's promise: from the start to the timeout, no gap between two notes longer than the heartbeat
       // plus the ticker's period (half the heartbeat), which is when a due beat is noticed at the latest.
       const times = [started, ...notes.map((n) => n.at), started + 1600];

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { readTargetConfig, targetEnvironment } from '../../helpers/target.js';
 import { resolveUpgradeTarget, upgradePatch } from '../../helpers/upgrade.js';
 import { currentVersion } from '../../helpers/facts/cluster-version.js';
-import { formatClusterDuration, poolRolloutClusterMinutes, wallBudgetMs } from '../../helpers/capabilities.js';
+import { formatBudget, formatTargetDuration, poolRolloutClusterMinutes, wallBudgetMs } from '../../helpers/capabilities.js';
 import { ClusterApiError, clusterApiError } from '../../helpers/api-errors.js';
 import { classifyApiError } from '../../lib/kube/errors.js';
 import { withRetry } from '../../lib/kube/retry.js';
@@ -216,8 +216,10 @@ describe('helpers: budgets in cluster time', () => {
     expect(wallBudgetMs(60, { timeFactor: 600 })).to.equal(6_000);
     expect(wallBudgetMs(1, { timeFactor: 600 })).to.equal(5_000);
     expect(poolRolloutClusterMinutes(3)).to.be.greaterThan(poolRolloutClusterMinutes(2));
-    expect(formatClusterDuration(6000, { timeFactor: 600 })).to.equal('60m00s cluster time (6.0s wall)');
-    expect(formatClusterDuration(90_000, { timeFactor: 1 })).to.equal('1m30s');
+    expect(formatTargetDuration(3_600_000, 6000, 600)).to.equal('60m00s cluster time (6.0s wall)');
+    expect(formatTargetDuration(90_000, 90_000, 1)).to.equal('1m30s');
+    expect(formatBudget(6000, { timeFactor: 600 })).to.equal('60m00s cluster time (at most 6.0s wall)');
+    expect(formatBudget(90_000, { timeFactor: 1 })).to.equal('1m30s');
   });
 });
 

@@ -1,5 +1,5 @@
 /** `--target cluster`: one mocha child on every selected spec file, against the cluster of a kubeconfig. */
-import { discoverCapabilities } from '../../../helpers/capabilities.js';
+import { discoverCapabilities, type TargetCapabilities } from '../../../helpers/capabilities.js';
 import { describeRegistryAccess } from '../../../helpers/credentials.js';
 import { runMocha } from '../mocha.js';
 import { consoleLane } from '../output.js';
@@ -26,7 +26,7 @@ export async function runOnCluster(files: string[], options: RunOptions, config:
     disruptive: Boolean(options.allowDisruptive),
   });
   const { version, nodes } = facts;
-  const caps: { isReference: boolean; timeFactor: number; imageRepo?: string } = await discoverCapabilities(cluster).catch(() => ({ isReference: false, timeFactor: 1 }));
+  const caps: TargetCapabilities = await discoverCapabilities(cluster).catch(() => ({ isReference: false, timeFactor: 1 }));
   console.log(`target: cluster ${cluster.apiUrl}`);
   console.log(`current version: ${version ?? 'unknown'} (${nodes} nodes${caps.isReference ? `, an ocp-e2e reference cluster, time factor ${caps.timeFactor}` : ''})`);
   if (kubeconfig.source === 'in-cluster') console.log('credentials: this pod\'s ServiceAccount (in-cluster config: no --kubeconfig, $KUBECONFIG or ~/.kube/config)');
@@ -52,7 +52,7 @@ export async function runOnCluster(files: string[], options: RunOptions, config:
   if (options.allowDisruptive) {
     const { splitBySharing, runSharedUpgrade, pipelinePlan, finishPipelinePlan, sharedTarget } = await import('./one-upgrade.js');
     const split = await splitBySharing(files);
-    const shared = { cluster, target, timeFactor: caps.timeFactor };
+    const shared = { cluster, target, timeFactor: caps.timeFactor, clock: caps.clock };
     if (config.phase === 'all' && split.upgradeFiles.length > 1) return runSharedUpgrade(split, { ...shared, mocha, junitName }, supervisor);
     if (config.phase !== 'all') {
       const plan = await pipelinePlan(config.phase, split, shared);

@@ -14,6 +14,7 @@
 import { basename } from 'node:path';
 import type { Cluster } from '../../../helpers/cluster.js';
 import { ClusterWatcher } from '../../../helpers/cluster-watcher.js';
+import type { TargetClock } from '../../../helpers/target-clock.js';
 import type { WaitContext } from '../../../helpers/cluster-waits.js';
 import { listCheckpoints } from '../../../helpers/checkpoint/store.js';
 import { CHECKPOINT_NAMESPACE } from '../../../helpers/checkpoint/format.js';
@@ -37,6 +38,8 @@ export interface SharedUpgradeRun {
   cluster: Cluster;
   target: TargetConfig;
   timeFactor: number;
+  /** The target's clock (discovered with the factor): the shared waits budget in its time. */
+  clock?: TargetClock;
   /** mocha settings shared by every child (grep, timeout, env). */
   mocha: Pick<MochaRun, 'grep' | 'timeoutMs' | 'env'>;
   junitName: string;
@@ -97,8 +100,8 @@ export function describePlan(plan: PoolPlan): string[] {
   return [...lines, ...pools];
 }
 
-function waitsOf(watcher: ClusterWatcher, run: Pick<SharedUpgradeRun, 'target' | 'timeFactor'>): WaitContext {
-  return { watcher, caps: { timeFactor: run.timeFactor }, scale: run.target.timeoutScale, progress: (line) => console.log(`    ${line}`) };
+function waitsOf(watcher: ClusterWatcher, run: Pick<SharedUpgradeRun, 'target' | 'timeFactor' | 'clock'>): WaitContext {
+  return { watcher, caps: { timeFactor: run.timeFactor, clock: run.clock }, scale: run.target.timeoutScale, progress: (line) => console.log(`    ${line}`) };
 }
 
 async function withWatcher<T>(cluster: Cluster, body: (watcher: ClusterWatcher) => Promise<T>): Promise<T> {
@@ -193,7 +196,7 @@ async function tellStop(run: SharedUpgradeRun, split: SpecSplit): Promise<void> 
 }
 
 /** Removes the plan's pools; then none of the suite's may be left: a leak is a failure of the run. */
-async function removePlanPools(run: Pick<SharedUpgradeRun, 'cluster' | 'target' | 'timeFactor'>, pools: CustomPool[]): Promise<void> {
+async function removePlanPools(run: Pick<SharedUpgradeRun, 'cluster' | 'target' | 'timeFactor' | 'clock'>, pools: CustomPool[]): Promise<void> {
   await withWatcher(run.cluster, (w) => removeCustomPools(run.cluster, waitsOf(w, run), pools, (l) => console.log(`  ${l}`)));
   const left = await listCustomPools(run.cluster);
   if (left.length) throw new Error(`custom pools left on the cluster: ${left.map((p) => p.name).join(', ')}`);

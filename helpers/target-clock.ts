@@ -1,0 +1,96 @@
+/**
+ * The target's time, as the suite budgets and reports in it. On a real cluster that is the wall clock. On the reference
+ * it is cluster time, which runs `timeFactor` times faster than the wall while the cluster works and, with its
+ * `skip` clock, jumps over idle stretches (a drain's grace, a reboot, the CVO's wait) in no wall time at all. The suite
+ * cannot compute that from the factor: it reads it from the server, as the `Date` of `GET /version` (the reference
+ * stamps cluster time there), a few times a wall second, and between two reads counts on at the factor (the slowest
+ * the cluster clock ever runs). So the estimate is never ahead of the cluster, and at most one read behind its jumps.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { serverDateReader, type ServerDate } from '../lib/kube/server-date.js';
+
+export interface TargetClock {
+  /** The target's time now, epoch ms. */
+  nowMs(): number;
+  /** Target ms per wall ms at the least (1 on a real cluster). */
+  readonly factor: number;
+  /** Stops reading the server (idempotent). */
+  stop(): void;
+}
+
+/** A real cluster's time: the wall clock (its API server's clock is the same one, give or take NTP). */
+export function wallTargetClock(): TargetClock {
+  return { nowMs: () => Date.now(), factor: 1, stop: () => {} };
+}
+
+/** A clock at `factor` from now on, without a server: for tests and for readers of old recordings. */
+export function scaledTargetClock(factor: number, zeroWallMs = Date.now(), zeroTargetMs = zeroWallMs): TargetClock {
+  return { nowMs: () => zeroTargetMs + (Date.now() - zeroWallMs) * factor, factor, stop: () => {} };
+}
+
+/** How often the server is asked (wall ms): a jump is seen within one of these. */
+export const SERVER_CLOCK_READ_MS = 200;
+
+/**
+ * Cluster time from the server's `Date`. `read` is one read of the server (tests give their own); a failed read keeps
+ * the estimate counting on at the factor and is retried on the next tick.
+ */
+export class ServerTargetClock implements TargetClock {
+  private base: ServerDate;
+  private readonly timer: NodeJS.Timeout;
+  private reading = false;
+  private stopped = false;
+  /** The last read's error, for a wait that wants to say why its clock looks slow. */
+  lastError?: string;
+
+  constructor(
+    readonly factor: number,
+    first: ServerDate,
+    private readonly read: () => Promise<ServerDate>,
+    private readonly onStop: () => void = () => {},
+    readMs = SERVER_CLOCK_READ_MS,
+  ) {
+    this.base = first;
+    this.timer = setInterval(() => void this.refresh(), readMs);
+    this.timer.unref(); // asking the time never keeps a finished run alive
+  }
+
+  /** A clock reading `kubeConfig`'s server; rejects when the first read fails (the target does not tell its time). */
+  static async start(kubeConfig: KubeConfig, factor: number): Promise<ServerTargetClock> {
+    const reader = await serverDateReader(kubeConfig);
+    try {
+      return new ServerTargetClock(factor, await reader.read(), reader.read, reader.close);
+    } catch (error) {
+      reader.close();
+      throw error;
+    }
+  }
+
+  nowMs(): number {
+    return this.base.serverMs + (Date.now() - this.base.wallMs) * this.factor;
+  }
+
+  private async refresh(): Promise<void> {
+    if (this.reading || this.stopped) return;
+    this.reading = true;
+    try {
+      const sample = await this.read();
+      // The header has whole seconds and the estimate counts at the slowest rate: keep whichever is later, so the
+      // clock never runs backwards and a jump shows as soon as the server has made it.
+      const estimate = this.base.serverMs + (sample.wallMs - this.base.wallMs) * this.factor;
+      if (sample.serverMs > estimate) this.base = sample;
+      this.lastError = undefined;
+    } catch (error) {
+      this.lastError = (error as Error).message;
+    } finally {
+      this.reading = false;
+    }
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.onStop();
+  }
+}
