@@ -55,15 +55,23 @@ export class ServerTargetClock implements TargetClock {
     this.timer.unref(); // asking the time never keeps a finished run alive
   }
 
-  /** A clock reading `kubeConfig`'s server; rejects when the first read fails (the target does not tell its time). */
-  static async start(kubeConfig: KubeConfig, factor: number): Promise<ServerTargetClock> {
+  /**
+   * A clock reading `kubeConfig`'s server. The first read is tried a few times (a server that drops the odd request
+   * must not fail a run on its first look at the time); it rejects when none succeeds, with the last read's error.
+   */
+  static async start(kubeConfig: KubeConfig, factor: number, attempts = 6): Promise<ServerTargetClock> {
     const reader = await serverDateReader(kubeConfig);
-    try {
-      return new ServerTargetClock(factor, await reader.read(), reader.read, reader.close);
-    } catch (error) {
-      reader.close();
-      throw error;
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      try {
+        return new ServerTargetClock(factor, await reader.read(), reader.read, reader.close);
+      } catch (error) {
+        lastError = error;
+        if (attempt < attempts) await new Promise((r) => setTimeout(r, 100 * 2 ** (attempt - 1)));
+      }
     }
+    reader.close();
+    throw new Error(`the cluster did not tell its time after ${attempts} tries: ${(lastError as Error).message}`);
   }
 
   nowMs(): number {

@@ -76,11 +76,23 @@ describe('the target clock', function () {
   it('refuses a server without a readable Date, naming the request', async () => {
     const { server, kubeConfig } = await versionServer(() => 'not a date');
     try {
-      const error = await ServerTargetClock.start(kubeConfig, 600).then(
+      const error = await ServerTargetClock.start(kubeConfig, 600, 2).then(
         () => undefined,
         (e: Error) => e,
       );
-      expect(error?.message).to.match(/GET http:\/\/127\.0\.0\.1:\d+\/version answered without a readable Date header \(not a date\)/);
+      expect(error?.message).to.match(/^the cluster did not tell its time after 2 tries: GET http:\/\/127\.0\.0\.1:\d+\/version answered without a readable Date header \(not a date\)$/);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('tries the first read again when the server drops it', async () => {
+    let answered = 0;
+    const { server, kubeConfig } = await versionServer(() => (answered++ < 2 ? undefined : 'Mon, 12 Sep 2022 10:00:00 GMT'));
+    try {
+      const clock = await ServerTargetClock.start(kubeConfig, 600);
+      clock.stop();
+      expect(clock.nowMs()).to.be.at.least(Date.parse('2022-09-12T10:00:00Z'));
     } finally {
       server.close();
     }
