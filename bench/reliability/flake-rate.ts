@@ -1,11 +1,12 @@
 /**
  * The suite's flake rate on the reference, over seeds (issue 14):
  *   node --import tsx bench/reliability/flake-rate.ts [--spec1-seeds 100] [--suite-seeds 20] [--first-seed 1]
- *     [--parallel 1] [--budget-minutes M] [--record]
+ *     [--parallel 1] [--budget-minutes M] [--clock fixed|skip] [--record]
  * Runs `ocp-e2e run --grep 54183 --seed S` on 4.12-ga (must pass) and on the nightly (must fail with the report's
  * deadlock diagnosis) for each seed, and the whole suite on 4.12-ga (must pass), then prints the failures with the
  * command that replays each and the spread of wall times. With --budget-minutes it stops starting runs when the
- * budget is spent and says how many ran. --record appends the figures to bench/RESULTS.md ("## reliability").
+ * budget is spent and says how many ran. --clock runs every case on that reference clock (default: the run's own).
+ * --record appends the figures to bench/RESULTS.md ("## reliability").
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -23,6 +24,9 @@ const firstSeed = arg('--first-seed', 1);
 const parallel = arg('--parallel', 1);
 const budgetMs = arg('--budget-minutes', Infinity) * 60_000;
 const record = process.argv.includes('--record');
+const clockAt = process.argv.indexOf('--clock');
+const clockArgs = clockAt >= 0 ? ['--clock', process.argv[clockAt + 1]!] : [];
+const withClock = (c: SeededCase): SeededCase => ({ ...c, args: [...c.args, ...clockArgs] });
 const started = Date.now();
 
 interface Outcome {
@@ -34,9 +38,9 @@ interface Outcome {
 // One queue with the cases interleaved (ga seed 1, nightly seed 1, ga seed 2, ..., a whole-suite run every few
 // seeds), so a time budget cuts every case short evenly instead of leaving the last one out.
 const outcomes: Outcome[] = [
-  { c: CASES.spec1Ga, planned: spec1Seeds, runs: [] },
-  { c: CASES.spec1Nightly, planned: spec1Seeds, runs: [] },
-  { c: CASES.suiteGa, planned: suiteSeeds, runs: [] },
+  { c: withClock(CASES.spec1Ga), planned: spec1Seeds, runs: [] },
+  { c: withClock(CASES.spec1Nightly), planned: spec1Seeds, runs: [] },
+  { c: withClock(CASES.suiteGa), planned: suiteSeeds, runs: [] },
 ];
 const queue: Array<{ o: Outcome; seed: number }> = [];
 const suiteEvery = suiteSeeds > 0 ? Math.max(1, Math.floor(spec1Seeds / suiteSeeds)) : Infinity;
@@ -57,7 +61,7 @@ await Promise.all(
 );
 for (const o of outcomes) o.runs.sort((a, b) => a.seed - b.seed);
 
-const expectation = (o: Outcome): string => (o.c === CASES.spec1Nightly ? 'fails with the deadlock diagnosis' : 'passes');
+const expectation = (o: Outcome): string => (o.c.name === CASES.spec1Nightly.name ? 'fails with the deadlock diagnosis' : 'passes');
 const rows = outcomes.map((o) => {
   const wrong = o.runs.filter((r) => r.wrong);
   const seeds = o.runs.length ? `seeds ${o.runs[0]!.seed}-${o.runs.at(-1)!.seed}` : 'none';
