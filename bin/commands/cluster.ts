@@ -7,13 +7,14 @@
  * RBAC is on, as on a real cluster; `--service-account NS/NAME [--cluster-role FILE]` adds an account held to its
  * roles, with a kubeconfig of its own (service-account.ts), and `--audit-log FILE` records what such users asked.
  */
-import { copyFile, rename, writeFile } from 'node:fs/promises';
+import { copyFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { collect, nonNegativeInteger, positiveNumber } from '../args.js';
 import { addHelpExtras } from '../help.js';
 import type { ReferenceCluster } from '../../reference/index.js';
 import { CLOCK_MODES, type ClockMode } from '../../reference/clock.js';
+import { DEFAULT_CLOCK } from '../run/options.js';
 import { DEFAULT_PROFILE, PROFILE_NAMES, REPORT_PROFILE } from '../../reference/profiles/index.js';
 import { baseOsImage, baseOsTag, type ReleaseInfo } from '../../reference/releases/release-info.js';
 import { auditLogWriter } from './audit-log.js';
@@ -124,6 +125,22 @@ export function usageText(cluster: ReferenceCluster, kubeconfig: string, envFile
   ].join('\n');
 }
 
+/**
+ * Writes `file` whole or not at all (written next to it, then renamed): a script or test waits for the kubeconfig or
+ * the env file to appear, and one read while still being written (empty) left oc without the cluster's CA: `x509:
+ * certificate signed by unknown authority` from the cluster's own registry, in CI with four clusters starting and in
+ * 9 of 48 starts of six at once on a loaded machine (test/bin/parallel-clusters.test.ts).
+ */
+async function writeWhole(file: string, write: (partial: string) => Promise<void>): Promise<void> {
+  const partial = `${file}.${process.pid}.partial`;
+  try {
+    await write(partial);
+    await rename(partial, file);
+  } finally {
+    await rm(partial, { force: true });
+  }
+}
+
 async function up(options: UpOptions): Promise<void> {
   const { startReferenceCluster } = await import('../../reference/index.js');
   if (!options.kubeconfigOut && !options.envOut) throw new Error('give --env-out FILE (or --kubeconfig-out FILE): where to write how to reach the cluster');
@@ -156,7 +173,7 @@ async function up(options: UpOptions): Promise<void> {
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
   try {
-    await copyFile(cluster.kubeconfigPath, kubeconfig);
+    await writeWhole(kubeconfig, (partial) => copyFile(cluster.kubeconfigPath, partial));
   } catch (error) {
     await cluster.stop();
     throw new Error(`cannot write the kubeconfig to ${kubeconfig}: ${(error as Error).message}`);
@@ -165,10 +182,7 @@ async function up(options: UpOptions): Promise<void> {
   const account = options.serviceAccount ? await serviceAccountOf(cluster, kubeconfig, options) : undefined;
   if (envFile) {
     try {
-      // whole or not at all: a script (or a test) that waits for the file to appear must never read half of it
-      const partial = `${envFile}.${process.pid}.partial`;
-      await writeFile(partial, envFileText(cluster, kubeconfig), { mode: 0o600 });
-      await rename(partial, envFile);
+      await writeWhole(envFile, (partial) => writeFile(partial, envFileText(cluster, kubeconfig), { mode: 0o600 }));
     } catch (error) {
       await cluster.stop();
       throw new Error(`cannot write the environment file ${envFile}: ${(error as Error).message}`);
@@ -211,7 +225,7 @@ export function register(program: Command): void {
     .option('--env-out <file>', 'write the shell lines (KUBECONFIG, SSL_CERT_FILE, REGISTRY_AUTH_FILE, DOCKER_CONFIG) that point oc, docker and podman at the cluster and its registry; `source` it')
     .option('--kubeconfig-out <file>', 'where to write the kubeconfig (default: <env-out>.kubeconfig)')
     .option('--time-factor <n>', 'cluster seconds per wall second', positiveNumber, 600)
-    .addOption(new Option('--clock <mode>', 'fixed (cluster time is wall time × the factor) or skip (also jumps to the next timer when nothing works)').choices([...CLOCK_MODES]).default('fixed'))
+    .addOption(new Option('--clock <mode>', 'skip (cluster time is wall time × the factor while the cluster works, and jumps to the next timer when nothing does) or fixed (always wall time × the factor)').choices([...CLOCK_MODES]).default(DEFAULT_CLOCK))
     .option('--seed <n>', 'seed of every duration the reference draws', nonNegativeInteger, 1)
     .addOption(new Option('--fault <name>', 'break a behaviour on purpose (names below; repeatable or comma-separated)').argParser(collect).default([], 'none'))
     .option('--workers <n>', 'worker nodes', nonNegativeInteger, 2)
