@@ -1,13 +1,14 @@
 /**
  * The kubelets' exec endpoint: `GET|POST /exec/{namespace}/{pod}/{container}?command=…&stdin=…&stdout=…&stderr=…&tty=…`
- * upgraded to a WebSocket, where the API server's `pods/exec` forwards a client's upgrade (mock/http/handlers/exec.ts).
- * It speaks the channel protocols of k8s.io/apimachinery's wsstream that kubectl 1.32 and client-node offer:
+ * upgraded to a WebSocket (or SPDY), where the API server's `pods/exec` forwards a client's upgrade
+ * (mock/http/handlers/exec.ts). Over WebSocket it speaks the channel protocols of k8s.io/apimachinery's wsstream that kubectl 1.32 and client-node offer:
  * `v5.channel.k8s.io` (255 closes a stream), `v4.channel.k8s.io` (the exit status as a Status on channel 3) and the
  * original `channel.k8s.io` (an error text on channel 3). Each binary message is one channel byte and its data:
  * 0 stdin, 1 stdout, 2 stderr, 3 error, 4 resize. The command runs as exec-command.ts says; its output goes on
  * stdout and stderr, then the status, then the socket closes (code 1000), as the kubelet's streaming server does.
  * Refusals come before the upgrade, as the kubelet writes them (plain text): an unknown pod 404 `pod does not exist`,
- * a container not running 500 `container not found ("C")`. SPDY/3.1 (`oc` 4.12) is refused with 400 saying so.
+ * a container not running 500 `container not found ("C")`. An upgrade to SPDY/3.1 (`oc` 4.12, client-go of its
+ * age) is served by exec-spdy.ts with the same command and status; any other upgrade is refused with 400.
  * Not yet: stdin is read and dropped (the host shell takes no input), no TTY (a tty request runs without one).
  * A client that goes away ends its session; nothing runs on for it (the command is an in-process evaluation).
  */
@@ -15,6 +16,8 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { hostMountOf, runInContainer, type ExecResult } from './exec-command.js';
+import { isSpdyUpgrade, negotiateSpdy, serveSpdyExec, SPDY_EXEC_PROTOCOLS } from './exec-spdy.js';
+import { statusFor } from './exec-status.js';
 import type { Kubelets } from './kubelet.js';
 
 export const EXEC_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'channel.k8s.io'] as const;
@@ -30,6 +33,7 @@ export interface ExecServer {
 /** Serves exec on `server`'s upgrade requests; close() ends every open session. */
 export function attachExecServer(server: Server, kubelets: Kubelets): ExecServer {
   const sessions = new Set<WebSocket>();
+  const spdySessions = new Set<{ close(): void }>();
   const wss = new WebSocketServer({
     noServer: true,
     perMessageDeflate: false,
@@ -39,6 +43,12 @@ export function attachExecServer(server: Server, kubelets: Kubelets): ExecServer
     socket.on('error', () => socket.destroy());
     const refusal = check(kubelets, req);
     if ('code' in refusal) return refuse(socket, refusal.code, refusal.message);
+    if (refusal.spdyProtocol) {
+      const spdy = serveSpdyExec(socket, head, refusal.spdyProtocol, { ...refusal, run: () => run(refusal, kubelets) });
+      spdySessions.add(spdy);
+      socket.once('close', () => spdySessions.delete(spdy));
+      return;
+    }
     wss.handleUpgrade(req, socket, head, (ws) => {
       sessions.add(ws);
       ws.on('close', () => sessions.delete(ws));
@@ -48,6 +58,7 @@ export function attachExecServer(server: Server, kubelets: Kubelets): ExecServer
   return {
     close: () => {
       for (const ws of sessions) ws.terminate();
+      for (const spdy of spdySessions) spdy.close();
       wss.close();
     },
   };
@@ -57,8 +68,12 @@ interface ExecRequest {
   argv: string[];
   node: string;
   hostMount?: string;
+  stdin: boolean;
   stdout: boolean;
   stderr: boolean;
+  tty: boolean;
+  /** The stream protocol agreed on when the client asked for SPDY; WebSocket's is chosen in its handshake. */
+  spdyProtocol?: string;
 }
 
 function check(kubelets: Kubelets, req: IncomingMessage): ExecRequest | { code: number; message: string } {
@@ -74,14 +89,22 @@ function check(kubelets: Kubelets, req: IncomingMessage): ExecRequest | { code: 
   if (!apiPod || !pod) return { code: 404, message: 'pod does not exist' };
   const state = apiPod.status?.containerStatuses?.find((c) => c.name === container)?.state;
   if (!state?.running) return { code: 500, message: `container not found ("${container}")` };
-  if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
-    return { code: 400, message: `the reference's kubelet stand-in serves exec over WebSocket only (${EXEC_PROTOCOLS.join(', ')}); ${req.headers.upgrade ?? 'a plain request'} is not served yet` };
+  let spdyProtocol: string | undefined;
+  if (isSpdyUpgrade(req)) {
+    const negotiated = negotiateSpdy(req);
+    if ('code' in negotiated) return negotiated;
+    spdyProtocol = negotiated.protocol;
+  } else if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
+    return { code: 400, message: `the reference's kubelet stand-in serves exec over WebSocket (${EXEC_PROTOCOLS.join(', ')}) and SPDY/3.1 (${SPDY_EXEC_PROTOCOLS.join(', ')}); ${req.headers.upgrade ?? 'a plain request'} is not served` };
   }
-  return { argv: q.getAll('command'), node: pod.node, hostMount: hostMountOf(apiPod, container), stdout: flag('stdout'), stderr: flag('stderr') };
+  return {
+    argv: q.getAll('command'), node: pod.node, hostMount: hostMountOf(apiPod, container),
+    stdin: flag('stdin'), stdout: flag('stdout'), stderr: flag('stderr'), tty: flag('tty'), spdyProtocol,
+  };
 }
 
 function refuse(socket: Duplex, code: number, message: string): void {
-  const reason = { 400: 'Bad Request', 404: 'Not Found', 500: 'Internal Server Error' }[code] ?? 'Error';
+  const reason = { 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error' }[code] ?? 'Error';
   const body = Buffer.from(message);
   socket.end(`HTTP/1.1 ${code} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${message}`);
 }
@@ -92,12 +115,7 @@ async function session(ws: WebSocket, exec: ExecRequest, kubelets: Kubelets): Pr
   ws.on('error', () => ws.terminate());
   // stdin (0), resize (4) and v5's stream closes (255) are read and dropped: the host shell takes no input
   ws.on('message', () => undefined);
-  let result: ExecResult;
-  try {
-    result = await runInContainer(exec.argv, exec.hostMount, kubelets.hostContext(exec.node));
-  } catch (error) {
-    result = { stdout: '', stderr: `${(error as Error).message}\n`, exitCode: 126 };
-  }
+  const result = await run(exec, kubelets);
   if (gone || ws.readyState !== WebSocket.OPEN) return;
   if (exec.stdout && result.stdout) ws.send(frame(STDOUT, result.stdout));
   if (exec.stderr && result.stderr) ws.send(frame(STDERR, result.stderr));
@@ -107,26 +125,18 @@ async function session(ws: WebSocket, exec: ExecRequest, kubelets: Kubelets): Pr
   ws.close(1000);
 }
 
+/** The command, run as exec-command.ts says; a failure of the stand-in itself is the command's 126. */
+async function run(exec: ExecRequest, kubelets: Kubelets): Promise<ExecResult> {
+  try {
+    return await runInContainer(exec.argv, exec.hostMount, kubelets.hostContext(exec.node));
+  } catch (error) {
+    return { stdout: '', stderr: `${(error as Error).message}\n`, exitCode: 126 };
+  }
+}
+
 function frame(channel: number, data: string): Buffer {
   const out = Buffer.alloc(1 + Buffer.byteLength(data, 'utf8'));
   out[0] = channel;
   out.write(data, 1, 'utf8');
   return out;
-}
-
-/**
- * The error channel's last word: v4 and v5 a Status (Success, or NonZeroExitCode with the code as the ExitCode
- * cause, worded as CRI-O's exec error); the original protocol an error text, nothing on success.
- */
-export function statusFor(protocol: string, argv: string[], exitCode: number): string {
-  const message = `command terminated with non-zero exit code: error executing command [${argv.join(' ')}], exit code ${exitCode}`;
-  if (protocol === 'channel.k8s.io') return exitCode === 0 ? '' : message;
-  if (exitCode === 0) return JSON.stringify({ metadata: {}, status: 'Success' });
-  return JSON.stringify({
-    metadata: {},
-    status: 'Failure',
-    message,
-    reason: 'NonZeroExitCode',
-    details: { causes: [{ reason: 'ExitCode', message: String(exitCode) }] },
-  });
 }

@@ -8,7 +8,7 @@ import { Exec, KubeConfig, type V1Status } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { execa } from 'execa';
 import { PassThrough } from 'node:stream';
-import { type Harness, type Obj, startHarness, waitFor } from './support/cluster.js';
+import { type Harness, type Obj, runningDaemonPod, startHarness, waitFor } from './support/cluster.js';
 
 const MCO = 'openshift-machine-config-operator';
 const MCD = 'machine-config-daemon';
@@ -48,10 +48,7 @@ describe('pods/exec over WebSocket: kubectl and client-node into the daemon pods
 
   before(async () => {
     h = await startHarness({ profile: '4.12-ga' });
-    pod = await waitFor('a Running machine-config-daemon pod', async () => {
-      const pods = await h.k.list<Obj>('Pod', { namespace: MCO });
-      return pods.items.find((p) => p.metadata.name!.startsWith(`${MCD}-`) && p.status?.containerStatuses?.[0]?.state?.running);
-    }, 60_000);
+    pod = await runningDaemonPod(h);
   });
   after(async () => h?.cluster.stop());
 

@@ -134,3 +134,11 @@ export function customImage(cluster: ReferenceCluster): Promise<string> {
   }
   return image;
 }
+
+/** A machine-config-daemon pod whose daemon container runs, once there is one (the exec tests' target). */
+export async function runningDaemonPod(h: Harness, timeoutMs = 60_000): Promise<Obj> {
+  return waitFor('a Running machine-config-daemon pod', async () => {
+    const pods = await h.k.list<Obj>('Pod', { namespace: 'openshift-machine-config-operator' });
+    return pods.items.find((p) => p.metadata.name!.startsWith('machine-config-daemon-') && p.status?.containerStatuses?.[0]?.state?.running);
+  }, timeoutMs);
+}
