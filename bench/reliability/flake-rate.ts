@@ -8,11 +8,9 @@
  * budget is spent and says how many ran. --clock runs every case on that reference clock (default: the run's own).
  * --record appends the figures to bench/RESULTS.md ("## reliability").
  */
-import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { join } from 'node:path';
-import { ROOT } from '../../test/support/cli.js';
 import { CASES, runSeeded, spread, type SeededCase, type SeededRun } from '../../test/bin/support/seeded-runs.js';
+import { recordReliability } from './record.js';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(name);
@@ -83,13 +81,4 @@ const block = [
   '',
 ];
 console.log(block.join('\n'));
-if (record) {
-  const path = join(ROOT, 'bench', 'RESULTS.md');
-  const text = await readFile(path, 'utf8');
-  const at = text.indexOf('\n## reliability');
-  if (at < 0) throw new Error('bench/RESULTS.md has no "## reliability" section');
-  const end = text.indexOf('\n## ', at + 1);
-  const insertAt = end < 0 ? text.length : end;
-  await writeFile(path, text.slice(0, insertAt).trimEnd() + '\n' + block.join('\n') + text.slice(insertAt));
-  console.log(`recorded in ${path}`);
-}
+if (record) console.log(`recorded in ${await recordReliability(block)}`);
