@@ -5,6 +5,13 @@ import { loadPullSecret } from '../../helpers/secrets.js';
 import { RUN_PHASES, type RunPhase } from '../../helpers/target.js';
 import { resolveFaults } from '../../reference/faults.js';
 import { CLOCK_MODES, type ClockMode } from '../../reference/clock.js';
+
+/**
+ * The reference's clock when the command line names none: `skip`, since a wait the cluster sits out costs no wall
+ * time there, and the suite reads the cluster's time from the server (helpers/target-clock.ts), so its budgets and
+ * reported durations stay true. `--clock fixed` keeps wall time × factor throughout.
+ */
+export const DEFAULT_CLOCK: ClockMode = 'skip';
 import { DEFAULT_PROFILE, PROFILE_NAMES } from '../../reference/profiles/index.js';
 import { collect, nonNegativeInteger, positiveInteger, positiveNumber } from '../args.js';
 import { profileChoicesText } from '../help.js';
@@ -76,7 +83,7 @@ export function defineRunOptions(command: Command): Command {
     .option('--allow-disruptive', 'run specs that upgrade the cluster or change its pools (default: off on real clusters, always on on the reference)')
     .option('--keep-on-failure', 'leave what a failed spec created in place for inspection, and print how to undo it (default: off)')
     .addOption(new Option('--time-factor <n>', 'reference only: cluster seconds per wall second (default: 600, ten cluster minutes per wall second)').argParser(positiveNumber))
-    .addOption(new Option('--clock <mode>', 'reference only: fixed (cluster time is wall time × the time factor) or skip (the same while the cluster works, and a jump to the next timer when nothing does: a wait costs no wall time) (default: fixed)').choices([...CLOCK_MODES]))
+    .addOption(new Option('--clock <mode>', `reference only: skip (cluster time is wall time × the time factor while the cluster works, and jumps to the next timer when nothing does: a wait costs no wall time) or fixed (always wall time × the factor) (default: ${DEFAULT_CLOCK})`).choices([...CLOCK_MODES]))
     .addOption(new Option('--seed <n>', 'reference only: seed of every reference cluster of the run (durations, resyncs, boot ids), printed with the run and written to the report\'s environment: replays a run (default: 1)').argParser(nonNegativeInteger))
     // Prow (OpenShift CI) gives every step $ARTIFACT_DIR and keeps what is written there: reports go there unless told otherwise.
     .addOption(new Option('--reports-dir <dir>', 'where Allure results, JUnit XML and failure artefacts go (those three folders are emptied first); without it, $ARTIFACT_DIR when set (Prow\'s artifacts folder), else reports').env('ARTIFACT_DIR').default('reports'))

@@ -20,7 +20,7 @@ describe('flake sample: spec 1 over seeds on both profiles', function () {
     cases.forEach((c, i) => console.log(`    ${c.name}, seeds ${SEEDS.join(', ')}: ${spread(results[i]!)}`));
     const wrong = cases.flatMap((c, i) => results[i]!.filter((r) => r.wrong).map((r) => `${c.name}, seed ${r.seed}: ${r.wrong} (replay: ocp-e2e ${c.args.join(' ')} --seed ${r.seed})`));
     expect(wrong).to.deep.equal([]);
-    for (const r of results.flat()) expect(r.environment).to.match(new RegExp(`^replay = ocp-e2e run --profile \\S+ --seed ${r.seed}$`, 'm'));
+    for (const r of results.flat()) expect(r.environment).to.match(new RegExp(`^replay = ocp-e2e run --profile \\S+ --seed ${r.seed} --clock skip$`, 'm'));
   });
 
   it('--seed is refused on a real cluster and must be a non-negative integer', async () => {

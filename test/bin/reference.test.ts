@@ -27,6 +27,26 @@ describe('ocp-e2e run on the embedded reference cluster', function () {
     const xml = readFileSync(join(r.reportsDir, 'junit', junit[0]!), 'utf8');
     expect(xml).to.match(/<testsuite [^>]*tests="1" failures="0"/);
     expect(readdirSync(join(r.reportsDir, 'allure-results')).filter((f) => f.endsWith('-result.json'))).to.have.length(SPEC_COUNT);
+    // The default clock skips idle cluster time, and the suite reads cluster time from the server: the upgrade
+    // phases report more cluster time than their wall time at the factor (at the factor alone they would be equal).
+    expect(readFileSync(join(r.reportsDir, 'allure-results', 'environment.properties'), 'utf8')).to.match(/^reference\.clock = skip$/m);
+    const phases = [...r.output.matchAll(/phase upgrade passed in (\d+)m(\d\d)s cluster time \((\d+\.\d)s wall\)/g)];
+    expect(phases.length, 'upgrade phases reported').to.be.at.least(1);
+    const skipped = phases.filter(([, m, sec, wall]) => Number(m) * 60 + Number(sec) > Number(wall) * 600 * 1.2);
+    expect(skipped.length, `upgrade phases with more cluster time than 600 x wall: ${phases.map((p) => p[0]).join('; ')}`).to.be.at.least(1);
+  });
+
+  it('on the fixed clock (--clock fixed) spec 1 passes, and its durations are wall time x the factor', async () => {
+    const r = await ocpE2e(['run', '--clock', 'fixed', '--grep', '54183'], { timeoutMs: 280_000 });
+    expect(r.exitCode, r.output).to.equal(0);
+    expect(lastLine(r.output)).to.equal('1 passed, 0 failed, 0 skipped');
+    expect(readFileSync(join(r.reportsDir, 'allure-results', 'environment.properties'), 'utf8')).to.match(/^replay = .* --clock fixed$/m);
+    const phases = [...r.output.matchAll(/phase (\w+) passed in (\d+)m(\d\d)s cluster time \((\d+\.\d)s wall\)/g)];
+    expect(phases.map((p) => p[1])).to.deep.equal(['prepare', 'upgrade', 'check']);
+    for (const [line, , m, sec, wall] of phases) {
+      // within the Date header's second and the 0.1 s of the wall figure
+      expect(Math.abs(Number(m) * 60 + Number(sec) - Number(wall) * 600), line).to.be.at.most(90);
+    }
   });
 
   it('on 4.12-nightly-2022-09-08 the report flow fails in the upgrade phase quoting the operator, keeps its objects on request, and the pull secret never reaches reports/', async () => {

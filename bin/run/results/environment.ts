@@ -10,6 +10,8 @@ export interface ReferenceEnvironment {
   seed: number;
   faults: string[];
   timeFactor?: number;
+  /** The reference's clock mode (`skip` or `fixed`). */
+  clock: string;
 }
 
 /** Java properties: `key = value` lines; `:`, `=` and `\` in values escaped. */
@@ -19,7 +21,7 @@ function properties(entries: Record<string, string>): string {
 }
 
 export async function writeReferenceEnvironment(reportsDir: string, env: ReferenceEnvironment): Promise<void> {
-  const replay = ['ocp-e2e run', `--profile ${env.profile}`, `--seed ${env.seed}`, ...env.faults.map((f) => `--fault ${f}`), ...(env.timeFactor ? [`--time-factor ${env.timeFactor}`] : [])].join(' ');
+  const replay = ['ocp-e2e run', `--profile ${env.profile}`, `--seed ${env.seed}`, ...env.faults.map((f) => `--fault ${f}`), ...(env.timeFactor ? [`--time-factor ${env.timeFactor}`] : []), `--clock ${env.clock}`].join(' ');
   await writeFile(
     join(reportsDir, 'allure-results', 'environment.properties'),
     properties({
@@ -28,6 +30,7 @@ export async function writeReferenceEnvironment(reportsDir: string, env: Referen
       'reference.seed': String(env.seed),
       'reference.faults': env.faults.join(',') || 'none',
       'reference.timeFactor': env.timeFactor ? String(env.timeFactor) : 'default',
+      'reference.clock': env.clock,
       replay,
     }),
   );
