@@ -18,18 +18,8 @@ export interface TargetClock {
   stop(): void;
 }
 
-/** A real cluster's time: the wall clock (its API server's clock is the same one, give or take NTP). */
-export function wallTargetClock(): TargetClock {
-  return { nowMs: () => Date.now(), factor: 1, stop: () => {} };
-}
-
-/** A clock at `factor` from now on, without a server: for tests and for readers of old recordings. */
-export function scaledTargetClock(factor: number, zeroWallMs = Date.now(), zeroTargetMs = zeroWallMs): TargetClock {
-  return { nowMs: () => zeroTargetMs + (Date.now() - zeroWallMs) * factor, factor, stop: () => {} };
-}
-
 /** How often the server is asked (wall ms): a jump is seen within one of these. */
-export const SERVER_CLOCK_READ_MS = 200;
+const SERVER_CLOCK_READ_MS = 200;
 
 /**
  * Cluster time from the server's `Date`. `read` is one read of the server (tests give their own); a failed read keeps

@@ -164,7 +164,7 @@ export function endClusterMs(recording: UpgradeRecording, now = Date.now()): num
 }
 
 /** Wall ms at which the recording ends: when it stopped, else now (a recording still going). */
-export function endWallMs(recording: Pick<UpgradeRecording, 'stoppedAt'>, now = Date.now()): number {
+function endWallMs(recording: Pick<UpgradeRecording, 'stoppedAt'>, now = Date.now()): number {
   return recording.stoppedAt ? Date.parse(recording.stoppedAt) : now;
 }
 
