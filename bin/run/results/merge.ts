@@ -15,12 +15,16 @@ export async function mergeShardReports(outDir: string, shardDirs: string[]): Pr
   const out = resolve(outDir);
   const dirs = shardDirs.map((d) => resolve(d));
   if (dirs.includes(out)) throw new UsageError(`--out ${outDir} is one of the shards' folders: merge into a new folder`);
-  const manifests = await Promise.all(dirs.map(async (dir) => {
+  const read = await Promise.allSettled(dirs.map(async (dir) => {
     const m = await readManifest(dir).catch((error: Error) => { throw new UsageError(error.message); });
     if (!m) throw new UsageError(`${dir} has no run.json: not the reports folder of an \`ocp-e2e run\``);
     if (!m.shard) throw new UsageError(`${dir} is the report of a run without --shard: nothing to merge it with`);
     return m;
   }));
+  // The first bad folder in the order given is the one named, whichever read failed first.
+  const refused = read.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (refused) throw refused.reason;
+  const manifests = read.map((r) => (r as PromiseFulfilledResult<RunManifest>).value);
   checkShardsOfOneRun(dirs, manifests);
   await prepareReportsDir(out);
   for (const dir of dirs) {
