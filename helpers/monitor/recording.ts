@@ -143,8 +143,8 @@ export function clusterOffsetMs(recording: Pick<UpgradeRecording, 'startedAt' | 
   return at.clusterMs ?? (Date.parse(at.wall) - Date.parse(recording.startedAt)) * recording.timeFactor;
 }
 
-/** Wall and cluster time of the recording mapped onto each other, through every moment it holds on both clocks. */
-export function clockMapOf(recording: UpgradeRecording): ClockMap {
+/** The moments the recording holds on both clocks: every interval's start and end, and its stop. */
+export function clockPointsOf(recording: UpgradeRecording): ClockPoint[] {
   const points: ClockPoint[] = [];
   const add = (at: Instant | undefined) => {
     if (at?.clusterMs !== undefined) points.push({ clusterMs: at.clusterMs, wallMs: Date.parse(at.wall) });
@@ -154,7 +154,12 @@ export function clockMapOf(recording: UpgradeRecording): ClockMap {
     add(interval.to);
   }
   if (recording.stoppedAt && recording.stoppedClusterMs !== undefined) points.push({ clusterMs: recording.stoppedClusterMs, wallMs: Date.parse(recording.stoppedAt) });
-  return clockMap(Date.parse(recording.startedAt), recording.timeFactor, points);
+  return points;
+}
+
+/** Wall and cluster time of the recording mapped onto each other, through every moment it holds on both clocks. */
+export function clockMapOf(recording: UpgradeRecording): ClockMap {
+  return clockMap(Date.parse(recording.startedAt), recording.timeFactor, clockPointsOf(recording));
 }
 
 /** Cluster ms at which the recording ends: when it stopped, else now (a recording still going). */

@@ -6,7 +6,7 @@
  */
 import type { ClockPoint } from '../monitor/clock-map.js';
 import { JudgeId, type JudgedInvariant } from '../monitor/judge.js';
-import { clockMapOf, clusterOffsetMs, endClusterMs, States, targetCompletionIndex, type Interval, type RecordedKind, type UpgradeRecording } from '../monitor/recording.js';
+import { clockMapOf, clockPointsOf, clusterOffsetMs, endClusterMs, States, targetCompletionIndex, type Interval, type RecordedKind, type UpgradeRecording } from '../monitor/recording.js';
 
 export type Tone = 'ok' | 'busy' | 'bad' | 'idle' | 'unknown';
 
@@ -181,8 +181,7 @@ function changesOf(timeline: Interval[]): Interval[][] {
 
 /** The recording's two clocks, as the chart shows a point on both. */
 export function clocksOf(recording: UpgradeRecording): Pick<TimelineModel, 'zeroWallMs' | 'timeFactor' | 'clockPoints'> {
-  const clockPoints = recording.timeline.flatMap((i) => [i.from, i.to]).flatMap((at) => (at?.clusterMs !== undefined ? [{ clusterMs: at.clusterMs, wallMs: Date.parse(at.wall) }] : []));
-  if (recording.stoppedAt && recording.stoppedClusterMs !== undefined) clockPoints.push({ clusterMs: recording.stoppedClusterMs, wallMs: Date.parse(recording.stoppedAt) });
+  const clockPoints = clockPointsOf(recording);
   return { zeroWallMs: Date.parse(recording.startedAt), timeFactor: recording.timeFactor, ...(clockPoints.length ? { clockPoints } : {}) };
 }
 
