@@ -105,6 +105,11 @@ export function profileOf(options: Pick<RunOptions, 'profile'>): string {
   return options.profile ?? DEFAULT_PROFILE;
 }
 
+/** The reference's clock mode of a run: the one asked for, else DEFAULT_CLOCK. */
+export function clockModeOf(options: Pick<RunOptions, 'clock'>): ClockMode {
+  return options.clock ?? DEFAULT_CLOCK;
+}
+
 /** Refuses combinations that make no sense and values that cannot work, before anything starts. */
 export function validateOptions(options: RunOptions): void {
   if (options.target === 'cluster') {

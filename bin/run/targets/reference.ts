@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import type { ReferenceRegistry } from '../../../reference/index.js';
 import { runMocha } from '../mocha.js';
-import { DEFAULT_CLOCK, profileOf, type RunOptions } from '../options.js';
+import { clockModeOf, profileOf, type RunOptions } from '../options.js';
 import { OrderedOutput, type Lane } from '../output.js';
 import { addCounts, formatCounts, NO_TESTS, type Counts } from '../results/counts.js';
 import { runPool } from '../schedule/pool.js';
@@ -40,7 +40,7 @@ export async function runOnReference(files: string[], options: RunOptions, confi
   const jobs = Math.min(options.jobs ?? defaultJobs(), files.length);
   const seed = options.seed ?? DEFAULT_SEED;
   console.log(`target: embedded reference cluster, profile ${profile}${options.fault?.length ? `, faults ${options.fault.join(', ')}` : ''}, seed ${seed} (replay with --seed ${seed})`);
-  await writeReferenceEnvironment(config.reportsDir, { profile, seed, faults: options.fault ?? [], timeFactor: options.timeFactor, clock: options.clock ?? DEFAULT_CLOCK });
+  await writeReferenceEnvironment(config.reportsDir, { profile, seed, faults: options.fault ?? [], timeFactor: options.timeFactor, clock: clockModeOf(options) });
   console.log(`disruptive specs run: a reference cluster is made for each spec file and thrown away (${jobs} at a time)`);
   if (options.keepOnFailure) {
     console.log('--keep-on-failure: a failed spec leaves its objects, but its reference cluster still stops with its file; to inspect by hand, use `ocp-e2e cluster up` and --target cluster');
@@ -119,7 +119,7 @@ async function startRegistry(profile: string): Promise<ReferenceRegistry> {
 async function startReference({ profile, options, registry }: FileRun): Promise<ReferenceCluster> {
   try {
     const { startReferenceCluster } = await import('../../../reference/index.js');
-    return await startReferenceCluster({ profile, seed: options.seed ?? DEFAULT_SEED, timeFactor: options.timeFactor, clock: options.clock ?? DEFAULT_CLOCK, faults: options.fault ?? [], registry });
+    return await startReferenceCluster({ profile, seed: options.seed ?? DEFAULT_SEED, timeFactor: options.timeFactor, clock: clockModeOf(options), faults: options.fault ?? [], registry });
   } catch (error) {
     throw new UsageError(`cannot start the reference cluster: ${(error as Error).message}`);
   }
@@ -137,14 +137,14 @@ async function runOnOneReferenceCluster(files: string[], options: RunOptions, co
   const { splitBySharing, workersForPlan } = await import('./one-upgrade.js');
   const workers = Math.max(2, workersForPlan(await splitBySharing(files)));
   console.log(`target: one embedded reference cluster for ${files.length} spec file(s), profile ${profile}${options.fault?.length ? `, faults ${options.fault.join(', ')}` : ''}, seed ${seed} (replay with --seed ${seed}), ${workers} workers`);
-  await writeReferenceEnvironment(config.reportsDir, { profile, seed, faults: options.fault ?? [], timeFactor: options.timeFactor, clock: options.clock ?? DEFAULT_CLOCK });
+  await writeReferenceEnvironment(config.reportsDir, { profile, seed, faults: options.fault ?? [], timeFactor: options.timeFactor, clock: clockModeOf(options) });
   const registry = await startRegistry(profile);
   await requirePodmanTrust(registry);
   return supervisor.withCluster(registry, async () => {
     let reference;
     try {
       const { startReferenceCluster } = await import('../../../reference/index.js');
-      reference = await startReferenceCluster({ profile, seed, timeFactor: options.timeFactor, clock: options.clock ?? DEFAULT_CLOCK, faults: options.fault ?? [], registry, workers });
+      reference = await startReferenceCluster({ profile, seed, timeFactor: options.timeFactor, clock: clockModeOf(options), faults: options.fault ?? [], registry, workers });
     } catch (error) {
       throw new UsageError(`cannot start the reference cluster: ${(error as Error).message}`);
     }
