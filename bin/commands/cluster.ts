@@ -7,11 +7,12 @@
  * RBAC is on, as on a real cluster; `--service-account NS/NAME [--cluster-role FILE]` adds an account held to its
  * roles, with a kubeconfig of its own (service-account.ts), and `--audit-log FILE` records what such users asked.
  */
-import { copyFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { collect, nonNegativeInteger, positiveNumber } from '../args.js';
 import { addHelpExtras } from '../help.js';
+import { writeWhole } from '../../lib/files/write-whole.js';
 import type { ReferenceCluster } from '../../reference/index.js';
 import { CLOCK_MODES, type ClockMode } from '../../reference/clock.js';
 import { DEFAULT_CLOCK } from '../run/options.js';
@@ -125,22 +126,6 @@ export function usageText(cluster: ReferenceCluster, kubeconfig: string, envFile
   ].join('\n');
 }
 
-/**
- * Writes `file` whole or not at all (written next to it, then renamed): a script or test waits for the kubeconfig or
- * the env file to appear, and one read while still being written (empty) left oc without the cluster's CA: `x509:
- * certificate signed by unknown authority` from the cluster's own registry, in CI with four clusters starting and in
- * 9 of 48 starts of six at once on a loaded machine (test/bin/parallel-clusters.test.ts).
- */
-async function writeWhole(file: string, write: (partial: string) => Promise<void>): Promise<void> {
-  const partial = `${file}.${process.pid}.partial`;
-  try {
-    await write(partial);
-    await rename(partial, file);
-  } finally {
-    await rm(partial, { force: true });
-  }
-}
-
 async function up(options: UpOptions): Promise<void> {
   const { startReferenceCluster } = await import('../../reference/index.js');
   if (!options.kubeconfigOut && !options.envOut) throw new Error('give --env-out FILE (or --kubeconfig-out FILE): where to write how to reach the cluster');
@@ -173,6 +158,8 @@ async function up(options: UpOptions): Promise<void> {
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
   try {
+    // Scripts and tests wait for these files to appear; one read while still empty left oc without the cluster's CA
+    // (x509 from the cluster's own registry: 9 of 48 starts of six clusters at once, test/bin/parallel-clusters.test.ts).
     await writeWhole(kubeconfig, (partial) => copyFile(cluster.kubeconfigPath, partial));
   } catch (error) {
     await cluster.stop();

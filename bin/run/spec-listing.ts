@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { execa } from 'execa';
+import { writeWhole } from '../../lib/files/write-whole.js';
 import { cacheDir, LISTING_REPORTER, MOCHA_CLI, MOCHA_CONFIG, ROOT, specNodeOptions } from './paths.js';
 import { UsageError } from './usage-error.js';
 import type { DeclaredCase } from '../../helpers/declared-case.js';
@@ -33,7 +34,7 @@ export async function listTests(files: string[], phase: RunPhase = 'all'): Promi
   const listed = [...new Set(files.map((f) => relative(ROOT, f)))].sort().join(',');
   const key = `v3:${phase}:${listed}:${await sourcesKey(files)}`;
   const cache = join(cacheDir(), 'spec-listing.json');
-  const cached = await readFile(cache, 'utf8').then((t) => JSON.parse(t) as { key: string; tests: ListedTest[] }, () => undefined);
+  const cached = await readCachedListing(cache);
   const asked = new Set(files);
   if (cached?.key === key) return cached.tests.map((t) => ({ ...t, file: join(ROOT, t.file) })).filter((t) => asked.has(t.file));
   const tests = await dryRun(files, phase);
@@ -41,11 +42,29 @@ export async function listTests(files: string[], phase: RunPhase = 'all'): Promi
   return tests;
 }
 
-/** A cache that cannot be written (EROFS, EACCES, a full disk) costs the next run a listing, never this run. */
+/**
+ * The cached listing, or undefined when there is none or it cannot be read. Runs started at once share the cache
+ * (CI's tests, a sharded fan-out), so a listing that does not parse is a miss, never the run's error: CI once ended
+ * a `--phase post` with `SyntaxError: Unexpected end of JSON input` from a cache another run was writing.
+ */
+async function readCachedListing(path: string): Promise<{ key: string; tests: ListedTest[] } | undefined> {
+  const text = await readFile(path, 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as { key: string; tests: ListedTest[] };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Written whole (renamed into place), so a run reading it meanwhile sees the old listing or the new one. A cache that
+ * cannot be written (EROFS, EACCES, a full disk) costs the next run a listing, never this run.
+ */
 async function writeCache(path: string, text: string): Promise<void> {
   try {
     await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, text);
+    await writeWhole(path, (partial) => writeFile(partial, text));
   } catch {
     // not cached
   }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SPECS_DIR } from '../../../bin/run/paths.js';
@@ -34,5 +34,18 @@ describe('bin/run/spec-listing: the listing cache is relocatable and best-effort
     const tests = await listTests([SPEC1]);
     expect(tests.map((t) => t.file)).to.deep.equal([SPEC1]);
     expect(existsSync(join(dir, 'a-file', 'cache'))).to.equal(false);
+  });
+
+  it('a cache cut short by another run (empty, half a listing) is a miss: it lists again and writes the cache whole', async () => {
+    process.env.OCP_E2E_CACHE_DIR = join(dir, 'cache');
+    mkdirSync(join(dir, 'cache'));
+    const listing = join(dir, 'cache', 'spec-listing.json');
+    for (const cut of ['', '{"key":"v3:all:specs/01-upgrade']) {
+      writeFileSync(listing, cut);
+      const tests = await listTests([SPEC1]);
+      expect(tests.map((t) => t.file), `a cache of ${JSON.stringify(cut)}`).to.include(SPEC1);
+      expect((JSON.parse(readFileSync(listing, 'utf8')) as { tests: unknown[] }).tests).to.have.length(tests.length);
+    }
+    expect(readdirSync(join(dir, 'cache')), 'no partial file is left beside it').to.deep.equal(['spec-listing.json']);
   });
 });
