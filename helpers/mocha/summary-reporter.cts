@@ -3,24 +3,58 @@
  * closing line `N passed, N failed, N skipped` that CI systems (and people skimming a log) can read without parsing
  * mocha's wording ("passing", "pending").
  *
+ * A long run (more than SLOWEST tests, i.e. `npm test`, not a suite run) also lists, before that line, its slowest
+ * tests and its slowest files: a file's time includes its hooks (the clusters its `before` starts), which a test's
+ * own time does not, and it is the file that one would split or share to make the run faster.
+ *
  * CommonJS on purpose: allure-mocha loads its extra reporters with a synchronous require().
  */
 import Mocha = require('mocha');
+import path = require('node:path');
 
 const { Spec } = Mocha.reporters;
-const { EVENT_RUN_END } = Mocha.Runner.constants;
+const { EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_SUITE_END, EVENT_TEST_END } = Mocha.Runner.constants;
+
+const SLOWEST = 20;
 
 class SummaryReporter extends Spec {
   constructor(runner: Mocha.Runner, options?: Mocha.MochaOptions) {
     super(runner, options);
+    const tests: { title: string; ms: number }[] = [];
+    const fileMs = new Map<string, number>();
+    const fileStarted = new Map<Mocha.Suite, number>();
+    runner.on(EVENT_TEST_END, (test: Mocha.Test) => {
+      if (test.duration !== undefined) tests.push({ title: test.fullTitle(), ms: test.duration });
+    });
+    // A file's top-level describe blocks are the suites whose parent is the root suite.
+    runner.on(EVENT_SUITE_BEGIN, (suite: Mocha.Suite) => {
+      if (suite.parent?.root && suite.file) fileStarted.set(suite, Date.now());
+    });
+    runner.on(EVENT_SUITE_END, (suite: Mocha.Suite) => {
+      const started = fileStarted.get(suite);
+      if (started === undefined || !suite.file) return;
+      const file = path.relative(process.cwd(), suite.file);
+      fileMs.set(file, (fileMs.get(file) ?? 0) + Date.now() - started);
+    });
     runner.once(EVENT_RUN_END, () => {
       const stats = runner.stats ?? { passes: 0, failures: 0, pending: 0 };
       // Spec prints its epilogue on the same event; print after it so this is the very last line.
       process.nextTick(() => {
+        if (tests.length > SLOWEST) {
+          console.log(`\nslowest ${SLOWEST} tests (s):`);
+          for (const t of [...tests].sort((a, b) => b.ms - a.ms).slice(0, SLOWEST)) console.log(`  ${seconds(t.ms)}  ${t.title}`);
+          console.log(`slowest ${SLOWEST} files (s, with their hooks):`);
+          for (const [file, ms] of [...fileMs].sort((a, b) => b[1] - a[1]).slice(0, SLOWEST)) console.log(`  ${seconds(ms)}  ${file}`);
+          console.log('');
+        }
         console.log(`${stats.passes} passed, ${stats.failures} failed, ${stats.pending} skipped`);
       });
     });
   }
+}
+
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(1).padStart(6);
 }
 
 export = SummaryReporter;
