@@ -10,10 +10,11 @@
  * Anything else is refused in words rather than imitated: an unknown program fails as a missing one does, a program
  * the image has but the reference does not simulate says so (exit 126).
  */
-import { createHash } from 'node:crypto';
 import { RPMDB_PATH, parseRpmDb, type InstalledRpm } from '../releases/os-content.js';
 import { DEFAULT_KERNEL_PACKAGES, REALTIME_KERNEL_PACKAGES, SUPPORTED_EXTENSIONS } from '../mcd/node-config.js';
 import { rpmOstreeStatusJson } from '../mcd/os-status.js';
+import { kernelCommandLine, kernelRelease } from '../node-fs/kernel.js';
+import { installTargets } from '../node-fs/unit-links.js';
 import type { HostOs } from './hosts.js';
 
 export interface HostFiles {
@@ -153,22 +154,8 @@ class HostShell {
     return data === undefined ? undefined : { data, mode: /^\/(usr\/)?(s?bin|libexec)\//.test(absolute) ? 0o755 : 0o644 };
   }
 
-  /** The booted deployment's kernel command line: what the bootloader entry of an RHCOS deployment carries, then the MachineConfigs' arguments. */
   private async cmdline(): Promise<string> {
-    const { booted, deployment } = this.host.os;
-    const checksum = createHash('sha256').update(`${booted.pullspec}\0${booted.content.digest}`).digest('hex');
-    const root = createHash('sha256').update(this.host.node).digest('hex');
-    const uuid = `${root.slice(0, 8)}-${root.slice(8, 12)}-${root.slice(12, 16)}-${root.slice(16, 20)}-${root.slice(20, 32)}`;
-    const base = [
-      `BOOT_IMAGE=(hd0,gpt3)/ostree/rhcos-${checksum}/vmlinuz-${await this.kernelRelease()}`,
-      'ignition.platform.id=metal',
-      `ostree=/ostree/boot.1/rhcos/${checksum}/0`,
-      `root=UUID=${uuid}`,
-      'rw',
-      'rootflags=prjquota',
-      `boot=UUID=${uuid.replace(/^.{8}/, 'b0075ea1')}`,
-    ];
-    return [...base, ...deployment.kernelArguments].join(' ');
+    return kernelCommandLine(this.host.node, this.host.os, await this.kernelRelease());
   }
 
   private async cat(paths: string[]): Promise<number> {
@@ -261,11 +248,8 @@ class HostShell {
     return 'disabled';
   }
 
-  /** The release of the booted kernel package (`uname -r`): `kernel`, or `kernel-rt-core` on the realtime kernel. */
   private async kernelRelease(): Promise<string> {
-    const db = (await this.packages()) ?? [];
-    const kernel = db.find((r) => r.name === (this.host.os.deployment.kernelType === 'realtime' ? 'kernel-rt-core' : 'kernel'));
-    return kernel ? `${kernel.version}-${kernel.release}.${kernel.arch}` : 'unknown';
+    return kernelRelease((await this.packages()) ?? [], this.host.os.deployment.kernelType);
   }
 
   private async uname(args: string[]): Promise<number> {
@@ -379,24 +363,6 @@ class HostShell {
     });
     return 0;
   }
-}
-
-/**
- * The targets a unit's [Install] section hooks it into (WantedBy= → `.wants`, RequiredBy= → `.requires`);
- * undefined when the unit has no [Install] section with either (systemctl calls it static).
- */
-export function installTargets(unitText: string): Array<{ target: string; kind: 'wants' | 'requires' }> | undefined {
-  const out: Array<{ target: string; kind: 'wants' | 'requires' }> = [];
-  let section = '';
-  for (const raw of unitText.split('\n')) {
-    const line = raw.trim();
-    const header = /^\[(.+)\]$/.exec(line);
-    if (header) section = header[1]!;
-    const entry = /^(WantedBy|RequiredBy)\s*=\s*(.*)$/.exec(line);
-    if (section !== 'Install' || !entry) continue;
-    for (const target of entry[2]!.split(/\s+/).filter(Boolean)) out.push({ target, kind: entry[1] === 'WantedBy' ? 'wants' : 'requires' });
-  }
-  return out.length ? out : undefined;
 }
 
 /** Splits `a 'b c' && d; e || f` into simple commands and the operators after them. */

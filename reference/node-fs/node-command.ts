@@ -1,0 +1,142 @@
+/**
+ * Runs a command as a real process over a node's tree (node-roots.ts), in namespaces of its own so that nothing it
+ * mounts or sets is seen outside it: a mount namespace where the node's root is put together, a UTS namespace with
+ * the node's hostname, a PID namespace so that the whole command dies with its first process. As root that is
+ * `unshare --mount --uts --pid`; otherwise the same inside a user namespace whose root is the caller
+ * (`unshare --user --map-root-user`), which a developer's laptop allows (Linux 5.11 or later for the overlay).
+ *
+ * Inside, a host shell mounts the node's root at mnt/: an overlay of the node's upper/ over its booted deployment,
+ * read-only except /etc and /var (as RHCOS's /usr is), a fresh /tmp, the node's proc/ and run/, the machine's /dev.
+ * Then, as a debug pod's `chroot /host CMD` or the daemon's `chroot /rootfs CMD` do, CMD runs with that root
+ * (`chroot` of the machine: its exit codes 125-127 and words are coreutils'); or, for a command run in a container
+ * that mounts the host's root at MOUNT (`cat /rootfs/proc/cmdline` in the daemon's container), a container root is
+ * made of a tmpfs with the node's root at MOUNT and the container's programs (/usr, /bin, …) taken from it, as the
+ * daemon's image carries the same RHEL tools as the host.
+ *
+ * The command's environment is only PATH, HOME, LANG and TERM: nothing of the reference's own leaks to a node.
+ * The command runs in its own process group; kill() ends that group, and the PID namespace takes everything
+ * the command started with it.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import type { PreparedNode } from './node-roots.js';
+
+/** The exit status of a setup that failed before the command could start (unshare's and mount's own are 1 and 32). */
+export const SETUP_FAILED = 125;
+
+const SETUP = String.raw`
+m() { mount "$@" || { echo "node $NODE_NAME: its root could not be put together: mount $*" >&2; exit 125; }; }
+R="$NODE_DIR/mnt"
+m -t overlay overlay -o "lowerdir=$NODE_LOWER,upperdir=$NODE_DIR/upper,workdir=$NODE_DIR/work$NODE_OVERLAY_OPTS" "$R"
+for d in etc var; do m --bind "$R/$d" "$R/$d"; done
+m -o remount,bind,ro "$R"
+m -t tmpfs -o mode=1777 tmpfs "$R/tmp"
+m --bind "$NODE_DIR/run" "$R/run"
+m --bind "$NODE_DIR/proc" "$R/proc"
+m --rbind /dev "$R/dev"
+hostname "$NODE_NAME" || exit 125
+if [ -z "$NODE_MOUNT" ]; then exec chroot "$R" "$@"; fi
+C="$NODE_DIR/ctr"
+m -t tmpfs tmpfs "$C"
+mkdir -p "$C$NODE_MOUNT" "$C/tmp" "$C/dev" "$C/proc" "$C/run" || exit 125
+m --rbind "$R" "$C$NODE_MOUNT"
+rel=$(echo "$NODE_MOUNT" | sed 's|^/*||')
+for d in bin sbin lib lib64 usr etc var; do
+  if [ -e "$R/$d" ] || [ -L "$R/$d" ]; then ln -s "$rel/$d" "$C/$d"; fi
+done
+m --rbind /dev "$C/dev"
+m --bind "$NODE_DIR/proc" "$C/proc"
+exec chroot "$C" "$@"
+`;
+
+export interface Mechanism {
+  /** unshare's options before the command. */
+  unshare: string[];
+  /** Extra overlay mount options (a user namespace's overlay keeps its metadata in user.* attributes). */
+  overlayOptions: string;
+}
+
+let found: Mechanism | Error | undefined;
+
+/** How commands get their namespaces on this machine, or why they cannot (said once, in words). */
+export function mechanism(): Mechanism {
+  found ??= detect();
+  if (found instanceof Error) throw found;
+  return found;
+}
+
+function detect(): Mechanism | Error {
+  const base = ['--mount', '--uts', '--pid', '--fork', '--kill-child', '--propagation', 'private'];
+  if (process.getuid?.() === 0) return { unshare: base, overlayOptions: '' };
+  const candidate = { unshare: ['--user', '--map-root-user', ...base], overlayOptions: ',userxattr' };
+  const probe = spawnSync('unshare', [...candidate.unshare, 'true'], { encoding: 'utf8' });
+  if (probe.status === 0) return candidate;
+  const why = probe.error ? probe.error.message : (probe.stderr || `exit ${probe.status}`).trim();
+  return new Error(
+    'the reference runs node commands as real processes in Linux namespaces: as root with `unshare --mount --uts --pid`, ' +
+      'otherwise in a user namespace (`unshare --user --map-root-user --mount …`, util-linux), whose overlay needs Linux 5.11 or later. ' +
+      `This machine refuses the user namespace (${why}): run as root, or allow unprivileged user namespaces ` +
+      '(sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 kernel.apparmor_restrict_unprivileged_userns=0).',
+  );
+}
+
+export interface NodeProcess {
+  stdout: Readable;
+  stderr: Readable;
+  /** The exit status: the command's, 128+N for a signal N. */
+  exit: Promise<number>;
+  /** Ends the command and everything it started. */
+  kill(): void;
+}
+
+/**
+ * Starts `argv` on the node: `hostMount` undefined runs it with the node's root as its root (chroot /host ARGV);
+ * a mount path runs it in a container that sees the node's root there.
+ */
+export function startOnNode(prepared: PreparedNode, argv: string[], hostMount?: string): NodeProcess {
+  const how = mechanism();
+  const program = argv.length ? argv : ['/bin/sh', '-i'];
+  const child: ChildProcess = spawn('unshare', [...how.unshare, '/bin/sh', '-c', SETUP, 'node-setup', ...program], {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+      HOME: '/root',
+      LANG: 'C',
+      TERM: 'dumb',
+      SHELL: '/bin/sh',
+      NODE_DIR: prepared.dir,
+      NODE_LOWER: path.resolve(prepared.lower),
+      NODE_NAME: prepared.node,
+      NODE_MOUNT: hostMount === '/' ? '' : (hostMount ?? ''),
+      NODE_OVERLAY_OPTS: how.overlayOptions,
+    },
+  });
+  let ended = false;
+  const exit = new Promise<number>((resolve) => {
+    child.once('error', () => resolve(SETUP_FAILED));
+    child.once('exit', (code, signal) => {
+      ended = true;
+      resolve(code ?? 128 + (signal ? signalNumber(signal) : 0));
+    });
+  });
+  return {
+    stdout: child.stdout!,
+    stderr: child.stderr!,
+    exit,
+    kill: () => {
+      if (ended || child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
+function signalNumber(signal: NodeJS.Signals): number {
+  const numbers: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
+  return numbers[signal] ?? 0;
+}

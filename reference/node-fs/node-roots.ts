@@ -1,0 +1,186 @@
+/**
+ * Each reference node's root file system on disk, made from what the node's record (kubelet/hosts.ts) says it
+ * booted and what the daemon wrote. Per node, under the cluster's nodes folder:
+ *
+ *   upper/  the node's own state: an overlay's upper layer over its booted deployment (deployment-trees.ts, shared
+ *           read-only by every node that booted it). The daemon's files and units are written here; commands write
+ *           /etc and /var here. It outlives a reboot into another deployment, as a node's /etc and /var do.
+ *   work/   the overlay's work folder.
+ *   proc/   the node's kernel view: cmdline (the booted kernel arguments), uptime (since the daemon's last reboot of
+ *           it), sys/kernel/osrelease (the booted kernel package), rewritten before each command.
+ *   run/    what the node's running services know: ocp-e2e/rpm-ostree-status.{json,txt} (booted and rollback
+ *           deployments), read by the image's own rpm-ostree.
+ *   mnt/, ctr/  mount points, used only inside a command's private mount namespace (node-command.ts).
+ *
+ * Nothing here is mounted outside a command's namespace, so a node costs its few written files and a handful of
+ * folders; the image is on disk once. The tree is brought up to date from the record when a command is about to
+ * run (prepare), not when the daemon writes the record: a node nobody looks at costs nothing.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmod, lstat, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { HostOs, HostUnit } from '../kubelet/hosts.js';
+import { RPMDB_PATH, parseRpmDb } from '../releases/os-content.js';
+import type { DeploymentTrees } from './deployment-trees.js';
+import { kernelCommandLine, kernelRelease } from './kernel.js';
+import { rpmOstreeStatus } from './rpm-ostree-status.js';
+import { enablementLinks } from './unit-links.js';
+
+const run = promisify(execFile);
+
+/** A node's tree, ready for a command (node-command.ts mounts it). */
+export interface PreparedNode {
+  node: string;
+  /** The booted deployment's tree: the overlay's lower layer. */
+  lower: string;
+  /** The node's folder (upper/, work/, proc/, run/, mnt/, ctr/). */
+  dir: string;
+}
+
+interface Wanted {
+  /** Upper-layer paths (absolute in the node) → what to put there. */
+  entries: Map<string, { file?: { mode: number; contents: Buffer }; link?: string }>;
+  /** Paths the deployment has that must not show (a link of a unit the config disables). */
+  hidden: Set<string>;
+}
+
+export class NodeRoots {
+  /** What each node's upper layer was last made to hold, by a hash of the record's files and units. */
+  private readonly synced = new Map<string, string>();
+  private readonly syncing = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly nodesDir: string,
+    private readonly deployments: DeploymentTrees,
+    /** Cluster time, ms: the node's uptime counts on it. */
+    private readonly now: () => number,
+    /** Whether hiding a file of the deployment can write an overlay whiteout (a character device: root only). */
+    private readonly canWhiteout = process.getuid?.() === 0,
+  ) {}
+
+  dirOf(node: string): string {
+    if (!/^[A-Za-z0-9._-]+$/.test(node) || node.startsWith('.')) throw new Error(`not a node name: ${JSON.stringify(node)}`);
+    return path.join(this.nodesDir, node);
+  }
+
+  async prepare(node: string, os: HostOs): Promise<PreparedNode> {
+    const dir = this.dirOf(node);
+    const deployment = await this.deployments.tree(os.booted.pullspec, os.deployment);
+    for (const d of ['upper', 'work', 'mnt', 'ctr', 'proc/sys/kernel', 'run/ocp-e2e']) await mkdir(path.join(dir, d), { recursive: true });
+    await this.syncWrites(node, dir, deployment.root, os);
+    const packages = parseRpmDb(await readFile(path.join(deployment.root, RPMDB_PATH), 'utf8').catch(() => ''));
+    const release = kernelRelease(packages, os.deployment.kernelType);
+    const uptime = Math.max(0, (this.now() - os.bootedAtMs) / 1000);
+    await writeFile(path.join(dir, 'proc/cmdline'), `${kernelCommandLine(node, os, release)}\n`);
+    await writeFile(path.join(dir, 'proc/uptime'), `${uptime.toFixed(2)} ${(uptime * 1.8).toFixed(2)}\n`);
+    await writeFile(path.join(dir, 'proc/sys/kernel/osrelease'), `${release}\n`);
+    await writeFile(path.join(dir, 'proc/sys/kernel/hostname'), `${node}\n`);
+    const status = rpmOstreeStatus(os.booted, os.previous);
+    await writeFile(path.join(dir, 'run/ocp-e2e/rpm-ostree-status.json'), status.json);
+    await writeFile(path.join(dir, 'run/ocp-e2e/rpm-ostree-status.txt'), status.text);
+    return { node, lower: deployment.root, dir };
+  }
+
+  /** Removes every node's folder (the cluster is stopping). */
+  async removeAll(): Promise<void> {
+    await rm(this.nodesDir, { recursive: true, force: true });
+  }
+
+  /** Brings upper/ to what the record's files and units say, once per change of them (one sync at a time per node). */
+  private async syncWrites(node: string, dir: string, lower: string, os: HostOs): Promise<void> {
+    const key = createHash('sha256').update(lower);
+    for (const f of os.files.values()) key.update(`${f.path}\0${f.mode}\0`).update(f.contents as unknown as Uint8Array);
+    for (const u of os.units.values()) key.update(JSON.stringify(u));
+    const signature = key.digest('hex');
+    while (this.syncing.has(node)) await this.syncing.get(node);
+    if (this.synced.get(node) === signature) return;
+    const task = this.writeUpper(dir, lower, os).then(() => void this.synced.set(node, signature));
+    this.syncing.set(node, task);
+    try {
+      await task;
+    } finally {
+      this.syncing.delete(node);
+    }
+  }
+
+  private async writeUpper(dir: string, lower: string, os: HostOs): Promise<void> {
+    const upper = path.join(dir, 'upper');
+    const record = path.join(dir, 'written.json');
+    const before = JSON.parse(await readFile(record, 'utf8').catch(() => '[]')) as string[];
+    const wanted = await wantedOf(os, lower);
+    for (const p of before) if (!wanted.entries.has(p)) await rm(path.join(upper, p), { force: true });
+    for (const [p, entry] of wanted.entries) {
+      const target = path.join(upper, p);
+      await mkdir(path.dirname(target), { recursive: true });
+      await rm(target, { force: true, recursive: true });
+      if (entry.link !== undefined) await symlink(entry.link, target);
+      else if (entry.file) {
+        await writeFile(target, entry.file.contents as unknown as Uint8Array);
+        await chmod(target, entry.file.mode & 0o7777);
+      }
+    }
+    for (const p of wanted.hidden) {
+      if (!this.canWhiteout || wanted.entries.has(p)) continue;
+      const target = path.join(upper, p);
+      await mkdir(path.dirname(target), { recursive: true });
+      await rm(target, { force: true });
+      await run('mknod', [target, 'c', '0', '0']); // overlayfs' whiteout: the lower file is gone from the merged view
+    }
+    await writeFile(record, JSON.stringify([...wanted.entries.keys(), ...(this.canWhiteout ? wanted.hidden : [])]));
+  }
+}
+
+/**
+ * What the daemon's files and units put on the node: each file at its path with its mode; a unit with contents at
+ * /etc/systemd/system/NAME; an enabled unit's links for its [Install] targets (read from the written unit, else the
+ * deployment's own unit file), a disabled one's links gone, a masked one a link to /dev/null (what Ignition and the
+ * daemon's `systemctl enable/disable/mask` leave).
+ */
+async function wantedOf(os: HostOs, lower: string): Promise<Wanted> {
+  const entries: Wanted['entries'] = new Map();
+  const hidden = new Set<string>();
+  for (const f of os.files.values()) entries.set(normal(f.path), { file: { mode: f.mode, contents: f.contents } });
+  for (const unit of os.units.values()) {
+    const unitPath = `/etc/systemd/system/${unit.name}`;
+    if (unit.mask) {
+      entries.set(unitPath, { link: '/dev/null' });
+      continue;
+    }
+    if (unit.contents !== undefined) entries.set(unitPath, { file: { mode: 0o644, contents: Buffer.from(unit.contents) } });
+    if (unit.enabled === undefined) continue;
+    const text = unit.contents ?? (await imageUnit(lower, unit));
+    const links = text === undefined ? [] : enablementLinks(unit.name, text);
+    for (const link of links) {
+      if (unit.enabled) entries.set(link, { link: unit.contents !== undefined ? unitPath : await imageUnitPath(lower, unit) });
+      else if (await exists(path.join(lower, link))) hidden.add(link);
+    }
+  }
+  return { entries, hidden };
+}
+
+const UNIT_DIRS = ['/etc/systemd/system', '/usr/lib/systemd/system'];
+
+async function imageUnitPath(lower: string, unit: HostUnit): Promise<string> {
+  for (const d of UNIT_DIRS) if (await exists(path.join(lower, d, unit.name))) return `${d}/${unit.name}`;
+  return `/usr/lib/systemd/system/${unit.name}`;
+}
+
+async function imageUnit(lower: string, unit: HostUnit): Promise<string | undefined> {
+  for (const d of UNIT_DIRS) {
+    const text = await readFile(path.join(lower, d, unit.name), 'utf8').catch(() => undefined);
+    if (text !== undefined) return text;
+  }
+  return undefined;
+}
+
+function normal(p: string): string {
+  const n = path.posix.normalize(`/${p}`);
+  if (n.split('/').includes('..')) throw new Error(`file path ${p} leaves the node's root`);
+  return n;
+}
+
+async function exists(p: string): Promise<boolean> {
+  return lstat(p).then(() => true, () => false);
+}

@@ -1,0 +1,201 @@
+/**
+ * A node's root file system on disk and commands run over it as real processes: layers unpacked once per digest
+ * with their whiteouts, a deployment with extensions and the realtime kernel, the daemon's files and units in the
+ * node's own upper layer, /proc true to the node, and the exit codes of chroot and the shell.
+ */
+import { expect } from 'chai';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile, chmod, copyFile, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { create as createTar } from 'tar';
+import { NodeHosts, type DeploymentConfig } from '../../../reference/kubelet/hosts.js';
+import { DeploymentTrees } from '../../../reference/node-fs/deployment-trees.js';
+import { ImageTrees, type ImageLayerSource } from '../../../reference/node-fs/image-trees.js';
+import { startOnNode } from '../../../reference/node-fs/node-command.js';
+import { NodeRoots } from '../../../reference/node-fs/node-roots.js';
+import { nodeConfigOf } from '../../../reference/mcd/node-config.js';
+
+const D_OS = `sha256:${'a'.repeat(64)}`;
+const D_EXT = `sha256:${'e'.repeat(64)}`;
+const OS = `r/os@${D_OS}`;
+const EXT = `r/ext@${D_EXT}`;
+const RPMDB = 'usr/share/rpm/ocp-e2e-rpmdb.tsv';
+const APPLETS = ['cat', 'echo', 'stat', 'hostname', 'ls', 'awk', 'sed', 'grep', 'rm', 'touch', 'mkdir', 'uname', 'true', 'false', 'sleep', 'id'];
+
+async function layer(files: Record<string, string | { text: string; mode: number } | { link: string }>): Promise<Buffer> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-layer-'));
+  try {
+    for (const [p, f] of Object.entries(files)) {
+      const full = path.join(dir, p);
+      await mkdir(path.dirname(full), { recursive: true });
+      if (typeof f === 'object' && 'link' in f) await symlink(f.link, full);
+      else if (p.endsWith('/')) await mkdir(full, { recursive: true });
+      else {
+        await writeFile(full, typeof f === 'string' ? f : f.text);
+        if (typeof f === 'object') await chmod(full, f.mode);
+      }
+    }
+    const chunks: Buffer[] = [];
+    const stream = createTar({ cwd: dir, gzip: true, portable: true }, ['.']);
+    for await (const c of stream as AsyncIterable<Buffer>) chunks.push(c);
+    return Buffer.concat(chunks as unknown as Uint8Array[]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A busybox root: /bin/busybox with a link per applet used here, a static sh; then a layer of the OS and one that whites out. */
+async function osLayers(): Promise<Buffer[]> {
+  const base: Record<string, string | { text: string; mode: number } | { link: string }> = {
+    'tmp/': '', 'proc/': '', 'dev/': '', 'run/': '', 'var/lib/': '', 'etc/systemd/system/': '',
+    'bin/sh': { link: 'busybox' },
+    'etc/os-release': 'NAME="RHCOS"\n',
+    'etc/gone-later': 'x\n',
+    'usr/share/doc/old/a': 'a\n',
+    [RPMDB]: 'kernel\t4.18.0\t372.26.1.el8_6\tx86_64\nkernel-core\t4.18.0\t372.26.1.el8_6\tx86_64\nbash\t4.4.20\t4.el8_6\tx86_64\n',
+    'usr/lib/systemd/system/chronyd.service': '[Unit]\n[Install]\nWantedBy=multi-user.target\n',
+    'etc/systemd/system/multi-user.target.wants/chronyd.service': { link: '/usr/lib/systemd/system/chronyd.service' },
+    'usr/bin/not-executable': { text: '#!/bin/sh\necho no\n', mode: 0o644 },
+  };
+  for (const a of APPLETS) base[`bin/${a}`] = { link: 'busybox' };
+  const first = await layer(base);
+  // the machine's static busybox, in a layer of its own
+  const bbDir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-bb-'));
+  await mkdir(path.join(bbDir, 'bin'));
+  await copyFile('/bin/busybox', path.join(bbDir, 'bin/busybox'));
+  const chunks: Buffer[] = [];
+  for await (const c of createTar({ cwd: bbDir, portable: true }, ['bin/busybox']) as AsyncIterable<Buffer>) chunks.push(c);
+  await rm(bbDir, { recursive: true, force: true });
+  const second = await layer({ 'etc/.wh.gone-later': '', 'usr/share/doc/old/.wh..wh..opq': '', 'usr/share/doc/old/b': 'b\n' });
+  return [first, Buffer.concat(chunks as unknown as Uint8Array[]), second];
+}
+
+async function extLayers(): Promise<Buffer[]> {
+  const pkg = (line: string) => `${line}\tx86_64\n`;
+  return [await layer({
+    'usr/share/rpm-ostree/extensions/usbguard/package': pkg('usbguard\t1.0.0\t8.el8'),
+    'usr/share/rpm-ostree/extensions/usbguard/files/usr/bin/usbguard': { text: '#!/bin/sh\necho usbguard 1.0.0\n', mode: 0o755 },
+    'usr/share/rpm-ostree/extensions/kernel-rt-core/package': pkg('kernel-rt-core\t4.18.0\t372.26.1.rt7.183.el8_6'),
+  })];
+}
+
+async function run(roots: NodeRoots, hosts: NodeHosts, node: string, argv: string[], mount?: string): Promise<{ stdout: string; stderr: string; exitCode: number }> {
+  const p = startOnNode(await roots.prepare(node, hosts.get(node)), argv, mount);
+  let stdout = '';
+  let stderr = '';
+  p.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  p.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exitCode = await p.exit;
+  return { stdout, stderr, exitCode };
+}
+
+describe('reference node trees: a root file system per node, and commands run over it for real', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let unpacks: number;
+  let roots: NodeRoots;
+  let images: ImageTrees;
+  let hosts: NodeHosts;
+  let now = 1_000;
+
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-node-tree-'));
+    const os = await osLayers();
+    const ext = await extLayers();
+    unpacks = 0;
+    const source: ImageLayerSource = {
+      digest: async (ref) => (ref === OS ? D_OS : D_EXT),
+      layers: async (ref) => {
+        unpacks++;
+        return ref === OS ? { digest: D_OS, layers: os } : { digest: D_EXT, layers: ext };
+      },
+    };
+    images = new ImageTrees(path.join(dir, 'cache'), source);
+    roots = new NodeRoots(path.join(dir, 'nodes'), new DeploymentTrees(path.join(dir, 'cache'), images), () => now);
+    hosts = new NodeHosts({ pullspec: OS, content: { digest: D_OS, osRelease: {}, packages: [] }, timestampMs: 1_000 });
+  });
+  after(async () => dir && rm(dir, { recursive: true, force: true }));
+
+  it('unpacks an image once per digest, with its whiteouts and opaque folders applied', async () => {
+    const [a, b] = await Promise.all([images.tree(OS), images.tree(OS)]);
+    expect(a.root).to.equal(b.root);
+    expect(unpacks).to.equal(1);
+    expect(await readFile(path.join(a.root, 'etc/os-release'), 'utf8')).to.equal('NAME="RHCOS"\n');
+    expect(await stat(path.join(a.root, 'etc/gone-later')).then(() => true, () => false)).to.equal(false);
+    expect(await stat(path.join(a.root, 'usr/share/doc/old/a')).then(() => true, () => false)).to.equal(false);
+    expect(await readFile(path.join(a.root, 'usr/share/doc/old/b'), 'utf8')).to.equal('b\n');
+    expect(await stat(path.join(a.root, 'etc/.wh.gone-later')).then(() => true, () => false)).to.equal(false);
+  });
+
+  it('runs the image\'s programs as real processes: output, hostname, exit codes 0, 3, 126, 127', async () => {
+    expect(await run(roots, hosts, 'w1', ['cat', '/etc/os-release'])).to.deep.equal({ stdout: 'NAME="RHCOS"\n', stderr: '', exitCode: 0 });
+    expect((await run(roots, hosts, 'w1', ['hostname'])).stdout).to.equal('w1\n');
+    expect(await run(roots, hosts, 'w1', ['sh', '-c', 'echo before; echo oops >&2; exit 3'])).to.deep.equal({ stdout: 'before\n', stderr: 'oops\n', exitCode: 3 });
+    const missing = await run(roots, hosts, 'w1', ['no-such-tool']);
+    expect([missing.exitCode, missing.stderr]).to.deep.equal([127, "chroot: failed to run command 'no-such-tool': No such file or directory\n"]);
+    expect((await run(roots, hosts, 'w1', ['/usr/bin/not-executable'])).exitCode).to.equal(126);
+    expect((await run(roots, hosts, 'w1', ['sh', '-c', 'no-such-tool'])).exitCode).to.equal(127);
+  });
+
+  it('/usr is read-only, /etc is the node\'s own: a write there stays on that node and outlives the command', async () => {
+    expect((await run(roots, hosts, 'w1', ['touch', '/usr/x'])).stderr).to.contain('Read-only file system');
+    expect((await run(roots, hosts, 'w1', ['sh', '-c', 'echo mine > /etc/mine'])).exitCode).to.equal(0);
+    expect((await run(roots, hosts, 'w1', ['cat', '/etc/mine'])).stdout).to.equal('mine\n');
+    expect((await run(roots, hosts, 'w2', ['cat', '/etc/mine'])).exitCode).to.equal(1);
+  });
+
+  it('/proc/cmdline is the booted kernel arguments and /proc/uptime counts from the last boot', async () => {
+    now = 61_000;
+    const first = await run(roots, hosts, 'w1', ['cat', '/proc/cmdline', '/proc/uptime']);
+    expect(first.stdout).to.match(/^BOOT_IMAGE=\(hd0,gpt3\)\/ostree\/rhcos-[0-9a-f]{64}\/vmlinuz-4\.18\.0-372\.26\.1\.el8_6\.x86_64 .* rw .*\n60\.00 /);
+    const deployment: DeploymentConfig = { kernelArguments: ['nosmt'], extensions: [], kernelType: 'default' };
+    hosts.boot('w1', hosts.get('w1').booted, deployment, 61_000);
+    now = 66_000;
+    const second = await run(roots, hosts, 'w1', ['cat', '/proc/cmdline', '/proc/uptime']);
+    expect(second.stdout).to.match(/ nosmt\n5\.00 /);
+  });
+
+  it('the daemon\'s files (with their modes) and units are in the tree; removing them shows the image\'s again', async () => {
+    const target = nodeConfigOf({
+      metadata: { name: 'rendered-worker-1' },
+      spec: {
+        config: {
+          ignition: { version: '3.2.0' },
+          storage: { files: [{ path: '/etc/motd-e2e', mode: 0o600, contents: { source: 'data:,hello' } }, { path: '/etc/os-release', contents: { source: 'data:,NAME=mine%0A' } }] },
+          systemd: { units: [{ name: 'e2e.service', enabled: true, contents: '[Unit]\n[Install]\nWantedBy=multi-user.target\n' }, { name: 'chronyd.service', enabled: false }, { name: 'masked.service', mask: true }] },
+        },
+      },
+    });
+    hosts.write('w2', target.files, target.units);
+    expect((await run(roots, hosts, 'w2', ['sh', '-c', "stat -c '%a' /etc/motd-e2e; cat /etc/motd-e2e /etc/os-release"])).stdout).to.equal('600\nhelloNAME=mine\n');
+    expect((await run(roots, hosts, 'w2', ['sh', '-c', 'ls /etc/systemd/system/multi-user.target.wants; readlink /etc/systemd/system/masked.service'])).stdout).to.equal('e2e.service\n/dev/null\n');
+    const plain = nodeConfigOf(undefined);
+    hosts.write('w2', plain.files, plain.units);
+    const after = await run(roots, hosts, 'w2', ['sh', '-c', 'cat /etc/os-release; ls /etc/systemd/system/multi-user.target.wants; test -e /etc/motd-e2e || echo no-motd']);
+    expect(after.stdout).to.equal('NAME="RHCOS"\nchronyd.service\nno-motd\n');
+  });
+
+  it('a deployment with an extension and the realtime kernel: the packages in the database and their files, the image tree untouched', async () => {
+    hosts.boot('w3', hosts.get('w3').booted, { kernelArguments: [], extensions: ['usbguard'], extensionsImage: EXT, kernelType: 'realtime' }, 1_000);
+    const r = await run(roots, hosts, 'w3', ['sh', '-c', `cut -f1 /${RPMDB}; usbguard; cat /proc/sys/kernel/osrelease`]);
+    expect(r.stdout).to.equal('bash\nkernel-rt-core\nusbguard\nusbguard 1.0.0\n4.18.0-372.26.1.rt7.183.el8_6.x86_64\n');
+    const image = await images.tree(OS);
+    expect(await readFile(path.join(image.root, RPMDB), 'utf8')).to.contain('kernel\t4.18.0');
+    expect(await stat(path.join(image.root, 'usr/bin/usbguard')).then(() => true, () => false)).to.equal(false);
+  });
+
+  it('a command in a container that mounts the host at /rootfs sees the node there', async () => {
+    const r = await run(roots, hosts, 'w1', ['cat', '/rootfs/proc/cmdline'], '/rootfs');
+    expect(r.exitCode, r.stderr).to.equal(0);
+    expect(r.stdout).to.match(/^BOOT_IMAGE=/);
+  });
+
+  it('kill() ends the command and what it started', async () => {
+    const p = startOnNode(await roots.prepare('w1', hosts.get('w1')), ['sh', '-c', 'sleep 30 & sleep 30; echo never']);
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    p.kill();
+    expect(await p.exit).to.equal(137);
+    expect(Date.now() - started).to.be.below(5_000);
+  });
+});
