@@ -15,7 +15,7 @@ import {
 import type { ConformanceSession } from './conformance.js';
 import { nodesOfPool } from './facts/pool.js';
 import type { CompletedUpgrade } from './flows.js';
-import { readNode } from './node-os.js';
+import { readNodes } from './node-reads.js';
 import { describeNodeExpectation, nodeChecks, type NodeExpectation } from './node-probes-expected.js';
 import { attachText, attachYaml, step } from './report.js';
 import { RunIdLabel } from './types.js';
@@ -78,14 +78,19 @@ export async function checkPoolRunsImage(session: ConformanceSession, asked: Poo
   const nodes = nodesOfPool(pool, pools, await cluster.listNodes());
   expect(nodes.length, `mcp/${expectation.pool} has no nodes`).to.be.greaterThan(0);
   const checks = nodeChecks(expectation);
-  for (const node of nodes) {
-    const name = node.metadata?.name ?? '?';
-    await step(`node ${name} is on ${renderedName} and booted ${expectation.image}${describeNodeExpectation(expectation)}`, async () => {
-      expectNodeOnConfig(node, renderedName);
-      // one debug pod on the node answers every probe
-      const read = await readNode(cluster, session.kubeconfig, node, checks.map((c) => c.probe), { [RunIdLabel]: session.target.runId });
-      await attachText(`node ${name} asked: ${read.asked.how}`, read.asked.output);
-      for (const check of checks) expectFact(check.judge(name, read.readings));
-    });
+  // one debug pod on each node answers every probe; the pool's nodes are read at once and judged in order
+  const nodeReads = readNodes(cluster, session.kubeconfig, nodes, checks.map((c) => c.probe), { [RunIdLabel]: session.target.runId });
+  try {
+    for (const [i, node] of nodes.entries()) {
+      const name = node.metadata?.name ?? '?';
+      await step(`node ${name} is on ${renderedName} and booted ${expectation.image}${describeNodeExpectation(expectation)}`, async () => {
+        expectNodeOnConfig(node, renderedName);
+        const read = await nodeReads.reads[i]!;
+        await attachText(`node ${name} asked: ${read.asked.how}`, read.asked.output);
+        for (const check of checks) expectFact(check.judge(name, read.readings));
+      });
+    }
+  } finally {
+    await nodeReads.settle();
   }
 }
