@@ -19,6 +19,11 @@ export interface Deviations {
   daemonSkipsRebase: boolean;
   /** Daemon: carry on with the old OS image when the pull fails, instead of degrading the node. */
   daemonIgnoresPullErrors: boolean;
+  /**
+   * Daemon: prepare the extensions repository only when the extensions or the kernel type change, not for an OS-only
+   * update, so rpm-ostree cannot re-layer the packages a pool already has (mcd/extensions-repo.ts).
+   */
+  daemonOmitsExtensionsRepoOnOsUpdate: boolean;
   /** Operator: report the new version as soon as a required pool is Updating, not once the pools are done. */
   operatorReportsVersionEarly: boolean;
   /** CVO: an operator is done once it reports the version, whatever its conditions say. */
@@ -31,6 +36,7 @@ export const NO_DEVIATIONS: Readonly<Deviations> = Object.freeze({
   renderKeepsCurrentOsImage: false,
   daemonSkipsRebase: false,
   daemonIgnoresPullErrors: false,
+  daemonOmitsExtensionsRepoOnOsUpdate: false,
   operatorReportsVersionEarly: false,
   cvoTrustsVersionAlone: false,
 });
@@ -62,6 +68,10 @@ export const FAULTS = {
   'mcd-skips-os-update': {
     what: 'the daemon applies new configs and reboots but never rebases, so nodes keep booting their previous OS image',
     deviates: ['daemonSkipsRebase'],
+  },
+  'mcd-no-extensions-repo-on-os-update': {
+    what: "the daemon prepares no extensions repository for an OS-only update, so a pool with extensions cannot rebase (OCPBUGS-2271, upstream 3943ef1d0 to 343475a)",
+    deviates: ['daemonOmitsExtensionsRepoOnOsUpdate'],
   },
   'cvo-completes-early': {
     what: 'the operator reports its new version as soon as the master pool starts rolling and the CVO completes on the version alone',

@@ -21,7 +21,8 @@ import type { Informer } from '../../lib/kube/informer.js';
 import type { NodeHosts } from '../kubelet/hosts.js';
 import type { MachineConfig } from '../mco/types.js';
 import { rngFor } from '../rng.js';
-import { changedFilePaths, configDiff, invalidExtensions, nodeConfigOf, osChangesString, postConfigChangeAction, type NodeConfig } from './node-config.js';
+import { missingExtensionsRepoFailure } from './extensions-repo.js';
+import { changedFilePaths, configDiff, invalidExtensions, nodeConfigOf, osChangesString, postConfigChangeAction, type ConfigDiff, type NodeConfig } from './node-config.js';
 import { osImageName, planUpdate, pullFailureReason, type BootedImage } from './os-status.js';
 
 type Node = V1Node & KubeObject;
@@ -37,6 +38,14 @@ export const PULL_RETRY_DELAYS_MS = [1, 2, 5, 10, 20, 40, 80].map((s) => s * SEC
 /** The daemon queue's rate limiter after a failed sync: 1 s doubling to at most 60 s (daemon.go maxUpdateBackoff). */
 const requeueDelayMs = (failures: number): number => Math.min(SECOND * 2 ** Math.max(0, failures - 1), 60 * SECOND);
 const DIGEST_REF = /@sha256:[0-9a-f]{64}$/;
+
+/** The image was pulled but `rpm-ostree rebase` failed: `reason` is the node's Degraded reason, whole. */
+class RebaseFailed extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'RebaseFailed';
+  }
+}
 
 interface NodeDaemon {
   running: boolean;
@@ -212,14 +221,20 @@ export class DaemonSet implements Controller {
       for (let failures = 1; ; failures++) {
         try {
           const content = await this.pullWithRetries(wanted, signal, log);
+          const refused = missingExtensionsRepoFailure(deviations.daemonOmitsExtensionsRepoOnOsUpdate, wanted, change.diff, target.deployment);
+          if (refused) throw new RebaseFailed(refused);
           booted = { pullspec: wanted, content, timestampMs: clock.nowMs() };
           log(`Running rpm-ostree [rebase --experimental ostree-unverified-registry:${wanted}]: staged ${content.digest}`);
           break;
         } catch (error) {
           if (error instanceof AbortedError) throw error;
-          if (deviations.daemonIgnoresPullErrors) break;
-          log(`Marking Degraded due to: ${pullFailureReason(wanted, (error as Error).message)}`);
-          await this.degrade(client, name, pullFailureReason(wanted, (error as Error).message));
+          const rebaseFailed = error instanceof RebaseFailed;
+          if (deviations.daemonIgnoresPullErrors && !rebaseFailed) break;
+          const reason = rebaseFailed ? error.reason : pullFailureReason(wanted, (error as Error).message);
+          // applyLayeredOSChanges' deferred cleanup logs the error before it removes the staged deployment
+          if (rebaseFailed) log(`Rolling back applied changes to OS due to error: ${reason}`);
+          log(`Marking Degraded due to: ${reason}`);
+          await this.degrade(client, name, reason);
           // the failed sync is requeued rate-limited, for as long as the node is still asked for this config
           await clock.sleep(requeueDelayMs(failures), signal);
           if (this.desiredNow(name) !== desired) return;
@@ -257,7 +272,7 @@ export class DaemonSet implements Controller {
    * What going from the node's current config to `config` means (node-config.ts): the node's new state and whether
    * it reboots, or why the daemon refuses it. The current config is read as the daemon reads it, from the API.
    */
-  private async planChange(client: Writer, from: string, config: MachineConfig): Promise<{ target: NodeConfig; action: ReturnType<typeof postConfigChangeAction>; staged: string } | { refused: string }> {
+  private async planChange(client: Writer, from: string, config: MachineConfig): Promise<{ target: NodeConfig; diff: ConfigDiff; action: ReturnType<typeof postConfigChangeAction>; staged: string } | { refused: string }> {
     const current = from ? await client.get<MachineConfig & KubeObject>('MachineConfig', from) : undefined;
     try {
       const target = nodeConfigOf(config);
@@ -265,7 +280,7 @@ export class DaemonSet implements Controller {
       if (invalid) return { refused: invalid };
       const before = nodeConfigOf(current);
       const diff = configDiff(before, target);
-      return { target, action: postConfigChangeAction(diff, changedFilePaths(before, target)), staged: osChangesString({ ...diff, osUpdate: false }) };
+      return { target, diff, action: postConfigChangeAction(diff, changedFilePaths(before, target)), staged: osChangesString({ ...diff, osUpdate: false }) };
     } catch (error) {
       return { refused: `failed to apply update: ${(error as Error).message}` };
     }

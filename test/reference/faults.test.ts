@@ -89,6 +89,28 @@ describe('reference faults', function () {
     });
   });
 
+  it('mcd-no-extensions-repo-on-os-update: after an upgrade, a pool with an extension stays Degraded on its rebase', async () => {
+    await withFault('mcd-no-extensions-repo-on-os-update', async (h) => {
+      const before = await workerConfig(h);
+      // adding the extension changes the extensions, so the repository is written and the rollout goes through
+      await h.k.create('MachineConfig', { apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name: 'tc-extension-worker', labels: { 'machineconfiguration.openshift.io/role': 'worker' } }, spec: { extensions: ['usbguard'] } });
+      const withExtension = await waitFor('the extension to roll out', () => poolSettledOnNew(h.k, 'worker', before), WAIT_MS, () => describeCluster(h.k, h.cluster));
+      await requestUpgrade(h.k, h.cluster.releases.next.image);
+      const next = baseOsImage(h.cluster.releases.next);
+      const reason = `failed to update OS to ${next} : error running rpm-ostree rebase --experimental ostree-unverified-registry:${next}: error: No enabled repositories\n: exit status 1`;
+      const pool = await waitFor('a worker node Degraded on its rebase', async () => {
+        const p = await h.k.get<Obj>('MachineConfigPool', 'worker');
+        return cond(p, 'NodeDegraded').status === 'True' ? p : undefined;
+      }, WAIT_MS, () => describeCluster(h.k, h.cluster));
+      const degraded = (await nodesOfRole(h.k, 'worker')).filter((n) => n.metadata.annotations?.[ANN.state] === 'Degraded');
+      expect(degraded).to.have.length(1);
+      expect(degraded[0]!.metadata.annotations?.[ANN.reason]).to.equal(reason);
+      expect(cond(pool, 'NodeDegraded').message).to.equal(`Node ${degraded[0]!.metadata.name} is reporting: "${reason}"`);
+      expect(bootedImage(h.cluster, degraded[0]!), 'the node did not rebase').to.equal(baseOsImage(h.cluster.releases.current));
+      expect(pool.status.configuration.name, 'the pool stays on the config with the extension').to.equal(withExtension.status.configuration.name);
+    });
+  });
+
   it('cvo-completes-early: ClusterVersion completes while the master pool is still updating', async () => {
     await withFault('cvo-completes-early', async (h) => {
       const masterBefore = (await h.k.get<Obj>('MachineConfigPool', 'master'))!.status.configuration.name;
