@@ -21,16 +21,17 @@ import { startCli, type CliProcess } from '../support/cli-child.js';
 
 const OC = join(ROOT, '..', 'shared', 'upstream', 'bin', 'oc');
 const RUN_LABEL = 'ocp-e2e.io/run-id';
-const UPGRADE_SPECS = ['01-upgrade-custom-os-image-both-pools', '02-upgrade-custom-os-image-worker-only', '03-upgrade-without-override', '05-remove-override-after-upgrade'];
+const UPGRADE_SPECS = ['01-upgrade-custom-os-image-both-pools', '02-upgrade-custom-os-image-worker-only', '03-upgrade-without-override', '05-remove-override-after-upgrade', '07-upgrade-with-extension'];
 /** The first upgrade spec's process asks ClusterVersion for the upgrade and says so (helpers/flows.ts upgradeCluster). */
 const REQUESTED = /upgrade to (\S+) requested with/;
 
-/** Each upgrade spec's override MachineConfigs (01 overrides both pools, 02 the worker's, 03 none, 05 both). */
+/** Each upgrade spec's override MachineConfigs (01 overrides both pools, 02 the worker's, 03 none, 05 both, 07 the worker's extensions). */
 const OVERRIDES: Record<string, string[]> = {
   '01-upgrade-custom-os-image-both-pools': ['tc-54183-new-os-image-upgrade-master', 'tc-54183-new-os-image-upgrade-worker'],
   '02-upgrade-custom-os-image-worker-only': ['tc-e2e-002-worker-only-os-image-worker'],
   '03-upgrade-without-override': [],
   '05-remove-override-after-upgrade': ['tc-e2e-005-remove-after-upgrade-master', 'tc-e2e-005-remove-after-upgrade-worker'],
+  '07-upgrade-with-extension': ['tc-e2e-007-usbguard-extension-worker'],
 };
 
 /** The custom pools the plan of these specs makes on a cluster of 4 workers (helpers/plan/pool-plan.ts), one worker each. */
@@ -118,7 +119,7 @@ describe('reliability: SIGINT once the shared upgrade of the whole suite on one 
     expect(printed).to.equal(`ocp-e2e run --target cluster --kubeconfig ${up!.kubeconfig} --allow-disruptive --phase post`);
     const post = await ocpE2e(printed!.split(' ').slice(1), { env, timeoutMs: 900_000 });
     expect(post.exitCode, post.output.slice(-4000)).to.equal(0);
-    expect(lastLine(post.output)).to.equal('4 passed, 0 failed, 2 skipped');
+    expect(lastLine(post.output)).to.equal('5 passed, 0 failed, 2 skipped');
     const history = (await cluster.getClusterVersion()).status?.history ?? [];
     expect(history.map((h) => h.state), 'the install and the one upgrade').to.deep.equal(['Completed', 'Completed']);
     expect(history[0]?.image, 'the upgrade to the release asked for').to.equal(next);

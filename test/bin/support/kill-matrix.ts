@@ -72,6 +72,13 @@ export const KILL_MATRIX: KillRow[] = [
     fault: 'mcd-ignores-pull-errors',
     expect: [/\[phase check\]/, /pool worker rolled out \S+, which cannot be pulled, without reporting a degraded node: the error was hidden/],
   },
+  {
+    file: '07-upgrade-with-extension.spec.ts',
+    spec: '07 upgrade with an extension and no custom osImage (E2E-007)',
+    grep: 'E2E-007',
+    fault: 'mcd-no-extensions-repo-on-os-update',
+    expect: [/\[phase upgrade\]/, /node \S+ degraded: failed to update OS to \S+ : error running rpm-ostree rebase --experimental ostree-unverified-registry:\S+: error: No enabled repositories/],
+  },
 ];
 
 /** The spec files (names in specs/) that no row of `rows` breaks: a spec nothing can make fail proves nothing. */
