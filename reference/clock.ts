@@ -24,6 +24,8 @@ import { TimerHeap, type ClusterTimer } from './timer-heap.js';
 
 export type ClockMode = 'fixed' | 'skip';
 export const CLOCK_MODES: readonly ClockMode[] = ['fixed', 'skip'];
+/** Cluster seconds per wall second unless --time-factor says otherwise: ten cluster minutes a wall second. */
+export const DEFAULT_TIME_FACTOR = 600;
 
 export interface ClockOptions {
   /** How many cluster milliseconds pass per wall millisecond. 1 is real time. */

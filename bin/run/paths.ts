@@ -23,6 +23,8 @@ export const MOCHA_CLI = join(ROOT, 'node_modules', 'mocha', 'lib', 'cli', 'cli.
 /** tsx by file URL, so the children load TypeScript whatever their working directory. */
 export const TSX_LOADER = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 export const SUITE_REPORTER = join(ROOT, 'helpers', 'mocha', COMPILED ? 'suite-reporter.cjs' : 'suite-reporter.cts');
+/** Loaded by every spec process (mocha --require): waits for the target when the run hands it over later. */
+export const TARGET_HANDOFF = join(ROOT, 'helpers', 'mocha', COMPILED ? 'target-handoff.js' : 'target-handoff.ts');
 /** The reporter of the specs' listing (mocha --dry-run): their tests with what each declares. */
 export const LISTING_REPORTER = join(ROOT, 'helpers', 'mocha', COMPILED ? 'listing-reporter.cjs' : 'listing-reporter.cts');
 

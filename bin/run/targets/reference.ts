@@ -7,7 +7,8 @@
 import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import type { ReferenceRegistry } from '../../../reference/index.js';
-import { runMocha } from '../mocha.js';
+import { DEFAULT_TIME_FACTOR } from '../../../reference/clock.js';
+import { startMocha } from '../mocha.js';
 import { clockModeOf, profileOf, type RunOptions } from '../options.js';
 import { OrderedOutput, type Lane } from '../output.js';
 import { addCounts, formatCounts, NO_TESTS, type Counts } from '../results/counts.js';
@@ -71,19 +72,31 @@ interface FileRun {
 async function runFile(file: string, run: FileRun, supervisor: Supervisor, lane: Lane): Promise<Counts> {
   const started = Date.now();
   const seconds = () => ((Date.now() - started) / 1000).toFixed(1);
-  const reference = await startReference(run);
+  // The spec process loads its files (a second of CPU) while the cluster starts, on the other core; it gets its
+  // target once the cluster is ready (helpers/mocha/target-handoff.ts).
+  const spec = startMocha({
+    files: [file],
+    reportsDir: run.config.reportsDir,
+    phase: run.config.phase,
+    grep: run.options.grep,
+    junitName: basename(file, '.spec.ts'),
+    timeoutMs: specTimeoutMs(run.options.timeFactor ?? DEFAULT_TIME_FACTOR),
+  }, supervisor, lane);
+  let reference: ReferenceCluster;
+  try {
+    reference = await startReference(run);
+  } catch (error) {
+    await spec.cancel();
+    throw error;
+  }
   return supervisor.withCluster(reference, async () => {
     lane.out(`\n${basename(file)}: reference cluster ${reference.apiUrl} ready in ${seconds()}s (time factor ${reference.timeFactor})\n`);
-    const counts = await runMocha({
-      files: [file],
-      target: { ...run.config, kind: 'reference', kubeconfigPath: reference.kubeconfigPath, allowDisruptive: true },
-      grep: run.options.grep,
-      junitName: basename(file, '.spec.ts'),
-      timeoutMs: specTimeoutMs(reference.timeFactor),
+    const counts = await spec.run(
+      { ...run.config, kind: 'reference', kubeconfigPath: reference.kubeconfigPath, allowDisruptive: true },
       // The specs trust the registry as a person's shell does after `cluster up --env-out`: oc (Go) and lib/oci read
       // SSL_CERT_FILE. Credentials come from the cluster's pull secret, as on a real cluster.
-      env: { SSL_CERT_FILE: run.registry.registry.files.caBundleFile },
-    }, supervisor, lane);
+      { SSL_CERT_FILE: run.registry.registry.files.caBundleFile },
+    );
     lane.out(`${basename(file)}: ${formatCounts(counts)} in ${seconds()}s wall\n`);
     return counts;
   });

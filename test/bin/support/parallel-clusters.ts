@@ -15,6 +15,7 @@ import { execa } from 'execa';
 import YAML from 'yaml';
 import { certsDirRoots } from '../../../lib/oci/registry-trust.js';
 import { clusterUp, type ClusterUp } from '../../support/cli.js';
+import { processAlive } from '../../support/process-alive.js';
 
 export interface StartedCluster {
   index: number;
@@ -157,15 +158,6 @@ export async function verifyCluster(c: StartedCluster, all: StartedCluster[], oc
   return { index: c.index, registry: c.registry, problems };
 }
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /** Private storage folders next to the shared work folder (each a cluster's while it runs). */
 export async function privateFolders(workDir: string): Promise<string[]> {
   const names = await readdir(path.dirname(workDir)).catch(() => [] as string[]);
@@ -180,7 +172,7 @@ export async function stopClusters(started: StartedCluster[], workDir: string): 
   for (const c of started) {
     const exit = (await c.up.process).exitCode;
     if (exit !== 0) left.push(`cluster ${c.index}: cluster up exited ${exit} on SIGTERM`);
-    for (const pid of c.pids.filter(alive)) left.push(`cluster ${c.index}: process ${pid} still runs`);
+    for (const pid of c.pids.filter(processAlive)) left.push(`cluster ${c.index}: process ${pid} still runs`);
     // a port taken again by some other process since would show here too: the ports are kernel-chosen, so rarely
     for (const port of c.ports.filter((p) => stillListening.has(p))) left.push(`cluster ${c.index}: port ${port} still listens`);
     for (const root of certsDirRoots()) if (existsSync(path.join(root, c.registry))) left.push(`cluster ${c.index}: ${path.join(root, c.registry)} left`);
