@@ -12,7 +12,6 @@ import path from 'node:path';
 import { issueServingCertificate, type AuthorizationHook, type CertificateAuthority, type FaultConfig } from '../mock/index.js';
 import { KubeClient } from '../lib/kube/client.js';
 import { InformerFactory } from '../lib/kube/informer.js';
-import type { HostFiles } from './kubelet/host-shell.js';
 import { ReferenceApiServer } from './api-server.js';
 import { Cleanups, type Say } from './cleanups.js';
 import { ClusterClock, type ClockMode } from './clock.js';
@@ -22,7 +21,9 @@ import type { Controller, ControllerContext } from './context.js';
 import { resolveFaults, withDeviations } from './faults.js';
 import { registryImageReader } from './images.js';
 import { NodeHosts } from './kubelet/hosts.js';
+import type { ImageLayerSource } from './node-fs/image-trees.js';
 import { Kubelets } from './kubelet/kubelet.js';
+import { nodeRootsFor } from './node-fs/cluster-roots.js';
 import { startKubeletServer } from './kubelet/log-server.js';
 import { DaemonSet } from './mcd/daemon.js';
 import { getProfile, type ProfileName } from './profiles/index.js';
@@ -104,7 +105,7 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
     const informers = new InformerFactory(client, { log: (l) => logs.log('informer', l) });
     const ctx: ControllerContext = { client, informers, clock, profile, deviations, seed, images: pulls.images, log: logs.log, signal: abort.signal };
     const graph = [current, { ...next, previous: next.previous?.length ? next.previous : [current.version] }];
-    await startNodes(ctx, abort, cleanups, { hosts: machines.hosts, files: pulls.hostFiles, logs: logs.componentLogs, releases: [current, next] });
+    await startNodes(ctx, abort, cleanups, { hosts: machines.hosts, layers: pulls.hostLayers, logs: logs.componentLogs, releases: [current, next] });
     const base: ProcessBase = { kubeconfigPath, kubelet: client, clusterSignal: abort.signal, graph, hosts: machines.hosts, clock, profile, deviations, seed, images: pulls.images, log: logs.log };
     const components = await startComponents(base, cleanups);
     if (options.apiFaults) api.setFaults(options.apiFaults);
@@ -152,8 +153,8 @@ async function pullWithPullSecret(client: KubeClient, shared: Omit<ReferenceRegi
   const images = outage.wrap(registryImageReader(() => pullClients.current()));
   // what debug pods read on a host: the node's own disk, so the node's copy of the credentials (the registry's, and
   // the pull secret's for a layered image pulled from another registry)
-  const hostFiles = pullClients.hostFiles(registry.credentials);
-  return { images, outage, hostFiles };
+  const hostLayers = pullClients.hostLayers(registry.credentials);
+  return { images, outage, hostLayers };
 }
 
 interface SeedInputs {
@@ -181,8 +182,10 @@ async function seedMachines(i: SeedInputs): Promise<{ hosts: NodeHosts; imageRep
 }
 
 /** The machines' side, which outlives every component: kubelets with their log endpoint, and the workload controller. */
-async function startNodes(ctx: ControllerContext, abort: AbortController, cleanups: Cleanups, n: { hosts: NodeHosts; files: HostFiles; logs: ComponentLogs; releases: ReleaseInfo[] }): Promise<void> {
-  const kubelets = new Kubelets(ctx, { hosts: n.hosts, files: n.files, components: n.logs });
+async function startNodes(ctx: ControllerContext, abort: AbortController, cleanups: Cleanups, n: { hosts: NodeHosts; layers: ImageLayerSource; logs: ComponentLogs; releases: ReleaseInfo[] }): Promise<void> {
+  const roots = await nodeRootsFor(n.layers, () => ctx.clock.nowMs());
+  cleanups.push(() => roots.removeAll());
+  const kubelets = new Kubelets(ctx, { hosts: n.hosts, roots, components: n.logs });
   const kubeletServer = await startKubeletServer(kubelets, () => ctx.clock.nowMs());
   cleanups.push(() => kubeletServer.close());
   await publishKubeletEndpoint(ctx.client, kubeletServer.port);

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { parseDockerConfig, RegistryCredentials } from '../lib/oci/credentials.js';
 import { RegistryClient } from '../lib/oci/image-files.js';
 import type { KubeClient, KubeObject } from '../lib/kube/client.js';
+import type { ImageLayerSource } from './node-fs/image-trees.js';
 
 export const PULL_SECRET = { namespace: 'openshift-config', name: 'pull-secret' } as const;
 const REUSE_MS = 1000;
@@ -63,7 +64,28 @@ export class PullSecretRegistryClients {
    * completed by the pull secret as it was last read (what the node pulled any other image with).
    */
   hostFiles(own: RegistryCredentials): Pick<RegistryClient, 'readFile' | 'readFileEntry'> {
-    const reader = async (): Promise<RegistryClient> => {
+    const reader = this.hostReader(own);
+    return {
+      readFile: async (ref, path) => (await reader()).readFile(ref, path),
+      readFileEntry: async (ref, path) => (await reader()).readFileEntry(ref, path),
+    };
+  }
+
+  /** The layers of a node's images, read as hostFiles reads its files: what node-fs unpacks into the node's tree. */
+  hostLayers(own: RegistryCredentials): ImageLayerSource {
+    const reader = this.hostReader(own);
+    return {
+      digest: async (ref) => (await reader()).manifestDigest(ref),
+      layers: async (ref) => {
+        const client = await reader();
+        const { digest, manifest } = await client.imageManifest(ref);
+        return { digest, layers: await Promise.all(manifest.layers.map((l) => client.blob(ref, l.digest))) };
+      },
+    };
+  }
+
+  private hostReader(own: RegistryCredentials): () => Promise<RegistryClient> {
+    return async () => {
       const text = await this.read();
       const key = `host-files:${createHash('sha256').update(text).digest('hex')}`;
       let client = this.clients.get(key);
@@ -72,10 +94,6 @@ export class PullSecretRegistryClients {
         this.clients.set(key, client);
       }
       return client;
-    };
-    return {
-      readFile: async (ref, path) => (await reader()).readFile(ref, path),
-      readFileEntry: async (ref, path) => (await reader()).readFileEntry(ref, path),
     };
   }
 

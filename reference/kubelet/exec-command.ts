@@ -1,20 +1,29 @@
 /**
- * What a command exec'd into a running container does (`kubectl exec POD -c C -- CMD`). The reference runs no
- * container images, so a command runs where it can be answered: on the node's host (host-shell.ts), seen through
- * the place the container mounts the host's root, as the daemon's `/rootfs` or a debug pod's `/host`:
- *   - `chroot MOUNT CMD…` runs CMD on the host, as chroot does;
- *   - any other command runs through the host's shell with paths under MOUNT read as host paths
- *     (`cat /rootfs/proc/cmdline` reads the host's /proc/cmdline); a program the shell does not know exits 127 with
- *     `sh: CMD: not found`, as a real shell does.
+ * What a command run in a container on a reference node does (`kubectl exec POD -c C -- CMD`, a debug pod's own
+ * command). The reference runs no container images, but the containers that run commands on a real cluster mount
+ * the host's root (the daemon's `/rootfs`, a debug pod's `/host`), and the command runs for real over that node's
+ * root file system (node-fs/):
+ *   - `chroot MOUNT CMD…` runs CMD with the node's root as its root, as chroot does (its exit codes: 127 for a
+ *     program that is not there, 126 for one that cannot be run, with coreutils' words);
+ *   - any other command runs in a container that sees the node's root at MOUNT and takes its programs from it
+ *     (the daemon's image carries the host's RHEL tools).
  * A container that mounts no host root has nothing the reference can run: its commands exit 126 with a reason.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { runDebugCommand, type HostContext } from './host-shell.js';
+import { startOnNode } from '../node-fs/node-command.js';
+import type { NodeRoots } from '../node-fs/node-roots.js';
+import type { HostOs } from './hosts.js';
 
-export interface ExecResult {
-  stdout: string;
-  stderr: string;
-  exitCode: number;
+/** Where a command's output goes, as it comes. */
+export interface ExecIo {
+  stdout(chunk: Buffer): void;
+  stderr(chunk: Buffer): void;
+}
+
+export interface NodeExec {
+  node: string;
+  os: HostOs;
+  roots: NodeRoots;
 }
 
 /**
@@ -29,47 +38,34 @@ export function hostMountOf(pod: V1Pod, container: string): string | undefined {
   return container === 'machine-config-daemon' ? '/rootfs' : undefined;
 }
 
-export async function runInContainer(argv: string[], hostMount: string | undefined, host: HostContext): Promise<ExecResult> {
-  const program = argv[0] ?? '';
+/** Runs `argv` in the container; resolves with its exit status. An aborted `signal` ends the command and all it started. */
+export async function runInContainer(argv: string[], hostMount: string | undefined, host: NodeExec, io: ExecIo, signal?: AbortSignal): Promise<number> {
   if (!hostMount) {
-    return {
-      stdout: '',
-      stderr: `${program}: the reference's kubelet stand-in runs exec only in containers that mount the host's root (a hostPath / volume, or the daemon's /rootfs); this container runs no programs of its own\n`,
-      exitCode: 126,
-    };
+    io.stderr(Buffer.from(`${argv[0] ?? ''}: the reference's kubelet stand-in runs exec only in containers that mount the host's root (a hostPath / volume, or the daemon's /rootfs); this container runs no programs of its own\n`));
+    return 126;
   }
-  const result = argv[0] === 'chroot' && argv[1] === hostMount
-    ? await runDebugCommand(['chroot', '/host', ...argv.slice(2)], host)
-    : await runDebugCommand(['chroot', '/host', 'sh', '-c', argv.map((a) => shellQuote(toHostPaths(a, hostMount))).join(' ')], host);
-  return { ...splitStreams(result.output, result.exitCode), exitCode: result.exitCode };
-}
-
-/** `/rootfs/etc/x` → `/etc/x`, `/rootfs` → `/`, wherever such a path starts a word of the argument. */
-function toHostPaths(arg: string, mount: string): string {
-  if (mount === '/') return arg;
-  const escaped = mount.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return arg.replace(new RegExp(`(^|[\\s'"=:])${escaped}(?:/|(?=$|[\\s'";|&]))`, 'g'), '$1/');
-}
-
-/** One word for the host shell's parser (host-shell.ts parseList): single quotes, a quote as '\''. */
-function shellQuote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The programs whose complaints the host shell prints as `PROGRAM: …` lines. */
-const DIAGNOSTIC = /^(sh|bash|chroot|cat|stat|uname|systemctl|rpm|rpm-ostree|error): /;
-
-/**
- * The host shell gives one interleaved output, as a container log holds it. A failed command's diagnostics (lines
- * its programs print as `PROGRAM: …`) go to stderr, the rest to stdout; a successful command's output is stdout.
- */
-function splitStreams(output: string, exitCode: number): { stdout: string; stderr: string } {
-  if (exitCode === 0) return { stdout: output, stderr: '' };
-  let stdout = '';
-  let stderr = '';
-  for (const line of output.split(/(?<=\n)/)) {
-    if (DIAGNOSTIC.test(line)) stderr += line;
-    else stdout += line;
+  if (signal?.aborted) return 137;
+  const prepared = await host.roots.prepare(host.node, host.os);
+  const intoHost = hostMount === '/' || (argv[0] === 'chroot' && argv[1] === hostMount);
+  const child = intoHost ? startOnNode(prepared, hostMount === '/' ? argv : argv.slice(2)) : startOnNode(prepared, argv, hostMount);
+  const stop = (): void => child.kill();
+  signal?.addEventListener('abort', stop, { once: true });
+  child.stdout.on('data', (c: Buffer) => io.stdout(c));
+  child.stderr.on('data', (c: Buffer) => io.stderr(c));
+  const ended = Promise.all([once(child.stdout), once(child.stderr)]);
+  try {
+    const code = await child.exit;
+    await ended;
+    return code;
+  } finally {
+    signal?.removeEventListener('abort', stop);
   }
-  return { stdout, stderr };
+}
+
+function once(stream: NodeJS.ReadableStream): Promise<void> {
+  return new Promise((resolve) => {
+    stream.once('end', resolve);
+    stream.once('close', resolve);
+    stream.once('error', () => resolve());
+  });
 }

@@ -9,13 +9,13 @@
  * Refusals come before the upgrade, as the kubelet writes them (plain text): an unknown pod 404 `pod does not exist`,
  * a container not running 500 `container not found ("C")`. An upgrade to SPDY/3.1 (`oc` 4.12, client-go of its
  * age) is served by exec-spdy.ts with the same command and status; any other upgrade is refused with 400.
- * Not yet: stdin is read and dropped (the host shell takes no input), no TTY (a tty request runs without one).
- * A client that goes away ends its session; nothing runs on for it (the command is an in-process evaluation).
+ * The command's output is sent as it comes. Not yet: stdin is read and dropped (commands run with no input), no TTY
+ * (a tty request runs without one). A client that goes away ends its session and kills the command with all it started.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
-import { hostMountOf, runInContainer, type ExecResult } from './exec-command.js';
+import { hostMountOf, runInContainer, type ExecIo } from './exec-command.js';
 import { isSpdyUpgrade, negotiateSpdy, serveSpdyExec, SPDY_EXEC_PROTOCOLS } from './exec-spdy.js';
 import { statusFor } from './exec-status.js';
 import type { Kubelets } from './kubelet.js';
@@ -44,7 +44,7 @@ export function attachExecServer(server: Server, kubelets: Kubelets): ExecServer
     const refusal = check(kubelets, req);
     if ('code' in refusal) return refuse(socket, refusal.code, refusal.message);
     if (refusal.spdyProtocol) {
-      const spdy = serveSpdyExec(socket, head, refusal.spdyProtocol, { ...refusal, run: () => run(refusal, kubelets) });
+      const spdy = serveSpdyExec(socket, head, refusal.spdyProtocol, { ...refusal, run: (io, signal) => run(refusal, kubelets, io, signal) });
       spdySessions.add(spdy);
       socket.once('close', () => spdySessions.delete(spdy));
       return;
@@ -110,33 +110,32 @@ function refuse(socket: Duplex, code: number, message: string): void {
 }
 
 async function session(ws: WebSocket, exec: ExecRequest, kubelets: Kubelets): Promise<void> {
-  let gone = false;
-  ws.on('close', () => { gone = true; });
+  const gone = new AbortController();
+  ws.on('close', () => gone.abort());
   ws.on('error', () => ws.terminate());
-  // stdin (0), resize (4) and v5's stream closes (255) are read and dropped: the host shell takes no input
+  // stdin (0), resize (4) and v5's stream closes (255) are read and dropped: commands run without input
   ws.on('message', () => undefined);
-  const result = await run(exec, kubelets);
-  if (gone || ws.readyState !== WebSocket.OPEN) return;
-  if (exec.stdout && result.stdout) ws.send(frame(STDOUT, result.stdout));
-  if (exec.stderr && result.stderr) ws.send(frame(STDERR, result.stderr));
-  const status = statusFor(ws.protocol, exec.argv, result.exitCode);
-  if (status) ws.send(frame(ERROR, status));
+  const send = (channel: number, wanted: boolean) => (chunk: Buffer): void => {
+    if (wanted && ws.readyState === WebSocket.OPEN) ws.send(frame(channel, chunk));
+  };
+  const exitCode = await run(exec, kubelets, { stdout: send(STDOUT, exec.stdout), stderr: send(STDERR, exec.stderr) }, gone.signal);
+  if (gone.signal.aborted || ws.readyState !== WebSocket.OPEN) return;
+  const status = statusFor(ws.protocol, exec.argv, exitCode);
+  if (status) ws.send(frame(ERROR, Buffer.from(status)));
   // the close ends every stream: no v5 stream-close messages first (client-node 1.4 takes them for an unknown stream)
   ws.close(1000);
 }
 
 /** The command, run as exec-command.ts says; a failure of the stand-in itself is the command's 126. */
-async function run(exec: ExecRequest, kubelets: Kubelets): Promise<ExecResult> {
+async function run(exec: ExecRequest, kubelets: Kubelets, io: ExecIo, signal: AbortSignal): Promise<number> {
   try {
-    return await runInContainer(exec.argv, exec.hostMount, kubelets.hostContext(exec.node));
+    return await runInContainer(exec.argv, exec.hostMount, kubelets.nodeExec(exec.node), io, signal);
   } catch (error) {
-    return { stdout: '', stderr: `${(error as Error).message}\n`, exitCode: 126 };
+    io.stderr(Buffer.from(`${(error as Error).message}\n`));
+    return 126;
   }
 }
 
-function frame(channel: number, data: string): Buffer {
-  const out = Buffer.alloc(1 + Buffer.byteLength(data, 'utf8'));
-  out[0] = channel;
-  out.write(data, 1, 'utf8');
-  return out;
+function frame(channel: number, data: Buffer): Buffer {
+  return Buffer.concat([Buffer.from([channel]), data] as unknown as Uint8Array[]);
 }

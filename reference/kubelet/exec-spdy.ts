@@ -6,13 +6,13 @@
  * SYN_REPLY. Once every stream the request asked for is open, the command runs; its output goes on stdout and stderr,
  * the exit status as a v1 Status on the error stream (v4.channel.k8s.io: Success too), every stream is closed, then
  * GOAWAY, and the connection ends when the client lets go of it. Framing is spdy-frames.ts.
- * Not served: the older stream protocols (v1-v3 carry no exit status), stdin (read and dropped: the host shell takes
- * no input), a TTY and resize (a resize stream is accepted and drained), flow control (no WINDOW_UPDATE is sent or
- * waited for: right while an output stays below SPDY's 64 KiB initial window, as the host shell's all do).
+ * Output is sent as it comes. Not served: the older stream protocols (v1-v3 carry no exit status), stdin (read and
+ * dropped: commands run with no input), a TTY and resize (a resize stream is accepted and drained), flow control (no
+ * WINDOW_UPDATE is sent or waited for: right while an output stays below SPDY's 64 KiB initial window).
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { ExecResult } from './exec-command.js';
+import type { ExecIo } from './exec-command.js';
 import { statusFor } from './exec-status.js';
 import { controlFrame, DATA_CHUNK, dataFrame, FLAG_FIN, FRAME, FrameReader, HeaderCodec, words, concat, type Frame } from './spdy-frames.js';
 
@@ -29,8 +29,8 @@ export interface SpdyExec {
   stdout: boolean;
   stderr: boolean;
   tty: boolean;
-  /** Runs the command; never rejects (a failure of the stand-in is the command's own exit status). */
-  run(): Promise<ExecResult>;
+  /** Runs the command, its output to `io` as it comes; never rejects (a failure of the stand-in is the command's own exit status). */
+  run(io: ExecIo, signal: AbortSignal): Promise<number>;
 }
 
 /** Whether an upgrade request asks for SPDY (`Upgrade: SPDY/3.1`). */
@@ -68,6 +68,8 @@ class Session {
   private incoming: Promise<void> = Promise.resolve();
   private outgoing: Promise<void> = Promise.resolve();
   private gone = false;
+  /** Aborted when the client goes: the command is killed with everything it started. */
+  private readonly ended = new AbortController();
   private opened!: (ok: boolean) => void;
   private readonly allOpen = new Promise<boolean>((resolve) => { this.opened = resolve; });
 
@@ -76,6 +78,7 @@ class Session {
     socket.on('data', (chunk: Buffer) => this.read(chunk));
     socket.once('close', () => {
       this.gone = true;
+      this.ended.abort();
       this.codec.close();
       this.opened(false);
     });
@@ -93,6 +96,7 @@ class Session {
 
   cut(): void {
     this.gone = true;
+    this.ended.abort();
     this.socket.destroy();
   }
 
@@ -101,12 +105,11 @@ class Session {
     const ok = await this.allOpen;
     clearTimeout(timer);
     if (!ok) return this.cut();
-    const result = await this.exec.run();
+    const exitCode = await this.exec.run({ stdout: (c) => this.sendData('stdout', c, false), stderr: (c) => this.sendData('stderr', c, false) }, this.ended.signal);
     if (this.gone) return;
-    this.sendData('stdout', result.stdout);
-    this.sendData('stderr', result.stderr);
-    this.sendData('error', statusFor(protocol, this.exec.argv, result.exitCode));
-    for (const type of ['stdin', 'resize']) this.sendData(type, '');
+    for (const type of ['stdout', 'stderr']) this.sendData(type, Buffer.alloc(0));
+    this.sendData('error', Buffer.from(statusFor(protocol, this.exec.argv, exitCode)));
+    for (const type of ['stdin', 'resize']) this.sendData(type, Buffer.alloc(0));
     this.send(async () => controlFrame(FRAME.GOAWAY, 0, words(this.lastStreamId, 0)));
     await this.outgoing;
     // the client closes the connection once it has the status; one that does not is let go of after a while
@@ -157,15 +160,14 @@ class Session {
     }).catch(() => this.cut());
   }
 
-  /** The text on a stream, in pieces, the last one closing the server's half of it. */
-  private sendData(type: string, text: string): void {
+  /** Data on a stream, in pieces; with `fin` (the default) the last one closes the server's half of it. */
+  private sendData(type: string, data: Buffer, fin = true): void {
     const id = this.streams.get(type);
-    if (id === undefined) return;
-    const data = Buffer.from(text);
+    if (id === undefined || this.gone) return;
     for (let at = 0; at < data.length || at === 0; at += DATA_CHUNK) {
       const piece = data.subarray(at, at + DATA_CHUNK);
       const last = at + DATA_CHUNK >= data.length;
-      this.send(async () => dataFrame(id, last ? FLAG_FIN : 0, piece));
+      if (piece.length || (last && fin)) this.send(async () => dataFrame(id, last && fin ? FLAG_FIN : 0, piece));
       if (last) break;
     }
   }

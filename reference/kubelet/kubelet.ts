@@ -4,7 +4,8 @@
  * terminated with the command's exit code). What a container runs:
  *   - a reference component (its pod names it in COMPONENT_ANNOTATION): runs until the pod goes, its log is the
  *     component's log (ComponentLogs);
- *   - a command line starting `chroot /host`: runs on the node's booted OS (host-shell.ts) and exits with its code;
+ *   - a command pod (a debug pod, restartPolicy Never): its command runs for real over the node's root file system
+ *     (exec-command.ts, node-fs/) and the container ends with its exit code;
  *   - anything else: the container cannot be created (the reference has no container runtime), said in its status.
  * Container output is kept per container and served to the API server's `pods/log` by log-server.ts.
  */
@@ -17,7 +18,8 @@ import type { Informer } from '../../lib/kube/informer.js';
 import type { ComponentLogs } from '../workloads/component-logs.js';
 import { COMPONENT_ANNOTATION, type ComponentName } from '../workloads/components.js';
 import { klogLine, LogSink } from '../workloads/logs.js';
-import { runDebugCommand, type HostContext, type HostFiles } from './host-shell.js';
+import type { NodeRoots } from '../node-fs/node-roots.js';
+import { hostMountOf, runInContainer, type NodeExec } from './exec-command.js';
 import type { NodeHosts } from './hosts.js';
 
 type Pod = V1Pod & KubeObject;
@@ -47,7 +49,8 @@ interface RunningPod {
 
 export interface KubeletOptions {
   hosts: NodeHosts;
-  files: HostFiles;
+  /** Each node's root file system, where commands run. */
+  roots: NodeRoots;
   components: ComponentLogs;
 }
 
@@ -94,9 +97,9 @@ export class Kubelets implements Controller {
     return this.pods.get(name, namespace);
   }
 
-  /** The host a command exec'd into one of the node's containers runs on (exec-server.ts). */
-  hostContext(node: string): HostContext {
-    return { node, os: this.options.hosts.get(node), files: this.options.files };
+  /** The node a command exec'd into one of its containers runs on (exec-server.ts). */
+  nodeExec(node: string): NodeExec {
+    return { node, os: this.options.hosts.get(node), roots: this.options.roots };
   }
 
   private consider(pod: Pod): void {
@@ -191,10 +194,20 @@ export class Kubelets implements Controller {
     const containers = pod.spec?.containers ?? [];
     const main = containers[0]!;
     const sink = new LogSink(() => clock.nowMs());
-    record.containers.set(main.name, { name: main.name, sink });
+    const stopped = new AbortController();
+    record.containers.set(main.name, { name: main.name, sink, stop: () => stopped.abort() });
     const startedAt = clock.timestamp();
     const id = containerId();
-    const run = runDebugCommand(command, { node: record.node, os: this.options.hosts.get(record.node), files: this.options.files });
+    // the container log holds stdout and stderr interleaved, line by line as they come
+    const log = new LineBuffer((line) => sink.write(line));
+    const io = { stdout: (c: Buffer) => log.push(c), stderr: (c: Buffer) => log.push(c) };
+    // the debug image has no programs of its own the reference could run: a command outside chroot /host runs
+    // in a container that sees the host there
+    const run = runInContainer(command, hostMountOf(pod, main.name) ?? (command[0] === 'chroot' ? command[1] : undefined), this.nodeExec(record.node), io, stopped.signal)
+      .catch((error: Error) => {
+        log.push(Buffer.from(`${error.message}\n`));
+        return 126;
+      });
     // A short command has ended by the kubelet's next status sync: the API never shows it Running, as with a real one.
     const early = await Promise.race([run.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), STATUS_SYNC_WALL_MS))]);
     if (!early && this.running.has(record.uid)) {
@@ -205,19 +218,19 @@ export class Kubelets implements Controller {
         containerStatuses: [{ name: main.name, image: main.image, imageID: main.image, containerID: id, ready: true, restartCount: 0, started: true, state: { running: { startedAt } }, lastState: {} }],
       });
     }
-    const result = await run;
+    const exitCode = await run;
     if (!this.running.has(record.uid)) return;
-    sink.write(result.output);
+    log.end();
     sink.close();
     const finishedAt = clock.timestamp();
-    const reason = result.exitCode === 0 ? 'Completed' : 'Error';
+    const reason = exitCode === 0 ? 'Completed' : 'Error';
     await this.writeStatus(record, {
       ...base,
-      phase: result.exitCode === 0 ? 'Succeeded' : 'Failed',
+      phase: exitCode === 0 ? 'Succeeded' : 'Failed',
       conditions: conditions(finishedAt, { initialized: true, ready: false, reason: 'PodCompleted' }),
       containerStatuses: [{
         name: main.name, image: main.image, imageID: main.image, containerID: id, ready: false, restartCount: 0, started: false,
-        state: { terminated: { exitCode: result.exitCode, reason, startedAt, finishedAt, containerID: id } }, lastState: {},
+        state: { terminated: { exitCode, reason, startedAt, finishedAt, containerID: id } }, lastState: {},
       }],
     });
   }
@@ -230,6 +243,26 @@ export class Kubelets implements Controller {
       if ((error as { status?: number }).status === 404) return; // deleted meanwhile
       throw error;
     }
+  }
+}
+
+/** Bytes to whole lines (a log line never holds half of a write); end() gives what is left without a newline. */
+class LineBuffer {
+  private partial = '';
+
+  constructor(private readonly line: (text: string) => void) {}
+
+  push(chunk: Buffer): void {
+    const text = this.partial + chunk.toString('utf8');
+    const cut = text.lastIndexOf('\n');
+    this.partial = cut < 0 ? text : text.slice(cut + 1);
+    // the newline stays: LogSink.write drops exactly one at the end, so an empty line before it is kept
+    if (cut >= 0) this.line(text.slice(0, cut + 1));
+  }
+
+  end(): void {
+    if (this.partial) this.line(this.partial);
+    this.partial = '';
   }
 }
 

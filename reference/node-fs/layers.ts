@@ -4,7 +4,7 @@
  * what the layers below put there; the whiteout entries themselves are never written. Layers are tar streams, gzip
  * or plain (the tar package tells them apart).
  */
-import { lstat, mkdir, readdir, rm } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Parser, extract, type ReadEntry } from 'tar';
 
@@ -16,10 +16,16 @@ function entryPath(p: string): string {
   return path.posix.normalize(`/${p}`).replace(/^\/+/, '').replace(/\/+$/, '');
 }
 
-/** What a layer hides of the layers below it. */
-async function hiddenBy(layer: Buffer): Promise<{ removed: string[]; emptied: string[] }> {
+/**
+ * What a layer hides of the layers below it, and its symbolic links with absolute targets: tar writes those with the
+ * leading slash taken off (its guard against links out of the tree), but in a root file system `/usr/lib/x` means
+ * the tree's own /usr, so they are put back as the layer has them.
+ */
+async function readLayer(layer: Buffer): Promise<{ removed: string[]; emptied: string[]; absoluteLinks: Map<string, string> }> {
   const removed: string[] = [];
   const emptied: string[] = [];
+  // the last entry of a path wins: a link replaced by a file later in the layer is not made again
+  const lastOf = new Map<string, string | undefined>();
   await new Promise<void>((resolve, reject) => {
     const parser = new Parser({
       onReadEntry: (entry: ReadEntry) => {
@@ -28,6 +34,7 @@ async function hiddenBy(layer: Buffer): Promise<{ removed: string[]; emptied: st
         const dir = path.posix.dirname(p) === '.' ? '' : path.posix.dirname(p);
         if (base === OPAQUE) emptied.push(dir);
         else if (base.startsWith(WHITEOUT)) removed.push(path.posix.join(dir, base.slice(WHITEOUT.length)));
+        else if (p) lastOf.set(p, entry.type === 'SymbolicLink' && entry.linkpath?.startsWith('/') ? entry.linkpath : undefined);
         entry.resume();
       },
     });
@@ -35,7 +42,8 @@ async function hiddenBy(layer: Buffer): Promise<{ removed: string[]; emptied: st
     parser.on('end', () => resolve());
     parser.end(layer);
   });
-  return { removed, emptied };
+  const absoluteLinks = new Map([...lastOf].filter((e): e is [string, string] => e[1] !== undefined));
+  return { removed, emptied, absoluteLinks };
 }
 
 /** A path of the tree that must not climb out of it (a layer naming `../x` is refused by tar too). */
@@ -54,7 +62,7 @@ async function empty(dir: string): Promise<void> {
 export async function unpackLayers(layers: readonly Buffer[], dest: string): Promise<void> {
   await mkdir(dest, { recursive: true });
   for (const layer of layers) {
-    const { removed, emptied } = await hiddenBy(layer);
+    const { removed, emptied, absoluteLinks } = await readLayer(layer);
     for (const dir of emptied) await empty(inside(dest, dir));
     for (const p of removed) {
       const full = inside(dest, p);
@@ -65,7 +73,7 @@ export async function unpackLayers(layers: readonly Buffer[], dest: string): Pro
         cwd: dest,
         // a layer's whiteouts are instructions, not files; device nodes (a root layer's /dev) need a real /dev
         filter: (p, entry) => !path.posix.basename(entryPath(p)).startsWith(WHITEOUT) && !('type' in entry && (entry.type === 'CharacterDevice' || entry.type === 'BlockDevice' || entry.type === 'FIFO')),
-        // a symbolic link in a lower layer is the image's own, followed only inside the tree at run time
+        // no entry may land outside the tree, nor be written through a link that leads out of it
         preservePaths: false,
         unlink: true,
       });
@@ -73,5 +81,10 @@ export async function unpackLayers(layers: readonly Buffer[], dest: string): Pro
       x.on('close', () => resolve());
       x.end(layer);
     });
+    for (const [p, target] of absoluteLinks) {
+      const full = inside(dest, p);
+      await rm(full, { force: true });
+      await symlink(target, full);
+    }
   }
 }

@@ -11,7 +11,7 @@
  * (`chroot` of the machine: its exit codes 125-127 and words are coreutils'); or, for a command run in a container
  * that mounts the host's root at MOUNT (`cat /rootfs/proc/cmdline` in the daemon's container), a container root is
  * made of a tmpfs with the node's root at MOUNT and the container's programs (/usr, /bin, …) taken from it, as the
- * daemon's image carries the same RHEL tools as the host.
+ * daemon's image carries the same RHEL tools as the host; a program it does not have is runc's exit 127.
  *
  * The command's environment is only PATH, HOME, LANG and TERM: nothing of the reference's own leaks to a node.
  * The command runs in its own process group; kill() ends that group, and the PID namespace takes everything
@@ -27,7 +27,8 @@ export const SETUP_FAILED = 125;
 
 const SETUP = String.raw`
 m() { mount "$@" || { echo "node $NODE_NAME: its root could not be put together: mount $*" >&2; exit 125; }; }
-R="$NODE_DIR/mnt"
+D="$NODE_DIR"
+R="$D/mnt"
 m -t overlay overlay -o "lowerdir=$NODE_LOWER,upperdir=$NODE_DIR/upper,workdir=$NODE_DIR/work$NODE_OVERLAY_OPTS" "$R"
 for d in etc var; do m --bind "$R/$d" "$R/$d"; done
 m -o remount,bind,ro "$R"
@@ -36,19 +37,26 @@ m --bind "$NODE_DIR/run" "$R/run"
 m --bind "$NODE_DIR/proc" "$R/proc"
 m --rbind /dev "$R/dev"
 hostname "$NODE_NAME" || exit 125
-if [ -z "$NODE_MOUNT" ]; then exec chroot "$R" "$@"; fi
-C="$NODE_DIR/ctr"
+ce="$CONTAINER_EXEC"
+mount_at="$NODE_MOUNT"
+unset NODE_DIR NODE_LOWER NODE_MOUNT NODE_OVERLAY_OPTS CONTAINER_EXEC
+if [ -z "$mount_at" ]; then unset NODE_NAME; exec chroot "$R" "$@"; fi
+C="$D/ctr"
 m -t tmpfs tmpfs "$C"
-mkdir -p "$C$NODE_MOUNT" "$C/tmp" "$C/dev" "$C/proc" "$C/run" || exit 125
-m --rbind "$R" "$C$NODE_MOUNT"
-rel=$(echo "$NODE_MOUNT" | sed 's|^/*||')
+mkdir -p "$C$mount_at" "$C/tmp" "$C/dev" "$C/proc" "$C/run" || exit 125
+m --rbind "$R" "$C$mount_at"
+rel=$(echo "$mount_at" | sed 's|^/*||')
 for d in bin sbin lib lib64 usr etc var; do
   if [ -e "$R/$d" ] || [ -L "$R/$d" ]; then ln -s "$rel/$d" "$C/$d"; fi
 done
 m --rbind /dev "$C/dev"
-m --bind "$NODE_DIR/proc" "$C/proc"
-exec chroot "$C" "$@"
+m --bind "$D/proc" "$C/proc"
+unset NODE_NAME
+exec chroot "$C" /bin/sh -c "$ce" container-exec "$@"
 `;
+
+/** A container's command is exec'd, not run by a shell: a program not on PATH is the runtime's 127, in runc's words. */
+const CONTAINER_EXEC = `command -v "$1" >/dev/null 2>&1 || { echo 'exec: "'"$1"'": executable file not found in $PATH' >&2; exit 127; }; exec "$@"`;
 
 export interface Mechanism {
   /** unshare's options before the command. */
@@ -111,6 +119,7 @@ export function startOnNode(prepared: PreparedNode, argv: string[], hostMount?: 
       NODE_NAME: prepared.node,
       NODE_MOUNT: hostMount === '/' ? '' : (hostMount ?? ''),
       NODE_OVERLAY_OPTS: how.overlayOptions,
+      CONTAINER_EXEC,
     },
   });
   let ended = false;

@@ -8,7 +8,7 @@
  *   work/   the overlay's work folder.
  *   proc/   the node's kernel view: cmdline (the booted kernel arguments), uptime (since the daemon's last reboot of
  *           it), sys/kernel/osrelease (the booted kernel package), rewritten before each command.
- *   run/    what the node's running services know: ocp-e2e/rpm-ostree-status.{json,txt} (booted and rollback
+ *   run/    what the node's running services know: ocp-e2e/rpm-ostree-status* (booted and rollback
  *           deployments), read by the image's own rpm-ostree.
  *   mnt/, ctr/  mount points, used only inside a command's private mount namespace (node-command.ts).
  *
@@ -25,7 +25,7 @@ import type { HostOs, HostUnit } from '../kubelet/hosts.js';
 import { RPMDB_PATH, parseRpmDb } from '../releases/os-content.js';
 import type { DeploymentTrees } from './deployment-trees.js';
 import { kernelCommandLine, kernelRelease } from './kernel.js';
-import { rpmOstreeStatus } from './rpm-ostree-status.js';
+import { rpmOstreeStatusFiles } from './rpm-ostree-status.js';
 import { enablementLinks } from './unit-links.js';
 
 const run = promisify(execFile);
@@ -77,9 +77,7 @@ export class NodeRoots {
     await writeFile(path.join(dir, 'proc/uptime'), `${uptime.toFixed(2)} ${(uptime * 1.8).toFixed(2)}\n`);
     await writeFile(path.join(dir, 'proc/sys/kernel/osrelease'), `${release}\n`);
     await writeFile(path.join(dir, 'proc/sys/kernel/hostname'), `${node}\n`);
-    const status = rpmOstreeStatus(os.booted, os.previous);
-    await writeFile(path.join(dir, 'run/ocp-e2e/rpm-ostree-status.json'), status.json);
-    await writeFile(path.join(dir, 'run/ocp-e2e/rpm-ostree-status.txt'), status.text);
+    for (const [name, text] of Object.entries(rpmOstreeStatusFiles(os.booted, os.previous))) await writeFile(path.join(dir, 'run/ocp-e2e', name), text);
     return { node, lower: deployment.root, dir };
   }
 

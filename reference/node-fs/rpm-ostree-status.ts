@@ -1,11 +1,18 @@
 /**
  * What a node's `rpm-ostree status` prints, as the host records it for the image's own rpm-ostree to read
- * (images/rhcos-like/rootfs/usr/bin/rpm-ostree reads `/run/ocp-e2e/rpm-ostree-status.{json,txt}` on a booted node):
+ * (images/rhcos-like/rootfs/usr/bin/rpm-ostree reads `/run/ocp-e2e/rpm-ostree-status*` on a booted node):
  * the booted deployment first, the rollback one after it.
  */
 import { rpmOstreeStatusJson, type BootedImage } from '../mcd/os-status.js';
 
-export function rpmOstreeStatus(booted: BootedImage, previous: BootedImage | undefined): { json: string; text: string } {
+/** The record's files: `rpm-ostree status` and `--json`, each also `--booted` (the booted deployment alone). */
+export function rpmOstreeStatusFiles(booted: BootedImage, previous: BootedImage | undefined): Record<string, string> {
+  const all = rpmOstreeStatus(booted, previous);
+  const alone = rpmOstreeStatus(booted, undefined);
+  return { 'rpm-ostree-status.json': all.json, 'rpm-ostree-status.txt': all.text, 'rpm-ostree-status-booted.json': alone.json, 'rpm-ostree-status-booted.txt': alone.text };
+}
+
+function rpmOstreeStatus(booted: BootedImage, previous: BootedImage | undefined): { json: string; text: string } {
   const status = JSON.parse(rpmOstreeStatusJson(booted, previous)) as { deployments: Array<Record<string, unknown>> };
   const lines = ['State: idle', 'Deployments:'];
   status.deployments.forEach((d, i) => {

@@ -51,7 +51,7 @@ describe('pods/exec over SPDY/3.1: the real oc 4.12 into the daemon pods', funct
     expect([exit.exitCode, exit.stdout]).to.deep.equal([3, 'before']);
     const unknown = await oc(inMcd('frobnicate', '--now'));
     expect([unknown.exitCode, unknown.stdout]).to.deep.equal([127, '']);
-    expect(unknown.stderr).to.equal('sh: frobnicate: not found\ncommand terminated with exit code 127');
+    expect(unknown.stderr).to.equal('exec: "frobnicate": executable file not found in $PATH\ncommand terminated with exit code 127');
   });
 
   it('oc rsh POD CMD (no terminal) and oc exec -i with input run the same way', async () => {

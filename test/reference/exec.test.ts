@@ -62,14 +62,14 @@ describe('pods/exec over WebSocket: kubectl and client-node into the daemon pods
     expect(rpm.stdout).to.match(/^kernel-\S+\.x86_64$/);
   });
 
-  it('kubectl exits with the command\'s exit status, and an unknown program is 127 with the shell\'s words on stderr', async () => {
+  it('kubectl exits with the command\'s exit status, and an unknown program is 127 with the runtime\'s words on stderr', async () => {
     const missing = await kubectl(h, ['exec', '-n', MCO, pod.metadata.name!, '-c', MCD, '--', 'chroot', '/rootfs', 'rpm', '-q', 'no-such-package']);
     expect(missing.exitCode).to.equal(1);
     expect(missing.stdout).to.equal('package no-such-package is not installed');
     const unknown = await kubectl(h, ['exec', '-n', MCO, pod.metadata.name!, '-c', MCD, '--', 'frobnicate', '--now']);
     expect(unknown.exitCode).to.equal(127);
     expect(unknown.stdout).to.equal('');
-    expect(unknown.stderr).to.contain('sh: frobnicate: not found');
+    expect(unknown.stderr).to.contain('exec: "frobnicate": executable file not found in $PATH');
     const exit = await kubectl(h, ['exec', '-n', MCO, pod.metadata.name!, '-c', MCD, '--', 'sh', '-c', 'echo before; exit 3']);
     expect(exit.exitCode).to.equal(3);
     expect(exit.stdout).to.equal('before');
@@ -95,6 +95,20 @@ describe('pods/exec over WebSocket: kubectl and client-node into the daemon pods
     }
     const after = await nodeExec(h, pod.metadata.name!, MCD, ['cat', '/rootfs/proc/cmdline']);
     expect(after.status).to.deep.equal({ metadata: {}, status: 'Success' });
+  });
+
+  it('a client that drops the connection mid-stream leaves no process of its command behind', async () => {
+    const kc = new KubeConfig();
+    kc.loadFromFile(h.cluster.kubeconfigPath);
+    const marker = `${Date.now() % 100000 + 100000}`; // a sleep length no other process on the machine uses
+    const out = new PassThrough();
+    const first = new Promise<void>((resolve) => out.once('data', () => resolve()));
+    const ws = await new Exec(kc).exec(MCO, pod.metadata.name!, MCD, ['chroot', '/rootfs', 'sh', '-c', `echo started; sleep ${marker} & sleep ${marker}`], out, new PassThrough(), null, false);
+    await first; // the output streams before the command ends
+    const running = async () => (await execa('pgrep', ['-f', `sleep ${marker}`], { reject: false })).stdout.trim();
+    expect(await running(), 'the command runs while the client is there').to.not.equal('');
+    ws.terminate();
+    await waitFor('the command and its background child gone', async () => (await running()) === '', 10_000);
   });
 
   it('refuses what a real server refuses: an unknown pod 404, an unknown container 400, a container that is not running', async () => {

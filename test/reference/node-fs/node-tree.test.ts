@@ -4,7 +4,7 @@
  * node's own upper layer, /proc true to the node, and the exit codes of chroot and the shell.
  */
 import { expect } from 'chai';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile, chmod, copyFile, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readlink, rm, symlink, writeFile, chmod, copyFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { create as createTar } from 'tar';
@@ -125,6 +125,8 @@ describe('reference node trees: a root file system per node, and commands run ov
     expect(await stat(path.join(a.root, 'usr/share/doc/old/a')).then(() => true, () => false)).to.equal(false);
     expect(await readFile(path.join(a.root, 'usr/share/doc/old/b'), 'utf8')).to.equal('b\n');
     expect(await stat(path.join(a.root, 'etc/.wh.gone-later')).then(() => true, () => false)).to.equal(false);
+    // an absolute link stays absolute: inside the node it names the node's own file
+    expect(await readlink(path.join(a.root, 'etc/systemd/system/multi-user.target.wants/chronyd.service'))).to.equal('/usr/lib/systemd/system/chronyd.service');
   });
 
   it('runs the image\'s programs as real processes: output, hostname, exit codes 0, 3, 126, 127', async () => {
