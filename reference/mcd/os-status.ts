@@ -1,6 +1,6 @@
 /**
  * What a simulated host answers to `rpm-ostree status --json` (its booted and rollback deployments, as a debug pod
- * prints them; see kubelet/host-shell.ts), the OS name its kubelet reports, and the plan of one update's steps in
+ * prints them; see node-fs/rpm-ostree-status.ts), the OS name its kubelet reports, and the plan of one update's steps in
  * cluster time.
  */
 import { createHash } from 'node:crypto';
