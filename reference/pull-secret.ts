@@ -59,19 +59,11 @@ export class PullSecretRegistryClients {
   }
 
   /**
-   * What a debug pod reads of a node's booted image: the node's disk holds it, so no credentials are asked on the node,
-   * but the reference reads it from the registry: with `own` (the reference registry's, which the nodes booted from)
-   * completed by the pull secret as it was last read (what the node pulled any other image with).
+   * The layers of a node's images, unpacked into the node's tree (node-fs/): the node's disk holds them, so no
+   * credentials are asked on the node, but the reference reads them from the registry: with `own` (the reference
+   * registry's, which the nodes booted from) completed by the pull secret as it was last read (what the node pulled
+   * any other image with).
    */
-  hostFiles(own: RegistryCredentials): Pick<RegistryClient, 'readFile' | 'readFileEntry'> {
-    const reader = this.hostReader(own);
-    return {
-      readFile: async (ref, path) => (await reader()).readFile(ref, path),
-      readFileEntry: async (ref, path) => (await reader()).readFileEntry(ref, path),
-    };
-  }
-
-  /** The layers of a node's images, read as hostFiles reads its files: what node-fs unpacks into the node's tree. */
   hostLayers(own: RegistryCredentials): ImageLayerSource {
     const reader = this.hostReader(own);
     return {

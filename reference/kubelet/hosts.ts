@@ -2,9 +2,9 @@
  * What each simulated machine is: the OS image of its booted deployment and of the rollback deployment, as rpm-ostree
  * keeps them on a real host, and what the machine-config daemon applied on top of it. Files and units are on disk as
  * soon as the daemon writes them; kernel arguments, extensions and the kernel type are part of a deployment and take
- * effect when the daemon reboots the node into it. The daemon changes this record; the kubelet stand-in reads it when
- * a debug pod runs a command on the host. It lives in memory, next to the simulated machines, and is not published
- * through the API: a real cluster has no such object either.
+ * effect when the daemon reboots the node into it. The daemon changes this record; the node's root file system on disk
+ * (node-fs/node-roots.ts) is brought up to it before a command runs on the node. The record lives in memory, next
+ * to the simulated machines, and is not published through the API: a real cluster has no such object either.
  */
 import type { BootedImage } from '../mcd/os-status.js';
 

@@ -4,51 +4,28 @@
  * node's own upper layer, /proc true to the node, and the exit codes of chroot and the shell.
  */
 import { expect } from 'chai';
-import { mkdir, mkdtemp, readFile, readlink, rm, symlink, writeFile, chmod, copyFile, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, readlink, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { create as createTar } from 'tar';
 import { NodeHosts, type DeploymentConfig } from '../../../reference/kubelet/hosts.js';
 import { DeploymentTrees } from '../../../reference/node-fs/deployment-trees.js';
 import { ImageTrees, type ImageLayerSource } from '../../../reference/node-fs/image-trees.js';
 import { startOnNode } from '../../../reference/node-fs/node-command.js';
 import { NodeRoots } from '../../../reference/node-fs/node-roots.js';
 import { nodeConfigOf } from '../../../reference/mcd/node-config.js';
+import { busyboxLayer, layer, runOn, type LayerEntry } from './support.js';
 
 const D_OS = `sha256:${'a'.repeat(64)}`;
 const D_EXT = `sha256:${'e'.repeat(64)}`;
 const OS = `r/os@${D_OS}`;
 const EXT = `r/ext@${D_EXT}`;
 const RPMDB = 'usr/share/rpm/ocp-e2e-rpmdb.tsv';
-const APPLETS = ['cat', 'echo', 'stat', 'hostname', 'ls', 'awk', 'sed', 'grep', 'rm', 'touch', 'mkdir', 'uname', 'true', 'false', 'sleep', 'id'];
+const APPLETS = ['cat', 'cut', 'echo', 'stat', 'hostname', 'ls', 'awk', 'sed', 'grep', 'rm', 'touch', 'mkdir', 'readlink', 'uname', 'true', 'false', 'sleep', 'test', '['];
 
-async function layer(files: Record<string, string | { text: string; mode: number } | { link: string }>): Promise<Buffer> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-layer-'));
-  try {
-    for (const [p, f] of Object.entries(files)) {
-      const full = path.join(dir, p);
-      await mkdir(path.dirname(full), { recursive: true });
-      if (typeof f === 'object' && 'link' in f) await symlink(f.link, full);
-      else if (p.endsWith('/')) await mkdir(full, { recursive: true });
-      else {
-        await writeFile(full, typeof f === 'string' ? f : f.text);
-        if (typeof f === 'object') await chmod(full, f.mode);
-      }
-    }
-    const chunks: Buffer[] = [];
-    const stream = createTar({ cwd: dir, gzip: true, portable: true }, ['.']);
-    for await (const c of stream as AsyncIterable<Buffer>) chunks.push(c);
-    return Buffer.concat(chunks as unknown as Uint8Array[]);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-/** A busybox root: /bin/busybox with a link per applet used here, a static sh; then a layer of the OS and one that whites out. */
+/** A layer of the OS, one of busybox and a shell, and one that whites out. */
 async function osLayers(): Promise<Buffer[]> {
-  const base: Record<string, string | { text: string; mode: number } | { link: string }> = {
+  const base: Record<string, LayerEntry> = {
     'tmp/': '', 'proc/': '', 'dev/': '', 'run/': '', 'var/lib/': '', 'etc/systemd/system/': '',
-    'bin/sh': { link: 'busybox' },
     'etc/os-release': 'NAME="RHCOS"\n',
     'etc/gone-later': 'x\n',
     'usr/share/doc/old/a': 'a\n',
@@ -57,17 +34,10 @@ async function osLayers(): Promise<Buffer[]> {
     'etc/systemd/system/multi-user.target.wants/chronyd.service': { link: '/usr/lib/systemd/system/chronyd.service' },
     'usr/bin/not-executable': { text: '#!/bin/sh\necho no\n', mode: 0o644 },
   };
-  for (const a of APPLETS) base[`bin/${a}`] = { link: 'busybox' };
   const first = await layer(base);
-  // the machine's static busybox, in a layer of its own
-  const bbDir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-bb-'));
-  await mkdir(path.join(bbDir, 'bin'));
-  await copyFile('/bin/busybox', path.join(bbDir, 'bin/busybox'));
-  const chunks: Buffer[] = [];
-  for await (const c of createTar({ cwd: bbDir, portable: true }, ['bin/busybox']) as AsyncIterable<Buffer>) chunks.push(c);
-  await rm(bbDir, { recursive: true, force: true });
+  const busybox = await busyboxLayer(APPLETS);
   const second = await layer({ 'etc/.wh.gone-later': '', 'usr/share/doc/old/.wh..wh..opq': '', 'usr/share/doc/old/b': 'b\n' });
-  return [first, Buffer.concat(chunks as unknown as Uint8Array[]), second];
+  return [first, busybox, second];
 }
 
 async function extLayers(): Promise<Buffer[]> {
@@ -79,15 +49,7 @@ async function extLayers(): Promise<Buffer[]> {
   })];
 }
 
-async function run(roots: NodeRoots, hosts: NodeHosts, node: string, argv: string[], mount?: string): Promise<{ stdout: string; stderr: string; exitCode: number }> {
-  const p = startOnNode(await roots.prepare(node, hosts.get(node)), argv, mount);
-  let stdout = '';
-  let stderr = '';
-  p.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  p.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const exitCode = await p.exit;
-  return { stdout, stderr, exitCode };
-}
+const run = runOn;
 
 describe('reference node trees: a root file system per node, and commands run over it for real', function () {
   this.timeout(60_000);
