@@ -53,7 +53,7 @@ await Promise.all(
       const { o, seed } = queue[next++]!;
       const run = await runSeeded(o.c, seed);
       o.runs.push(run);
-      console.log(`${o.c.name}: seed ${run.seed}: ${(run.wallMs / 1000).toFixed(1)} s${run.wrong ? `, WRONG: ${run.wrong}` : ', as expected'} (${o.runs.length}/${o.planned})`);
+      console.log(`${o.c.name}: seed ${run.seed}: ${(run.wallMs / 1000).toFixed(1)} s${run.wrong ? `, WRONG: ${run.wrong} (output and reports kept in ${run.keptAt})` : ', as expected'} (${o.runs.length}/${o.planned})`);
     }
   }),
 );

@@ -3,7 +3,8 @@
  * fails on the nightly with the report's deadlock (the kill matrix's diagnosis), the whole suite passes. Shared by the
  * flake-rate benchmark (bench/reliability/flake-rate.ts) and its CI sample (test/bin/flake-sample.test.ts).
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { KILL_MATRIX } from './kill-matrix.js';
 import { lastLine, ocpE2e, tempReportsDir } from '../../support/cli.js';
@@ -46,6 +47,8 @@ export interface SeededRun {
   reportedSeed?: number;
   /** The run's allure-results/environment.properties ('' when absent). */
   environment: string;
+  /** A wrong run's console output and reports, kept for whoever looks into it (the rest are removed). */
+  keptAt?: string;
 }
 
 export async function runSeeded(c: SeededCase, seed: number, options: { timeoutMs?: number } = {}): Promise<SeededRun> {
@@ -58,10 +61,19 @@ export async function runSeeded(c: SeededCase, seed: number, options: { timeoutM
     let wrong = c.judge(r.exitCode, r.output);
     if (!wrong && reported !== String(seed)) wrong = `the run did not say it used seed ${seed}`;
     if (!wrong && !environment.includes(`reference.seed = ${seed}\n`)) wrong = `the report's environment does not name seed ${seed}`;
-    return { seed, wallMs: r.wallMs, wrong, reportedSeed: reported === undefined ? undefined : Number(reported), environment };
+    const keptAt = wrong ? keep(c, seed, r.output, reportsDir) : undefined;
+    return { seed, wallMs: r.wallMs, wrong, reportedSeed: reported === undefined ? undefined : Number(reported), environment, ...(keptAt ? { keptAt } : {}) };
   } finally {
     rmSync(dirname(reportsDir), { recursive: true, force: true });
   }
+}
+
+/** A rare failure is worth its evidence: the output and the reports of a wrong run go to a folder that stays. */
+function keep(c: SeededCase, seed: number, output: string, reportsDir: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `ocp-e2e-wrong-${c.name.replace(/[^a-z0-9]+/gi, '-')}-seed-${seed}-`));
+  writeFileSync(join(dir, 'output.log'), output);
+  if (existsSync(reportsDir)) cpSync(reportsDir, join(dir, 'reports'), { recursive: true });
+  return dir;
 }
 
 /**
