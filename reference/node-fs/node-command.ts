@@ -20,7 +20,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { PreparedNode } from './node-roots.js';
 
 /** The exit status of a setup that failed before the command could start (unshare's and mount's own are 1 and 32). */
 export const SETUP_FAILED = 125;
@@ -57,6 +56,15 @@ exec chroot "$C" /bin/sh -c "$ce" container-exec "$@"
 
 /** A container's command is exec'd, not run by a shell: a program not on PATH is the runtime's 127, in runc's words. */
 const CONTAINER_EXEC = `command -v "$1" >/dev/null 2>&1 || { echo 'exec: "'"$1"'": executable file not found in $PATH' >&2; exit 127; }; exec "$@"`;
+
+/** A node's tree, ready for a command (node-roots.ts prepares it). */
+export interface PreparedNode {
+  node: string;
+  /** The booted deployment's tree: the overlay's lower layer. */
+  lower: string;
+  /** The node's folder (upper/, work/, proc/, run/, mnt/, ctr/). */
+  dir: string;
+}
 
 export interface Mechanism {
   /** unshare's options before the command. */

@@ -16,28 +16,16 @@
  * folders; the image is on disk once. The tree is brought up to date from the record when a command is about to
  * run (prepare), not when the daemon writes the record: a node nobody looks at costs nothing.
  */
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmod, lstat, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { HostOs, HostUnit } from '../kubelet/hosts.js';
 import { RPMDB_PATH, parseRpmDb } from '../releases/os-content.js';
 import type { DeploymentTrees } from './deployment-trees.js';
 import { kernelCommandLine, kernelRelease } from './kernel.js';
+import { startOnNode, type PreparedNode } from './node-command.js';
 import { rpmOstreeStatusFiles } from './rpm-ostree-status.js';
 import { enablementLinks } from './unit-links.js';
-
-const run = promisify(execFile);
-
-/** A node's tree, ready for a command (node-command.ts mounts it). */
-export interface PreparedNode {
-  node: string;
-  /** The booted deployment's tree: the overlay's lower layer. */
-  lower: string;
-  /** The node's folder (upper/, work/, proc/, run/, mnt/, ctr/). */
-  dir: string;
-}
 
 interface Wanted {
   /** Upper-layer paths (absolute in the node) → what to put there. */
@@ -56,8 +44,6 @@ export class NodeRoots {
     private readonly deployments: DeploymentTrees,
     /** Cluster time, ms: the node's uptime counts on it. */
     private readonly now: () => number,
-    /** Whether hiding a file of the deployment can write an overlay whiteout (a character device: root only). */
-    private readonly canWhiteout = process.getuid?.() === 0,
   ) {}
 
   dirOf(node: string): string {
@@ -119,15 +105,23 @@ export class NodeRoots {
         await chmod(target, entry.file.mode & 0o7777);
       }
     }
-    for (const p of wanted.hidden) {
-      if (!this.canWhiteout || wanted.entries.has(p)) continue;
-      const target = path.join(upper, p);
-      await mkdir(path.dirname(target), { recursive: true });
-      await rm(target, { force: true });
-      await run('mknod', [target, 'c', '0', '0']); // overlayfs' whiteout: the lower file is gone from the merged view
-    }
-    await writeFile(record, JSON.stringify([...wanted.entries.keys(), ...(this.canWhiteout ? wanted.hidden : [])]));
+    const hidden = [...wanted.hidden].filter((p) => !wanted.entries.has(p));
+    if (hidden.length) await hide({ node: path.basename(dir), lower, dir }, hidden);
+    await writeFile(record, JSON.stringify([...wanted.entries.keys(), ...hidden]));
   }
+}
+
+/**
+ * Removes files of the deployment from the node's view: through the mounted overlay, which leaves its whiteouts in
+ * upper/ (the kernel makes them; writing one by hand would take root, or a newer kernel in a user namespace).
+ */
+async function hide(prepared: PreparedNode, paths: string[]): Promise<void> {
+  const rmOnNode = startOnNode(prepared, ['rm', '-f', '--', ...paths]);
+  let said = '';
+  rmOnNode.stderr.on('data', (c: Buffer) => (said += c.toString()));
+  rmOnNode.stdout.resume();
+  const code = await rmOnNode.exit;
+  if (code !== 0) throw new Error(`node ${prepared.node}: could not remove ${paths.join(' ')}: ${said.trim() || `exit ${code}`}`);
 }
 
 /**
