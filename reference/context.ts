@@ -25,6 +25,8 @@ export interface ImageReader {
    * registry and resolve the image's manifest. Throws like readOsImage.
    */
   resolveOsImage(ref: string): Promise<void>;
+  /** The labels of the image's config (how the daemon tells a bootable image from another). Throws like readOsImage. */
+  readImageLabels(ref: string): Promise<Record<string, string>>;
 }
 
 export type Logger = (component: string, line: string) => void;

@@ -24,6 +24,8 @@ export interface Deviations {
    * update, so rpm-ostree cannot re-layer the packages a pool already has (mcd/extensions-repo.ts).
    */
   daemonOmitsExtensionsRepoOnOsUpdate: boolean;
+  /** Daemon: rebase to an image that is no OS (neither `ostree.bootable` nor an ostree commit) as if it were one. */
+  daemonBootsAnyImage: boolean;
   /** Operator: report the new version as soon as a required pool is Updating, not once the pools are done. */
   operatorReportsVersionEarly: boolean;
   /** CVO: an operator is done once it reports the version, whatever its conditions say. */
@@ -37,6 +39,7 @@ export const NO_DEVIATIONS: Readonly<Deviations> = Object.freeze({
   daemonSkipsRebase: false,
   daemonIgnoresPullErrors: false,
   daemonOmitsExtensionsRepoOnOsUpdate: false,
+  daemonBootsAnyImage: false,
   operatorReportsVersionEarly: false,
   cvoTrustsVersionAlone: false,
 });
@@ -72,6 +75,10 @@ export const FAULTS = {
   'mcd-no-extensions-repo-on-os-update': {
     what: "the daemon prepares no extensions repository for an OS-only update, so a pool with extensions cannot rebase (OCPBUGS-2271, upstream 3943ef1d0 to 343475a)",
     deviates: ['daemonOmitsExtensionsRepoOnOsUpdate'],
+  },
+  'mcd-boots-non-bootable-image': {
+    what: 'the daemon rebases to a container image that is not an OS image (no ostree.bootable label, no ostree commit) and reports Done',
+    deviates: ['daemonBootsAnyImage'],
   },
   'cvo-completes-early': {
     what: 'the operator reports its new version as soon as the master pool starts rolling and the CVO completes on the version alone',

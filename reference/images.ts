@@ -71,6 +71,15 @@ export function registryImageReader(clients: RegistryClient | (() => Promise<Reg
         throw new ImagePullError(explain(ref, error), { cause: error });
       }
     },
+    async readImageLabels(ref: string): Promise<Record<string, string>> {
+      guard(ref);
+      try {
+        const config = await (await clientNow()).imageConfig(ref);
+        return ((config.config as { Labels?: Record<string, string> } | undefined)?.Labels) ?? {};
+      } catch (error) {
+        throw new ImagePullError(explain(ref, error), { cause: error });
+      }
+    },
     async readOsImage(ref: string): Promise<OsImageContent> {
       guard(ref);
       try {

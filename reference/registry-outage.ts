@@ -31,6 +31,7 @@ export class RegistryOutage {
       readRelease: async (ref) => (check(), reader.readRelease(ref)),
       readOsImage: async (ref) => (check(), reader.readOsImage(ref)),
       resolveOsImage: async (ref) => (check(), reader.resolveOsImage(ref)),
+      readImageLabels: async (ref) => (check(), reader.readImageLabels(ref)),
     };
   }
 }

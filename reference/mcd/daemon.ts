@@ -22,8 +22,9 @@ import type { NodeHosts } from '../kubelet/hosts.js';
 import type { MachineConfig } from '../mco/types.js';
 import { rngFor } from '../rng.js';
 import { missingExtensionsRepoFailure } from './extensions-repo.js';
+import { notAnOsImageReason, uninspectableImageReason } from './image-type.js';
 import { changedFilePaths, configDiff, invalidExtensions, nodeConfigOf, osChangesString, postConfigChangeAction, type ConfigDiff, type NodeConfig } from './node-config.js';
-import { osImageName, planUpdate, pullFailureReason, type BootedImage } from './os-status.js';
+import { osImageName, planUpdate, type BootedImage } from './os-status.js';
 
 type Node = V1Node & KubeObject;
 
@@ -39,9 +40,15 @@ export const PULL_RETRY_DELAYS_MS = [1, 2, 5, 10, 20, 40, 80].map((s) => s * SEC
 const requeueDelayMs = (failures: number): number => Math.min(SECOND * 2 ** Math.max(0, failures - 1), 60 * SECOND);
 const DIGEST_REF = /@sha256:[0-9a-f]{64}$/;
 
-/** The image was pulled but `rpm-ostree rebase` failed: `reason` is the node's Degraded reason, whole. */
+/**
+ * The image was pulled but the rebase failed: `reason` is the node's Degraded reason, whole; `staged` whether the
+ * failure comes after the point where the daemon rolls a staged deployment back (and logs so).
+ */
 class RebaseFailed extends Error {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    readonly staged = true,
+  ) {
     super(reason);
     this.name = 'RebaseFailed';
   }
@@ -221,6 +228,10 @@ export class DaemonSet implements Controller {
       for (let failures = 1; ; failures++) {
         try {
           const content = await this.pullWithRetries(wanted, signal, log);
+          // IsBootableImage's inspection reads the labels; an image that is no OS fails the legacy path's rebase
+          const labels = await this.ctx.images.readImageLabels(wanted);
+          const notAnOs = deviations.daemonBootsAnyImage ? undefined : notAnOsImageReason(wanted, labels, rngFor(this.ctx.seed, name, wanted, String(failures)));
+          if (notAnOs) throw new RebaseFailed(notAnOs, false);
           const refused = missingExtensionsRepoFailure(deviations.daemonOmitsExtensionsRepoOnOsUpdate, wanted, change.diff, target.deployment);
           if (refused) throw new RebaseFailed(refused);
           booted = { pullspec: wanted, content, timestampMs: clock.nowMs() };
@@ -230,9 +241,9 @@ export class DaemonSet implements Controller {
           if (error instanceof AbortedError) throw error;
           const rebaseFailed = error instanceof RebaseFailed;
           if (deviations.daemonIgnoresPullErrors && !rebaseFailed) break;
-          const reason = rebaseFailed ? error.reason : pullFailureReason(wanted, (error as Error).message);
+          const reason = rebaseFailed ? error.reason : uninspectableImageReason(wanted, (error as Error).message);
           // applyLayeredOSChanges' deferred cleanup logs the error before it removes the staged deployment
-          if (rebaseFailed) log(`Rolling back applied changes to OS due to error: ${reason}`);
+          if (rebaseFailed && error.staged) log(`Rolling back applied changes to OS due to error: ${reason}`);
           log(`Marking Degraded due to: ${reason}`);
           await this.degrade(client, name, reason);
           // the failed sync is requeued rate-limited, for as long as the node is still asked for this config

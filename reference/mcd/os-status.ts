@@ -64,9 +64,3 @@ export function planUpdate(rng: Rng): UpdatePlan {
   const settle = 0.05;
   return { drainMs: total * drain, pullMs: total * pull, rebootMs: total * (1 - drain - pull - settle), settleMs: total * settle };
 }
-
-/** The reason the real daemon writes when `rpm-ostree rebase` cannot pull the image, trimmed like SetDegraded does. */
-export function pullFailureReason(pullspec: string, cause: string): string {
-  const reason = `failed to update OS to ${pullspec}: error running rpm-ostree rebase --experimental ostree-unverified-registry:${pullspec}: error: ${cause}`;
-  return reason.length > 1024 ? `${reason.slice(0, 1021)}...` : reason;
-}

@@ -5,6 +5,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { ANN, LABEL } from '../constants.js';
 import type { Condition, MachineConfigPool } from './types.js';
+import { goQuote } from './go-quote.js';
 import { compareNames, isEmptySelector, selectorMatches } from './render.js';
 
 const annotation = (node: V1Node, key: string): string => node.metadata?.annotations?.[key] ?? '';
@@ -110,7 +111,7 @@ export function calculateStatus(pool: MachineConfigPool, nodes: readonly V1Node[
           type: 'NodeDegraded',
           status: 'True',
           reason: `${degradedNodes.length} nodes are reporting degraded status on sync`,
-          message: degradedNodes.map((n) => `Node ${n.metadata?.name} is reporting: "${annotation(n, ANN.reason)}"`).join(', '),
+          message: degradedNodes.map((n) => `Node ${n.metadata?.name} is reporting: ${goQuote(annotation(n, ANN.reason))}`).join(', '),
         },
         now,
       )

@@ -6,6 +6,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { IMAGE_REFERENCES_PATH, makeImageReferences, RELEASE_METADATA_PATH, type ReleaseMetadata } from '../../lib/oci/release-payload.js';
+import { BOOTABLE_LABEL, OSTREE_COMMIT_LABEL } from '../mcd/image-type.js';
 import type { OsImageTags, ReleaseDefinition } from './release-set.js';
 
 export const OS_REPOSITORY = 'openshift-release-dev/ocp-v4.0-art-dev';
@@ -64,21 +65,26 @@ function hashOf(parts: unknown): string {
 export async function osImageRecipes(registry: string, version: string, tags: OsImageTags, baseTag: string): Promise<Record<string, ImageRecipe>> {
   const contextDir = path.join(IMAGES_DIR, 'rhcos-like');
   const treeHash = await hashTree(contextDir);
-  const make = (tagName: string, containerfile: string, extraArgs: Record<string, string>): ImageRecipe => {
+  const make = (tagName: string, containerfile: string, extraArgs: Record<string, string>, osLabels: Record<string, string> = {}): ImageRecipe => {
     const buildArgs = { BASE_IMAGE: baseTag, RELEASE_VERSION: version, ...extraArgs };
-    const contentHash = hashOf({ RECIPE_VERSION, treeHash, containerfile, buildArgs });
+    const contentHash = hashOf({ RECIPE_VERSION, treeHash, containerfile, buildArgs, osLabels });
     return {
       tag: `${registry}/${OS_REPOSITORY}:${version}-${tagName}`,
       contextDir,
       containerfile,
       buildArgs,
-      labels: { [CONTENT_HASH_LABEL]: contentHash, 'io.openshift.release': version },
+      labels: { [CONTENT_HASH_LABEL]: contentHash, 'io.openshift.release': version, ...osLabels },
       contentHash,
       needsBase: true,
     };
   };
-  const recipes: Record<string, ImageRecipe> = { [tags.base]: make(tags.base, 'Containerfile', { IMAGE_KIND: tags.base }) };
-  if (tags.machineOsContent) recipes[tags.machineOsContent] = make(tags.machineOsContent, 'Containerfile', { IMAGE_KIND: tags.machineOsContent });
+  // The labels the daemon tells the formats apart by (mcd/image-type.ts): the new format is `ostree.bootable`, and both
+  // name their ostree commit as RHCOS's do; the extensions image, a package repository, is neither.
+  const commit = (kind: string): string => hashOf({ version, kind });
+  const recipes: Record<string, ImageRecipe> = {
+    [tags.base]: make(tags.base, 'Containerfile', { IMAGE_KIND: tags.base }, { [BOOTABLE_LABEL]: 'true', [OSTREE_COMMIT_LABEL]: commit(tags.base) }),
+  };
+  if (tags.machineOsContent) recipes[tags.machineOsContent] = make(tags.machineOsContent, 'Containerfile', { IMAGE_KIND: tags.machineOsContent }, { [OSTREE_COMMIT_LABEL]: commit(tags.machineOsContent) });
   if (tags.extensions) recipes[tags.extensions] = make(tags.extensions, 'Containerfile.extensions', {});
   return recipes;
 }

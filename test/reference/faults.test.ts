@@ -4,6 +4,7 @@
  */
 import { expect } from 'chai';
 import { ANN } from '../../reference/constants.js';
+import { goQuote } from '../../reference/mco/go-quote.js';
 import { NEXT_VERSION } from '../../reference/index.js';
 import { baseOsImage } from '../../reference/releases/release-info.js';
 import { bootedImage, cond, customImage, describeCluster, nodesOfRole, overrideMachineConfig, poolSettledOnNew, requestUpgrade, waitFor, type Harness, type Obj } from './support/cluster.js';
@@ -105,7 +106,7 @@ describe('reference faults', function () {
       const degraded = (await nodesOfRole(h.k, 'worker')).filter((n) => n.metadata.annotations?.[ANN.state] === 'Degraded');
       expect(degraded).to.have.length(1);
       expect(degraded[0]!.metadata.annotations?.[ANN.reason]).to.equal(reason);
-      expect(cond(pool, 'NodeDegraded').message).to.equal(`Node ${degraded[0]!.metadata.name} is reporting: "${reason}"`);
+      expect(cond(pool, 'NodeDegraded').message).to.equal(`Node ${degraded[0]!.metadata.name} is reporting: ${goQuote(reason)}`);
       expect(bootedImage(h.cluster, degraded[0]!), 'the node did not rebase').to.equal(baseOsImage(h.cluster.releases.current));
       expect(pool.status.configuration.name, 'the pool stays on the config with the extension').to.equal(withExtension.status.configuration.name);
     });

@@ -3,7 +3,7 @@ import { parseRpmOstreeStatus } from '../../../helpers/node-os.js';
 import { registryImageReader } from '../../../reference/images.js';
 import { semanticEqual } from '../../../reference/equality.js';
 import { WorkQueue } from '../../../reference/kube/workqueue.js';
-import { planUpdate, pullFailureReason, rpmOstreeStatusJson, osImageName } from '../../../reference/mcd/os-status.js';
+import { planUpdate, rpmOstreeStatusJson, osImageName } from '../../../reference/mcd/os-status.js';
 import { createRng } from '../../../reference/rng.js';
 import type { RegistryClient } from '../../../lib/oci/image-files.js';
 
@@ -33,10 +33,6 @@ describe('reference daemon: node facts', () => {
       expect(total).to.be.within(10 * 60_000, 20 * 60_000);
       expect(plan.rebootMs).to.be.greaterThan(plan.drainMs);
     }
-  });
-  it('the degraded reason reads like the real daemon\'s and is bounded', () => {
-    expect(pullFailureReason('r/x@sha256:1', 'boom')).to.equal('failed to update OS to r/x@sha256:1: error running rpm-ostree rebase --experimental ostree-unverified-registry:r/x@sha256:1: error: boom');
-    expect(pullFailureReason('r/x', 'y'.repeat(5000))).to.have.length(1024);
   });
   it('refuses registries other than loopback without touching the network', async () => {
     const reader = registryImageReader({} as RegistryClient);
