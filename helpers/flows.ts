@@ -20,7 +20,7 @@ import type { Ledger, LedgerEntry } from './ledger.js';
 import { createOverrideMachineConfig, overridesByPool, poolsOf, type MachineConfigOverride } from './machineconfigs.js';
 import { UpgradeRecorder, type UpgradeRecording } from './monitor/record.js';
 import { keepRecording } from './monitor/recording-file.js';
-import { extensionsImageOfBase, releaseOsImage } from './release.js';
+import { extensionsImageOfBase, releaseExtensionsImage, releaseOsImage } from './release.js';
 import { attachText, attachYaml, parameter, step } from './report.js';
 import { reportUpgradeInvariants, verdictSummary } from './report/invariant-steps.js';
 import type { TargetConfig } from './target.js';
@@ -74,6 +74,18 @@ export async function findReleaseOsImage(session: FlowSession, releaseImage: str
     const osImage = await releaseOsImage(session.access, releaseImage, session.cluster);
     await attachText('rhel-coreos-8', osImage);
     return osImage;
+  });
+}
+
+/**
+ * The extensions image (rhel-coreos-8-extensions) of a release: a package repository in a container image, which every
+ * cluster of that release can pull and which is not an OS image (no `ostree.bootable`, no ostree commit).
+ */
+export async function findReleaseExtensionsImage(session: FlowSession, releaseImage: string): Promise<string> {
+  return step(`find rhel-coreos-8-extensions of ${releaseImage}`, async () => {
+    const image = await releaseExtensionsImage(session.access, releaseImage, session.cluster);
+    await attachText('rhel-coreos-8-extensions', image);
+    return image;
   });
 }
 

@@ -79,6 +79,13 @@ export const KILL_MATRIX: KillRow[] = [
     fault: 'mcd-no-extensions-repo-on-os-update',
     expect: [/\[phase upgrade\]/, /node \S+ degraded: failed to update OS to \S+ : error running rpm-ostree rebase --experimental ostree-unverified-registry:\S+: error: No enabled repositories/],
   },
+  {
+    file: '08-not-bootable-custom-image.spec.ts',
+    spec: '08 not bootable custom osImage (54052)',
+    grep: '54052',
+    fault: 'mcd-boots-non-bootable-image',
+    expect: [/\[phase check\]/, /pool worker rolled out \S+, which is not bootable, without reporting a degraded node: the error was hidden/],
+  },
 ];
 
 /** The spec files (names in specs/) that no row of `rows` breaks: a spec nothing can make fail proves nothing. */
