@@ -136,10 +136,13 @@ describe('reference node trees: the suite\'s probes answered by the image\'s own
     expect((await runOn(roots, hosts, 'w3', ['cat', '/etc/os-release', '/etc/by-hand'])).stdout).to.equal('NAME="RHCOS next"\nkept\n');
   });
 
-  it('a masked unit is masked; rpm answers with its own exit codes', async () => {
+  it('a masked unit is masked; rpm answers with its own exit codes and -qa with the packages a pattern matches', async () => {
     hosts.write('w4', [], [{ name: 'masked.service', mask: true }]);
     expect(await runOn(roots, hosts, 'w4', ['systemctl', 'is-enabled', 'masked.service'])).to.deep.include({ stdout: 'masked\n', exitCode: 1 });
     expect(await runOn(roots, hosts, 'w4', ['rpm', '-q', 'bash', 'zsh'])).to.deep.include({ stdout: 'bash-4.4.20-4.el8_6.x86_64\npackage zsh is not installed\n', exitCode: 1 });
     expect((await runOn(roots, hosts, 'w4', ['uname', '-n', '-r'])).stdout).to.equal('w4 4.18.0-372.26.1.el8_6.x86_64\n');
+    // upstream's TestKernelType asks `rpm -qa kernel-rt-core`: only the packages that match
+    expect(await runOn(roots, hosts, 'w4', ['rpm', '-qa', 'kernel-rt-core'])).to.deep.include({ stdout: '', exitCode: 0 });
+    expect((await runOn(roots, hosts, 'w4', ['rpm', '-qa', 'kernel*'])).stdout).to.equal('kernel-4.18.0-372.26.1.el8_6.x86_64\nkernel-core-4.18.0-372.26.1.el8_6.x86_64\n');
   });
 });
