@@ -1,7 +1,7 @@
 /**
  * What a reference node answers the suite's probes (helpers/node-probes.ts, run as one `sh -c` as a debug pod runs
- * them), from a real tree: the RHCOS-like image's own rpm, rpm-ostree, systemctl and uname
- * (images/rhcos-like/rootfs/usr/bin) over what it booted and what the daemon applied.
+ * them), from a real tree: the RHCOS-like image's own rpm, rpm-ostree, systemctl, uname
+ * and stat (images/rhcos-like/rootfs/usr/bin) over what it booted and what the daemon applied.
  */
 import { expect } from 'chai';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -32,13 +32,15 @@ async function osImage(osRelease: string): Promise<Buffer[]> {
   const files: Record<string, LayerEntry> = {
     'tmp/': '', 'proc/': '', 'dev/': '', 'run/': '', 'var/lib/': '',
     'etc/os-release': osRelease,
+    'etc/passwd': 'root:x:0:0:root:/root:/bin/sh\n',
+    'etc/group': 'root:x:0:\n',
     [RPMDB]: 'kernel\t4.18.0\t372.26.1.el8_6\tx86_64\nkernel-core\t4.18.0\t372.26.1.el8_6\tx86_64\nbash\t4.4.20\t4.el8_6\tx86_64\n',
     'usr/lib/systemd/system/chronyd.service': UNIT,
     'etc/systemd/system/multi-user.target.wants/chronyd.service': { link: '/usr/lib/systemd/system/chronyd.service' },
     'usr/lib/systemd/system/plain.service': '[Unit]\nDescription=no install section\n',
     'etc/ocp-e2e/layered-image.conf': { text: 'layered\n', mode: 0o640 },
   };
-  for (const tool of ['rpm', 'rpm-ostree', 'systemctl', 'uname']) files[`usr/bin/${tool}`] = { text: await readFile(path.join(IMAGE_BIN, tool), 'utf8'), mode: 0o755 };
+  for (const tool of ['rpm', 'rpm-ostree', 'stat', 'systemctl', 'uname']) files[`usr/bin/${tool}`] = { text: await readFile(path.join(IMAGE_BIN, tool), 'utf8'), mode: 0o755 };
   return [await busyboxLayer(APPLETS), await layer(files)];
 }
 
@@ -77,7 +79,7 @@ describe('reference node trees: the suite\'s probes answered by the image\'s own
     expect(r.get(kernelTypeProbe)).to.deep.equal({ kernelType: 'default', release: '4.18.0-372.26.1.el8_6.x86_64' });
     expect(r.get(usbguard)).to.equal(undefined);
     expect(r.get(kernel)).to.equal('kernel-4.18.0-372.26.1.el8_6');
-    expect(r.get(fileProbe('/etc/motd-e2e'))).to.deep.equal({ exists: false, says: "stat: can't stat '/etc/motd-e2e': No such file or directory" });
+    expect(r.get(fileProbe('/etc/motd-e2e'))).to.deep.equal({ exists: false, says: "stat: cannot stat '/etc/motd-e2e': No such file or directory" });
     expect(r.get(fileProbe('/etc/os-release'))).to.deep.equal({ exists: true, mode: 0o644, contents: 'NAME="RHCOS"\n' });
     expect(r.get(fileProbe('/etc/ocp-e2e/layered-image.conf'))).to.deep.equal({ exists: true, mode: 0o640, contents: 'layered\n' });
     expect(r.get(unitProbe('e2e.service'))).to.deep.equal({ state: 'Failed to get unit file state for e2e.service: No such file or directory', enabled: false });
@@ -141,6 +143,9 @@ describe('reference node trees: the suite\'s probes answered by the image\'s own
     expect(await runOn(roots, hosts, 'w4', ['systemctl', 'is-enabled', 'masked.service'])).to.deep.include({ stdout: 'masked\n', exitCode: 1 });
     expect(await runOn(roots, hosts, 'w4', ['rpm', '-q', 'bash', 'zsh'])).to.deep.include({ stdout: 'bash-4.4.20-4.el8_6.x86_64\npackage zsh is not installed\n', exitCode: 1 });
     expect((await runOn(roots, hosts, 'w4', ['uname', '-n', '-r'])).stdout).to.equal('w4 4.18.0-372.26.1.el8_6.x86_64\n');
+    // upstream's tests ask coreutils' long options
+    expect(await runOn(roots, hosts, 'w4', ['stat', '--format=%U %G', '/etc/os-release'])).to.deep.include({ stdout: 'root root\n', exitCode: 0 });
+    expect(await runOn(roots, hosts, 'w4', ['stat', '--format', '%a', '/etc/none'])).to.deep.equal({ stdout: '', stderr: "stat: cannot stat '/etc/none': No such file or directory\n", exitCode: 1 });
     // upstream's TestKernelType asks `rpm -qa kernel-rt-core`: only the packages that match
     expect(await runOn(roots, hosts, 'w4', ['rpm', '-qa', 'kernel-rt-core'])).to.deep.include({ stdout: '', exitCode: 0 });
     expect((await runOn(roots, hosts, 'w4', ['rpm', '-qa', 'kernel*'])).stdout).to.equal('kernel-4.18.0-372.26.1.el8_6.x86_64\nkernel-core-4.18.0-372.26.1.el8_6.x86_64\n');
