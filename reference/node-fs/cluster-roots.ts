@@ -3,9 +3,10 @@
  * every cluster on the machine (`<repo>/.cache/node-trees`, or `$OCP_E2E_CACHE_DIR/node-trees`): they never change
  * once made. The nodes' own folders (upper layers of a few files each) are the cluster's alone, in a fresh folder
  * on /dev/shm where it can be written (a tmpfs: an overlay's upper layer cannot be on an overlay, as a container's
- * root often is), else in the system's temporary folder; stopping the cluster removes them.
+ * root often is), else in the system's temporary folder; stopping the cluster removes them, and the folders of a
+ * process that died without stopping (their name carries its pid) are removed by the next cluster that starts.
  */
-import { access, constants, mkdtemp } from 'node:fs/promises';
+import { access, constants, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,12 +16,31 @@ import { NodeRoots } from './node-roots.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
+const PREFIX = 'ocp-e2e-nodes-';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function sweepOrphans(dir: string): Promise<void> {
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const owner = Number(new RegExp(`^${PREFIX}(\\d+)-`).exec(name)?.[1]);
+    if (owner && !alive(owner)) await rm(path.join(dir, name), { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
 export function nodeTreesCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(env.OCP_E2E_CACHE_DIR ? path.resolve(env.OCP_E2E_CACHE_DIR) : path.join(REPO_ROOT, '.cache'), 'node-trees');
 }
 
 export async function nodeRootsFor(layers: ImageLayerSource, now: () => number, cacheDir = nodeTreesCacheDir()): Promise<NodeRoots> {
   const shm = await access('/dev/shm', constants.W_OK).then(() => '/dev/shm', () => tmpdir());
-  const nodesDir = await mkdtemp(path.join(shm, 'ocp-e2e-nodes-'));
+  await sweepOrphans(shm);
+  const nodesDir = await mkdtemp(path.join(shm, `${PREFIX}${process.pid}-`));
   return new NodeRoots(nodesDir, new DeploymentTrees(cacheDir, new ImageTrees(cacheDir, layers)), now);
 }
