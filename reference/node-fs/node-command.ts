@@ -82,18 +82,27 @@ export function mechanism(): Mechanism {
   return found;
 }
 
+/**
+ * The first way that works here: as root plain namespaces, else (not root, or root without CAP_SYS_ADMIN, as in an
+ * unprivileged container) a user namespace. Tried once per process with `true`.
+ */
 function detect(): Mechanism | Error {
   const base = ['--mount', '--uts', '--pid', '--fork', '--kill-child', '--propagation', 'private'];
-  if (process.getuid?.() === 0) return { unshare: base, overlayOptions: '' };
-  const candidate = { unshare: ['--user', '--map-root-user', ...base], overlayOptions: ',userxattr' };
-  const probe = spawnSync('unshare', [...candidate.unshare, 'true'], { encoding: 'utf8' });
-  if (probe.status === 0) return candidate;
-  const why = probe.error ? probe.error.message : (probe.stderr || `exit ${probe.status}`).trim();
+  const candidates: Array<Mechanism & { name: string }> = [
+    ...(process.getuid?.() === 0 ? [{ name: 'as root', unshare: base, overlayOptions: '' }] : []),
+    { name: 'in a user namespace', unshare: ['--user', '--map-root-user', ...base], overlayOptions: ',userxattr' },
+  ];
+  const refusals: string[] = [];
+  for (const { name, ...candidate } of candidates) {
+    const probe = spawnSync('unshare', [...candidate.unshare, 'true'], { encoding: 'utf8' });
+    if (probe.status === 0) return candidate;
+    refusals.push(`${name}: ${probe.error ? probe.error.message : (probe.stderr || `exit ${probe.status}`).trim()}`);
+  }
   return new Error(
     'the reference runs node commands as real processes in Linux namespaces: as root with `unshare --mount --uts --pid`, ' +
       'otherwise in a user namespace (`unshare --user --map-root-user --mount …`, util-linux), whose overlay needs Linux 5.11 or later. ' +
-      `This machine refuses the user namespace (${why}): run as root, or allow unprivileged user namespaces ` +
-      '(sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 kernel.apparmor_restrict_unprivileged_userns=0).',
+      `This machine refuses both (${refusals.join('; ')}): run as root with CAP_SYS_ADMIN (a privileged container), or allow unprivileged user namespaces ` +
+      '(sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 kernel.apparmor_restrict_unprivileged_userns=0; in a container, a seccomp profile that allows unshare).',
   );
 }
 

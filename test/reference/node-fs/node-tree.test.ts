@@ -4,6 +4,7 @@
  * node's own upper layer, /proc true to the node, and the exit codes of chroot and the shell.
  */
 import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, readlink, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -152,6 +153,14 @@ describe('reference node trees: a root file system per node, and commands run ov
     const r = await run(roots, hosts, 'w1', ['cat', '/rootfs/proc/cmdline'], '/rootfs');
     expect(r.exitCode, r.stderr).to.equal(0);
     expect(r.stdout).to.match(/^BOOT_IMAGE=/);
+  });
+
+  it('where no namespace can be had, the error says what the machine refuses and how to allow it', async () => {
+    const module = path.resolve('reference/node-fs/node-command.ts');
+    const script = `const m = await import(${JSON.stringify(module)}); try { m.mechanism(); } catch (e) { console.log(e.message); }`;
+    // no unshare on PATH: neither way can start
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', env: { PATH: '/nonexistent' } });
+    expect(r.stdout).to.match(/^the reference runs node commands as real processes in Linux namespaces: .* This machine refuses both \((as root: .*; )?in a user namespace: spawnSync unshare ENOENT\): run as root with CAP_SYS_ADMIN/);
   });
 
   it('kill() ends the command and what it started', async () => {
