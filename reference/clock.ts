@@ -24,6 +24,11 @@ import { TimerHeap, type ClusterTimer } from './timer-heap.js';
 
 export type ClockMode = 'fixed' | 'skip';
 export const CLOCK_MODES: readonly ClockMode[] = ['fixed', 'skip'];
+/**
+ * The clock of a reference cluster unless asked otherwise, for `run`, `cluster up` and the clusters tests start in
+ * process alike: waits cost no wall time. `fixed` is the one to ask for when durations must equal wall time × factor.
+ */
+export const DEFAULT_CLOCK: ClockMode = 'skip';
 /** Cluster seconds per wall second unless --time-factor says otherwise: ten cluster minutes a wall second. */
 export const DEFAULT_TIME_FACTOR = 600;
 

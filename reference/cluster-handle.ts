@@ -40,6 +40,11 @@ export interface ReferenceCluster {
   faults: string[];
   /** Cluster time now. */
   now(): Date;
+  /**
+   * Resolves after `clusterMs` of cluster time: a timer on the cluster's own clock, so with the skipping clock it fires
+   * in its place among the cluster's timers (a wall-clock sleep would let the cluster run through all of them).
+   */
+  sleep(clusterMs: number): Promise<void>;
   /** What a simulated machine booted (for the reference's own tests; the suite asks the node with a debug pod). */
   hostOs(node: string): HostOs;
   /** Replace the API server's fault injection (see `apiFaults`). */
@@ -105,6 +110,7 @@ export function clusterHandle(p: HandleParts): ReferenceCluster {
     seed: p.seed,
     faults: p.faults,
     now: () => clock.now(),
+    sleep: (clusterMs) => clock.sleep(clusterMs),
     hostOs: (node: string) => p.machines.hosts.get(node),
     setApiFaults: (f: FaultConfig) => api.setFaults(f),
     dropApiWatches: () => api.dropWatches(),

@@ -14,7 +14,7 @@ import { KubeClient } from '../lib/kube/client.js';
 import { InformerFactory } from '../lib/kube/informer.js';
 import { ReferenceApiServer } from './api-server.js';
 import { Cleanups, type Say } from './cleanups.js';
-import { ClusterClock, type ClockMode } from './clock.js';
+import { ClusterClock, DEFAULT_CLOCK, DEFAULT_TIME_FACTOR, type ClockMode } from './clock.js';
 import { clusterHandle, type ReferenceCluster, type RunningComponents } from './cluster-handle.js';
 import { COMPONENTS, ComponentProcess, OperatorRollout, type ComponentName, type ProcessBase } from './components.js';
 import type { Controller, ControllerContext } from './context.js';
@@ -43,7 +43,7 @@ export interface ReferenceClusterOptions {
   profile?: ProfileName | string;
   /** Cluster ms per wall ms. Default 600: ten cluster minutes per wall second. */
   timeFactor?: number;
-  /** `fixed` (default): cluster time is wall time × factor; `skip`: it also jumps over idle time (see clock.ts). */
+  /** `skip` (DEFAULT_CLOCK): cluster time also jumps over idle time (see clock.ts); `fixed`: it is wall time × factor. */
   clock?: ClockMode;
   /** Seeds every duration the reference draws. Default 1. */
   seed?: number;
@@ -80,12 +80,12 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
   const profile = getProfile(options.profile);
   const faults = resolveFaults(options.faults ?? []);
   const deviations = withDeviations(faults.deviations, profile.deviates);
-  const timeFactor = options.timeFactor ?? 600;
+  const timeFactor = options.timeFactor ?? DEFAULT_TIME_FACTOR;
   const seed = options.seed ?? 1;
   const workers = options.workers ?? 2;
   if (!Number.isInteger(workers) || workers < 0) throw new Error(`workers must be a non-negative integer, got ${workers}`);
   const say = options.log ?? (() => undefined);
-  const clock = new ClusterClock({ factor: timeFactor, mode: options.clock });
+  const clock = new ClusterClock({ factor: timeFactor, mode: options.clock ?? DEFAULT_CLOCK });
   const cleanups = new Cleanups(say);
   cleanups.push(async () => clock.stop()); // last: the controllers stop first
   try {

@@ -4,14 +4,13 @@ import { Option, type Command } from 'commander';
 import { loadPullSecret } from '../../helpers/secrets.js';
 import { RUN_PHASES, type RunPhase } from '../../helpers/target.js';
 import { resolveFaults } from '../../reference/faults.js';
-import { CLOCK_MODES, type ClockMode } from '../../reference/clock.js';
+import { CLOCK_MODES, DEFAULT_CLOCK, type ClockMode } from '../../reference/clock.js';
 
 /**
  * The reference's clock when the command line names none: `skip`, since a wait the cluster sits out costs no wall
  * time there, and the suite reads the cluster's time from the server (helpers/target-clock.ts), so its budgets and
  * reported durations stay true. `--clock fixed` keeps wall time × factor throughout.
  */
-export const DEFAULT_CLOCK: ClockMode = 'skip';
 import { DEFAULT_PROFILE, PROFILE_NAMES } from '../../reference/profiles/index.js';
 import { collect, nonNegativeInteger, positiveInteger, positiveNumber } from '../args.js';
 import { profileChoicesText } from '../help.js';

@@ -53,7 +53,7 @@ describe('reference daemons through a registry outage', function () {
     const role = degraded.metadata.labels?.['node-role.kubernetes.io/master'] !== undefined ? 'master' : 'worker';
     await waitFor(`pool ${role} NodeDegraded`, async () => cond(await k.get<Obj>('MachineConfigPool', role), 'NodeDegraded').status === 'True', 10_000, () => describeCluster(k));
 
-    await new Promise((r) => setTimeout(r, LONG_OUTAGE_MS / cluster!.timeFactor));
+    await cluster!.sleep(LONG_OUTAGE_MS);
     cluster!.setRegistryReachable(true);
     await waitFor(`pool ${role} to settle on the new release`, () => poolSettledOnNew(k, role, before[role]), 45_000, () => describeCluster(k));
     for (const node of await nodesOfRole(k, role)) expect(node.metadata.annotations?.[ANN.state], node.metadata.name).to.equal('Done');

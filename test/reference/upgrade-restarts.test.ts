@@ -77,7 +77,7 @@ const DISRUPTIONS: Disruption[] = [
       await nextLog(/mcd\/\S+: pulling /, 60_000);
       cluster.setRegistryReachable(false);
       await nextLog(/pull of \S+ failed \(try 1 of/, 10_000);
-      await new Promise((r) => setTimeout(r, SHORT_OUTAGE_CLUSTER_MS / cluster.timeFactor));
+      await cluster.sleep(SHORT_OUTAGE_CLUSTER_MS);
       cluster.setRegistryReachable(true);
     },
     // an outage is no restart: the timeline must show that the node never degraded
