@@ -5,8 +5,10 @@
  * on /dev/shm where it can be written (a tmpfs: an overlay's upper layer cannot be on an overlay, as a container's
  * root often is), else in the system's temporary folder; stopping the cluster removes them, and the folders of a
  * process that died without stopping (their name carries its pid) are removed by the next cluster that starts.
+ * Every run of the suite builds a layered image of its own, so the cache would grow by a tree a run: a tree not used
+ * for a week (each use marks it) is removed when a cluster starts, and so is a half-made one an hour old.
  */
-import { access, constants, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { access, constants, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +36,21 @@ async function sweepOrphans(dir: string): Promise<void> {
   }
 }
 
+const UNUSED_MS = 7 * 24 * 3600_000;
+const PARTIAL_MS = 3600_000;
+
+/** Removes trees of the cache not used for UNUSED_MS, and half-made ones (a process killed while unpacking). */
+export async function pruneTrees(cacheDir: string, nowMs = Date.now()): Promise<void> {
+  for (const kind of ['images', 'deployments']) {
+    const dir = path.join(cacheDir, kind);
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      const full = path.join(dir, name);
+      const age = nowMs - ((await stat(full).catch(() => undefined))?.mtimeMs ?? nowMs);
+      if (age > (name.includes('.partial-') ? PARTIAL_MS : UNUSED_MS)) await rm(full, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+}
+
 export function nodeTreesCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(env.OCP_E2E_CACHE_DIR ? path.resolve(env.OCP_E2E_CACHE_DIR) : path.join(REPO_ROOT, '.cache'), 'node-trees');
 }
@@ -41,6 +58,7 @@ export function nodeTreesCacheDir(env: NodeJS.ProcessEnv = process.env): string 
 export async function nodeRootsFor(layers: ImageLayerSource, now: () => number, cacheDir = nodeTreesCacheDir()): Promise<NodeRoots> {
   const shm = await access('/dev/shm', constants.W_OK).then(() => '/dev/shm', () => tmpdir());
   await sweepOrphans(shm);
+  await pruneTrees(cacheDir);
   const nodesDir = await mkdtemp(path.join(shm, `${PREFIX}${process.pid}-`));
   return new NodeRoots(nodesDir, new DeploymentTrees(cacheDir, new ImageTrees(cacheDir, layers)), now);
 }

@@ -20,7 +20,7 @@ import { promisify } from 'node:util';
 import { DEFAULT_KERNEL_PACKAGES, REALTIME_KERNEL_PACKAGES, SUPPORTED_EXTENSIONS } from '../mcd/node-config.js';
 import { RPMDB_PATH } from '../releases/os-content.js';
 import type { DeploymentConfig } from '../kubelet/hosts.js';
-import type { ImageTree, ImageTrees } from './image-trees.js';
+import { touch, type ImageTree, type ImageTrees } from './image-trees.js';
 
 const run = promisify(execFile);
 
@@ -62,7 +62,9 @@ export class DeploymentTrees {
       this.making.set(key, root);
       root.catch(() => this.making.delete(key));
     }
-    return { root: await root, image };
+    const ready = await root;
+    touch(ready);
+    return { root: ready, image };
   }
 
   private async make(key: string, imageRoot: string, packagesDir: string, install: string[], remove: string[]): Promise<string> {

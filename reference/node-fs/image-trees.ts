@@ -4,7 +4,7 @@
  * unpacked into a folder of its own and renamed into place whole, so a tree that exists is complete, and two
  * processes unpacking the same image at once both end with one tree (the second rename loses, harmlessly).
  */
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { unpackLayers } from './layers.js';
 
@@ -38,7 +38,9 @@ export class ImageTrees {
       this.unpacking.set(digest, root);
       root.catch(() => this.unpacking.delete(digest));
     }
-    return { digest, root: await root };
+    const ready = await root;
+    touch(ready);
+    return { digest, root: ready };
   }
 
   private async unpack(ref: string, digest: string): Promise<string> {
@@ -58,6 +60,12 @@ export class ImageTrees {
     }
     return root;
   }
+}
+
+/** Marks a tree as used now: the cache keeps what was used lately (cluster-roots.ts pruneTrees). */
+export function touch(root: string): void {
+  const now = new Date();
+  void utimes(root, now, now).catch(() => undefined);
 }
 
 async function isDir(p: string): Promise<boolean> {

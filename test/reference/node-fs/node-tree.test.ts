@@ -5,11 +5,12 @@
  */
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, readlink, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { NodeHosts, type DeploymentConfig } from '../../../reference/kubelet/hosts.js';
 import { DeploymentTrees } from '../../../reference/node-fs/deployment-trees.js';
+import { pruneTrees } from '../../../reference/node-fs/cluster-roots.js';
 import { ImageTrees, type ImageLayerSource } from '../../../reference/node-fs/image-trees.js';
 import { startOnNode } from '../../../reference/node-fs/node-command.js';
 import { NodeRoots } from '../../../reference/node-fs/node-roots.js';
@@ -153,6 +154,29 @@ describe('reference node trees: a root file system per node, and commands run ov
     const r = await run(roots, hosts, 'w1', ['cat', '/rootfs/proc/cmdline'], '/rootfs');
     expect(r.exitCode, r.stderr).to.equal(0);
     expect(r.stdout).to.match(/^BOOT_IMAGE=/);
+  });
+
+  it('the cache keeps trees used in the last week and drops the others and half-made ones; a use marks a tree', async () => {
+    const cache = path.join(dir, 'prune');
+    const day = 24 * 3600_000;
+    const made = async (p: string, ageMs: number) => {
+      await mkdir(path.join(cache, p), { recursive: true });
+      const at = new Date(Date.now() - ageMs);
+      await utimes(path.join(cache, p), at, at);
+    };
+    await made('images/old', 8 * day);
+    await made('images/recent', 6 * day);
+    await made('images/abc.partial-1-x', 2 * 3600_000);
+    await made('images/def.partial-1-y', 60_000);
+    await made('deployments/old', 30 * day);
+    await pruneTrees(cache);
+    expect((await readdir(path.join(cache, 'images'))).sort()).to.deep.equal(['def.partial-1-y', 'recent']);
+    expect(await readdir(path.join(cache, 'deployments'))).to.deep.equal([]);
+    const tree = await images.tree(OS);
+    await utimes(tree.root, new Date(0), new Date(0));
+    await images.tree(OS);
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await stat(tree.root)).mtimeMs).to.be.above(Date.now() - 60_000);
   });
 
   it('where no namespace can be had, the error says what the machine refuses and how to allow it', async () => {
