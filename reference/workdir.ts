@@ -8,21 +8,13 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { stopOrphanedRegistry } from '../lib/oci/local-registry.js';
+import { processAlive } from '../lib/process/alive.js';
 
 export interface WorkDir {
   path: string;
   /** Whether this is a private folder because the preferred one was in use. */
   private: boolean;
   release(): Promise<void>;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
@@ -35,7 +27,7 @@ async function sweepAbandonedPrivateDirs(preferred: string): Promise<void> {
     if (!name.startsWith(prefix)) continue;
     const dir = path.join(path.dirname(preferred), name);
     const owner = Number((await readFile(path.join(dir, 'in-use.pid'), 'utf8').catch(() => '')).trim());
-    if (!owner || alive(owner)) continue; // still in use, or not yet marked by the process creating it
+    if (!owner || processAlive(owner)) continue; // still in use, or not yet marked by the process creating it
     await stopOrphanedRegistry(path.join(dir, 'registry'));
     await rm(dir, { recursive: true, force: true });
   }
@@ -63,7 +55,7 @@ export async function acquireWorkDir(preferred: string): Promise<WorkDir> {
     }
     const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
     // a live holder, a second cluster in this process, or a lock being written right now (empty): not ours
-    if (!holder || holder === process.pid || alive(holder)) return privateDir(preferred);
+    if (!holder || holder === process.pid || processAlive(holder)) return privateDir(preferred);
     await rm(lock, { force: true }); // its owner died without releasing it: take it over
   }
   return privateDir(preferred);

@@ -15,24 +15,16 @@ import { fileURLToPath } from 'node:url';
 import { DeploymentTrees } from './deployment-trees.js';
 import { ImageTrees, type ImageLayerSource } from './image-trees.js';
 import { NodeRoots } from './node-roots.js';
+import { processAlive } from '../../lib/process/alive.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 const PREFIX = 'ocp-e2e-nodes-';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 async function sweepOrphans(dir: string): Promise<void> {
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     const owner = Number(new RegExp(`^${PREFIX}(\\d+)-`).exec(name)?.[1]);
-    if (owner && !alive(owner)) await rm(path.join(dir, name), { recursive: true, force: true }).catch(() => undefined);
+    if (owner && !processAlive(owner)) await rm(path.join(dir, name), { recursive: true, force: true }).catch(() => undefined);
   }
 }
 

@@ -8,7 +8,7 @@ import { OrderedOutput } from '../../../bin/run/output.js';
 import { prepareReportsDir } from '../../../bin/run/results/reports-dir.js';
 import { Supervisor } from '../../../bin/run/supervisor.js';
 import type { TargetConfig } from '../../../helpers/target.js';
-import { processAlive } from '../../support/process-alive.js';
+import { processAlive } from '../../../lib/process/alive.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/handoff.fixture.ts', import.meta.url));
 

@@ -15,7 +15,7 @@ import { execa } from 'execa';
 import YAML from 'yaml';
 import { certsDirRoots } from '../../../lib/oci/registry-trust.js';
 import { clusterUp, type ClusterUp } from '../../support/cli.js';
-import { processAlive } from '../../support/process-alive.js';
+import { processAlive } from '../../../lib/process/alive.js';
 
 export interface StartedCluster {
   index: number;
