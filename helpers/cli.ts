@@ -32,9 +32,10 @@ export interface CliResult {
 
 export class CliError extends Error {
   readonly result: CliResult;
-  constructor(result: CliResult) {
+  /** `attempts`: how many times the command was run (helpers/cli-transient.ts), when more than once. */
+  constructor(result: CliResult, attempts = 1) {
     const detail = (result.stderr || result.stdout).trim().split('\n').slice(-5).join('\n');
-    super(`\`${result.command}\` exited ${result.exitCode}: ${detail}`);
+    super(`\`${result.command}\` exited ${result.exitCode}${attempts > 1 ? ` (run ${attempts} times)` : ''}: ${detail}`);
     this.name = 'CliError';
     this.result = result;
   }

@@ -68,15 +68,6 @@ export async function findStartingPoint(session: FlowSession): Promise<StartingP
   });
 }
 
-/** The base OS image (rhel-coreos-8) of a release, e.g. the one an upgrade went to. */
-export async function findReleaseOsImage(session: FlowSession, releaseImage: string): Promise<string> {
-  return step(`find rhel-coreos-8 of ${releaseImage}`, async () => {
-    const osImage = await releaseOsImage(session.access, releaseImage, session.cluster);
-    await attachText('rhel-coreos-8', osImage);
-    return osImage;
-  });
-}
-
 /**
  * The extensions image (rhel-coreos-8-extensions) of a release: a package repository in a container image, which every
  * cluster of that release can pull and which is not an OS image (no `ostree.bootable`, no ostree commit).

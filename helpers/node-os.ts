@@ -4,7 +4,8 @@
  * through `oc debug node/N` when `oc` is installed, otherwise the same privileged pod created through the API
  * (debug-pod.ts) and its log read. Both feed the same parsers.
  */
-import { hasCli, oc } from './cli.js';
+import { hasCli, oc, type CliResult } from './cli.js';
+import { OC_TRANSIENT_RETRY, retryTransientCli } from './cli-transient.js';
 import type { Cluster } from './cluster.js';
 import { runOnNode } from './debug-pod.js';
 import type { NodeProbe, ProbeSource } from './node-probes.js';
@@ -72,33 +73,23 @@ export interface NodeRead {
   asked: { how: string; output: string };
 }
 
-/** What `oc` prints when the API server failed for a moment (a rolling API server, a 5xx, a connection dropped mid-request: Go says `Post "…": EOF`): worth asking again. */
-// "doesn't have a resource type": oc's discovery (its first requests) failed, so it cannot map node/N to a resource;
-// every cluster serves nodes, so that is a passing API error too.
-const TRANSIENT_API_ERROR = /InternalError|Internal error occurred|ServiceUnavailable|TooManyRequests|the server is currently unable|connection refused|connection reset|i\/o timeout|TLS handshake timeout|GOAWAY|unexpected EOF|": EOF$|: EOF\s*$|the server doesn't have a resource type "node"/im;
-
-/** Whether oc's stderr names an API error that passes (asking again may succeed), rather than a problem of the node. */
-export function isTransientOcError(stderr: string): boolean {
-  return TRANSIENT_API_ERROR.test(stderr);
-}
-const OC_DEBUG_ATTEMPTS = 4;
+const OC_DEBUG_ATTEMPTS = OC_TRANSIENT_RETRY.attempts;
 
 /**
  * `oc debug node/N -- CMD`. oc itself does not retry: a passing API error would fail the check although the node is
- * fine, so a run whose stderr names one is repeated, with a growing pause, a bounded number of times.
+ * fine, so a run whose stderr names one is repeated (helpers/cli-transient.ts).
  */
 async function ocDebug(name: string, command: string[], kubeconfig: string, lastMarker: string): Promise<{ command: string; stdout: string }> {
-  for (let attempt = 1; ; attempt++) {
-    // `oc debug` without a terminal prints the log and exits 1 when the command did not exit 0: an answer that holds
-    // every probe's section is the node's answer whatever the exit code
-    const r = await oc(['debug', `node/${name}`, '--', ...command], { kubeconfig, timeoutMs: 300_000, allowFailure: true });
-    if (r.exitCode === 0 || (lastMarker && r.stdout.includes(lastMarker))) return r;
-    const last = r.stderr.trim().split('\n').pop() ?? '';
-    if (attempt >= OC_DEBUG_ATTEMPTS || !isTransientOcError(r.stderr)) {
-      throw new Error(`\`${r.command}\` exited ${r.exitCode}${attempt > 1 ? ` (attempt ${attempt} of ${OC_DEBUG_ATTEMPTS})` : ''}: ${last}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** (attempt - 1)));
-  }
+  // `oc debug` without a terminal prints the log and exits 1 when the command did not exit 0: an answer that holds
+  // every probe's section is the node's answer whatever the exit code
+  const answered = (r: CliResult) => r.exitCode === 0 || (lastMarker !== '' && r.stdout.includes(lastMarker));
+  const { result: r, attempts } = await retryTransientCli(
+    () => oc(['debug', `node/${name}`, '--', ...command], { kubeconfig, timeoutMs: 300_000, allowFailure: true }),
+    answered,
+  );
+  if (answered(r)) return r;
+  const last = r.stderr.trim().split('\n').pop() ?? '';
+  throw new Error(`\`${r.command}\` exited ${r.exitCode}${attempts > 1 ? ` (attempt ${attempts} of ${OC_DEBUG_ATTEMPTS})` : ''}: ${last}`);
 }
 
 /**

@@ -19,6 +19,8 @@ import { releaseImageFor } from './images/release-info.js';
 export const BASE_OS_TAG = 'rhel-coreos-8';
 /** The tag of a 4.12 release's extensions image, an rpm-md repository of extra packages (4.13+: rhel-coreos-extensions). */
 export const EXTENSIONS_TAG = 'rhel-coreos-8-extensions';
+/** The tag of the old-format OS image (an ostree commit in a container), the MCO's default before the new format; gone in 4.13. */
+export const MACHINE_OS_CONTENT_TAG = 'machine-os-content';
 
 export async function releaseOsImage(access: RegistryAccess, releaseImage: string, cluster: Cluster): Promise<string> {
   return releaseImageOf(access, releaseImage, cluster, BASE_OS_TAG);
@@ -41,7 +43,8 @@ export async function extensionsImageOfBase(access: RegistryAccess, cluster: Clu
   throw new Error(`none of the cluster's releases (${releases.join(', ') || 'none in clusterversion/version'}) has ${baseImage} as its ${BASE_OS_TAG}: cannot tell which extensions image goes with it`);
 }
 
-async function releaseImageOf(access: RegistryAccess, releaseImage: string, cluster: Cluster, tag: string): Promise<string> {
+/** The pullspec the release `releaseImage` lists under `tag`, read with the session's registry access. */
+export async function releaseImageOf(access: RegistryAccess, releaseImage: string, cluster: Cluster, tag: string): Promise<string> {
   const credentials = await buildCredentials(cluster, access);
   if (!credentials.hosts().length) return releaseImageFor(releaseImage, tag, { credentials });
   const dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-pull-secret-'));

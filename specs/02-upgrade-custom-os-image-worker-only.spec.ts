@@ -4,7 +4,8 @@
  */
 import { checkPoolRunsImage, checkUpgradeCompleted, checkUpgradeInvariants } from '../helpers/checks.js';
 import { conformanceSession } from '../helpers/conformance.js';
-import { buildCustomOsImage, findReleaseOsImage, findStartingPoint, overridePools } from '../helpers/flows.js';
+import { findDefaultOsImage } from '../helpers/default-os-image.js';
+import { buildCustomOsImage, findStartingPoint, overridePools } from '../helpers/flows.js';
 
 const CASE = 'E2E-002';
 const WORKER_MC = 'tc-e2e-002-worker-only-os-image-worker';
@@ -31,9 +32,9 @@ describe('[sig-mco] MCO layering: upgrade with a custom osImage in the worker po
         await s.phase('check', 'workers kept the custom image, masters run the new release OS image', async () => {
           await checkUpgradeCompleted(s, upgraded.version);
           await checkUpgradeInvariants(upgraded);
-          const newOsImage = await findReleaseOsImage(s, upgraded.image);
+          const newOs = await findDefaultOsImage(s, upgraded.image, 'master');
           await checkPoolRunsImage(s, { pool: 'worker', image: image.pullspec, why: `custom image of ${WORKER_MC}`, ...image.checks, releaseVersion: upgraded.version });
-          await checkPoolRunsImage(s, { pool: 'master', image: newOsImage, why: `rhel-coreos-8 of ${upgraded.version}; master was not overridden`, releaseVersion: upgraded.version });
+          await checkPoolRunsImage(s, { pool: 'master', image: newOs.image, why: `${newOs.tag} of ${upgraded.version}; master was not overridden`, releaseVersion: upgraded.version });
         });
       },
     ),

@@ -4,7 +4,8 @@
  */
 import { checkPoolRunsImage, checkUpgradeCompleted, checkUpgradeInvariants } from '../helpers/checks.js';
 import { conformanceSession } from '../helpers/conformance.js';
-import { findReleaseOsImage, findStartingPoint } from '../helpers/flows.js';
+import { findDefaultOsImage } from '../helpers/default-os-image.js';
+import { findStartingPoint } from '../helpers/flows.js';
 
 const CASE = 'E2E-003';
 
@@ -23,9 +24,9 @@ describe('[sig-mco] MCO upgrade baseline without an osImage override', function 
         await s.phase('check', 'every node runs the new release OS image', async () => {
           await checkUpgradeCompleted(s, upgraded.version);
           await checkUpgradeInvariants(upgraded);
-          const newOsImage = await findReleaseOsImage(s, upgraded.image);
           for (const pool of ['master', 'worker']) {
-            await checkPoolRunsImage(s, { pool, image: newOsImage, why: `rhel-coreos-8 of ${upgraded.version}`, releaseVersion: upgraded.version });
+            const newOs = await findDefaultOsImage(s, upgraded.image, pool);
+            await checkPoolRunsImage(s, { pool, image: newOs.image, why: `${newOs.tag} of ${upgraded.version}`, releaseVersion: upgraded.version });
           }
         });
       },

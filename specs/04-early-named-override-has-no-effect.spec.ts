@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { checkPoolRunsImage } from '../helpers/checks.js';
 import { conformanceSession } from '../helpers/conformance.js';
+import { findDefaultOsImage } from '../helpers/default-os-image.js';
 import { buildCustomOsImage, findStartingPoint, overridePools } from '../helpers/flows.js';
 import { step } from '../helpers/report.js';
 
@@ -28,14 +29,14 @@ describe('[sig-mco] MCO layering: osImageURL override ordering', function () {
             expect([EARLY_MC, '00-worker', '01-worker-kubelet'].sort()[0], 'the MachineConfig name must sort first').to.equal(EARLY_MC);
           });
           await overridePools(s, [{ name: EARLY_MC, role: 'worker', osImageURL: image.pullspec }]);
-          return start;
+          return { ...start, defaultOs: await findDefaultOsImage(s, start.releaseImage) };
         });
 
         await s.phase('check', 'the worker pool still runs the release OS image', async () => {
           await checkPoolRunsImage(s, {
             pool: 'worker',
-            image: start.osImage,
-            why: `rhel-coreos-8 of ${start.version}; ${EARLY_MC} sorts before the templates, so its osImageURL must lose`,
+            image: start.defaultOs.image,
+            why: `${start.defaultOs.tag} of ${start.version}; ${EARLY_MC} sorts before the templates, so its osImageURL must lose`,
           });
         });
       },

@@ -4,7 +4,8 @@
  */
 import { checkPoolRunsImage, checkUpgradeCompleted } from '../helpers/checks.js';
 import { conformanceSession } from '../helpers/conformance.js';
-import { buildCustomOsImage, findReleaseOsImage, findStartingPoint, overridePools } from '../helpers/flows.js';
+import { findDefaultOsImage } from '../helpers/default-os-image.js';
+import { buildCustomOsImage, findStartingPoint, overridePools } from '../helpers/flows.js';
 
 const CASE = 'E2E-005';
 const MASTER_MC = 'tc-e2e-005-remove-after-upgrade-master';
@@ -35,9 +36,9 @@ describe('[sig-mco] MCO layering: removing the osImage override after an upgrade
         await s.phase('check', 'after deleting the overrides every node runs the new release OS image again', async () => {
           await checkUpgradeCompleted(s, upgraded.version);
           await override.remove({ settledAt: upgraded.version });
-          const newOsImage = await findReleaseOsImage(s, upgraded.image);
           for (const pool of ['master', 'worker']) {
-            await checkPoolRunsImage(s, { pool, image: newOsImage, why: `rhel-coreos-8 of ${upgraded.version}; the override was deleted`, releaseVersion: upgraded.version });
+            const newOs = await findDefaultOsImage(s, upgraded.image, pool);
+            await checkPoolRunsImage(s, { pool, image: newOs.image, why: `${newOs.tag} of ${upgraded.version}; the override was deleted`, releaseVersion: upgraded.version });
           }
         });
       },

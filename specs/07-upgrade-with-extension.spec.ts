@@ -6,7 +6,8 @@
  */
 import { checkPoolRunsImage, checkUpgradeCompleted, checkUpgradeInvariants } from '../helpers/checks.js';
 import { conformanceSession } from '../helpers/conformance.js';
-import { findReleaseOsImage, findStartingPoint, overridePools } from '../helpers/flows.js';
+import { findDefaultOsImage } from '../helpers/default-os-image.js';
+import { findStartingPoint, overridePools } from '../helpers/flows.js';
 
 const CASE = 'E2E-007';
 const WORKER_MC = 'tc-e2e-007-usbguard-extension-worker';
@@ -27,7 +28,8 @@ describe('[sig-mco] MCO extensions: upgrade with an extension and no custom osIm
         const from = await s.phase('prepare', `add the ${EXTENSION} extension to the worker pool`, async () => {
           const start = await findStartingPoint(s);
           await overridePools(s, [{ name: WORKER_MC, role: 'worker', extensions: [EXTENSION] }]);
-          await checkPoolRunsImage(s, { pool: 'worker', image: start.osImage, why: `rhel-coreos-8 of ${start.version} with extension ${EXTENSION} of ${WORKER_MC}`, packages: [EXTENSION] });
+          const os = await findDefaultOsImage(s, start.releaseImage);
+          await checkPoolRunsImage(s, { pool: 'worker', image: os.image, why: `${os.tag} of ${start.version} with extension ${EXTENSION} of ${WORKER_MC}`, packages: [EXTENSION] });
           return start.version;
         });
 
@@ -36,8 +38,8 @@ describe('[sig-mco] MCO extensions: upgrade with an extension and no custom osIm
         await s.phase('check', `the workers run the new release OS image with ${EXTENSION} still installed`, async () => {
           await checkUpgradeCompleted(s, upgraded.version);
           await checkUpgradeInvariants(upgraded);
-          const newOsImage = await findReleaseOsImage(s, upgraded.image);
-          await checkPoolRunsImage(s, { pool: 'worker', image: newOsImage, why: `rhel-coreos-8 of ${upgraded.version} with extension ${EXTENSION} of ${WORKER_MC}`, packages: [EXTENSION], releaseVersion: upgraded.version });
+          const newOs = await findDefaultOsImage(s, upgraded.image);
+          await checkPoolRunsImage(s, { pool: 'worker', image: newOs.image, why: `${newOs.tag} of ${upgraded.version} with extension ${EXTENSION} of ${WORKER_MC}`, packages: [EXTENSION], releaseVersion: upgraded.version });
         });
       },
     ),

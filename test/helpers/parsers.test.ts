@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { digestOf, isTransientOcError, probeScript, splitProbeOutput } from '../../helpers/node-os.js';
+import { isTransientOcError } from '../../helpers/cli-transient.js';
+import { digestOf, probeScript, splitProbeOutput } from '../../helpers/node-os.js';
 import { bootedImageProbe, fileProbe, kernelArgumentsProbe, kernelTypeProbe, packageInList, packageProbe, parseRpmOstreeStatus, stripTransport, unitProbe } from '../../helpers/node-probes.js';
 import { maskDeep, maskSecrets, registerSecret, loadPullSecret } from '../../helpers/secrets.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';

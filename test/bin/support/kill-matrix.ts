@@ -42,14 +42,14 @@ export const KILL_MATRIX: KillRow[] = [
     spec: '02 custom osImage in the worker pool only (E2E-002)',
     grep: 'E2E-002',
     fault: 'keep-old-os-on-upgrade',
-    expect: [/\[phase check\]/, /mcp\/master rendered config rendered-master-\w+ has osImageURL \S+, expected \S+ \(rhel-coreos-8 of 4\.12\.0-0\.nightly-2022-09-12-152748; master was not overridden\)/],
+    expect: [/\[phase check\]/, /MachineConfig 00-master gives master pools \S+, which is none of the OS images of release \S+:4\.12\.0-0\.nightly-2022-09-12-152748 .*; it is rhel-coreos-8 of 4\.12\.0-0\.nightly-2022-09-08-002336, a release this cluster ran before/],
   },
   {
     file: '03-upgrade-without-override.spec.ts',
     spec: '03 upgrade without override (E2E-003)',
     grep: 'E2E-003',
     fault: 'keep-old-os-on-upgrade',
-    expect: [/\[phase check\]/, /mcp\/master rendered config rendered-master-\w+ has osImageURL \S+, expected \S+ \(rhel-coreos-8 of 4\.12\.0-0\.nightly-2022-09-12-152748\)/],
+    expect: [/\[phase check\]/, /MachineConfig 00-master gives master pools \S+, which is none of the OS images of release \S+:4\.12\.0-0\.nightly-2022-09-12-152748 .*; it is rhel-coreos-8 of 4\.12\.0-0\.nightly-2022-09-08-002336, a release this cluster ran before/],
   },
   {
     file: '04-early-named-override-has-no-effect.spec.ts',
