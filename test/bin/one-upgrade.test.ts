@@ -74,7 +74,7 @@ describe('bin: a pipeline over all specs on one cluster', function () {
     const r = await ocpE2e(['run', '--target', 'cluster', '--kubeconfig', up.kubeconfig, '--allow-disruptive'], { env: up.env });
     expect(r.exitCode, r.output).to.equal(2);
     expect(r.output).to.match(/these specs cannot share one upgrade of this cluster: one upgrade for these specs needs 4 worker node\(s\).*the cluster has 2/);
-    expect(r.output).to.include('custom pool ocp-e2e-release: 02-upgrade-custom-os-image-worker-only, 03-upgrade-without-override (no override)');
+    expect(r.output).to.include('custom pool ocp-e2e-release: 02-upgrade-custom-os-image-worker-only, 03-upgrade-without-override, 07-upgrade-with-extension (no override)');
     expect(r.output).to.include('--grep');
     expect(r.output).to.not.match(/▶ phase/);
   });
