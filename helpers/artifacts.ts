@@ -55,40 +55,46 @@ export async function gatherArtifacts(options: GatherOptions): Promise<GatherRes
   ];
   for (const [name, extra] of Object.entries(options.extra ?? {})) collectors.push([name, async () => extra]);
 
-  for (const [name, collect] of collectors) {
-    try {
-      const value = await collect();
-      const file = join(dir, `${name}.yaml`);
-      await writeFile(file, toYaml(value));
-      result.files.push(file);
-      await attachYaml(`${name}.yaml`, value);
-    } catch (error) {
-      result.errors.push(`${name}: ${(error as Error).message}`);
+  // Everything is asked at once and written in a fixed order: when the API server is failing, each read spends its
+  // retries (about 3 s) and one read after another would hold the test's failure back by half a minute.
+  const cli = await anyCli();
+  const [values, cliGet, logs] = await Promise.all([
+    Promise.allSettled(collectors.map(([, collect]) => collect())),
+    // What a person types first: `oc get co,clusterversion,mcp,nodes` (kubectl prints the same tables from the CRDs).
+    cli
+      ? runCli(cli, ['get', 'clusteroperators,clusterversions,machineconfigpools,nodes', '-o', 'wide'], { kubeconfig: options.kubeconfig, allowFailure: true, timeoutMs: 60_000 })
+          .catch((e: Error) => ({ command: `${cli} get`, exitCode: 1, stdout: '', stderr: e.message }))
+      : undefined,
+    options.logs === false
+      ? []
+      : Promise.all(MCO_LOGS.map((component) => readComponentLogs(cluster.kubeConfig, component).catch((e: Error) => `# could not read the logs of ${component.name}: ${e.message}\n`))),
+  ]);
+
+  for (const [i, [name]] of collectors.entries()) {
+    const settled = values[i]!;
+    if (settled.status === 'rejected') {
+      result.errors.push(`${name}: ${(settled.reason as Error).message}`);
+      continue;
     }
+    const file = join(dir, `${name}.yaml`);
+    await writeFile(file, toYaml(settled.value));
+    result.files.push(file);
+    await attachYaml(`${name}.yaml`, settled.value);
   }
 
-  // What a person types first: `oc get co,clusterversion,mcp,nodes` (kubectl prints the same tables from the CRDs).
-  const cli = await anyCli();
-  if (cli) {
-    const r = await runCli(cli, ['get', 'clusteroperators,clusterversions,machineconfigpools,nodes', '-o', 'wide'], {
-      kubeconfig: options.kubeconfig,
-      allowFailure: true,
-      timeoutMs: 60_000,
-    }).catch((e: Error) => ({ command: `${cli} get`, exitCode: 1, stdout: '', stderr: e.message }));
+  if (cli && cliGet) {
+    const r = cliGet;
     const text = `$ ${r.command}\n${r.stdout}${r.exitCode === 0 ? '' : `\n(exit ${r.exitCode}) ${r.stderr}`}`;
     await writeFile(join(dir, `${cli}-get.txt`), maskSecrets(text));
     result.files.push(join(dir, `${cli}-get.txt`));
     await attachText(`${cli} get`, text);
   }
 
-  if (options.logs !== false) {
-    for (const component of MCO_LOGS) {
-      const file = `${component.name}.log`;
-      const text = await readComponentLogs(cluster.kubeConfig, component).catch((e: Error) => `# could not read the logs of ${component.name}: ${e.message}\n`);
-      await writeFile(join(dir, file), maskSecrets(text));
-      result.files.push(join(dir, file));
-      await attachText(file, text);
-    }
+  for (const [i, text] of logs.entries()) {
+    const file = `${MCO_LOGS[i]!.name}.log`;
+    await writeFile(join(dir, file), maskSecrets(text));
+    result.files.push(join(dir, file));
+    await attachText(file, text);
   }
   if (result.errors.length) {
     await writeFile(join(dir, 'gather-errors.txt'), maskSecrets(result.errors.join('\n') + '\n'));
