@@ -1,7 +1,8 @@
-/** Runs `bin/ocp-e2e.ts` as a child process (as a user does), with its output collected as it comes. */
+/** Runs the `ocp-e2e` command as a child process (compiled, as a user does: ./cli-entry.ts), with its output collected as it comes. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ocpE2eEntry } from './cli-entry.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -29,7 +30,7 @@ const SIGNAL_NUMBERS: Record<string, number> = { SIGINT: 2, SIGKILL: 9, SIGTERM:
 
 export function startCli(args: string[], env: Record<string, string> = {}): CliProcess {
   // detached: the child leads its own process group, so the test can find every process it left behind.
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', 'ocp-e2e.ts'), ...args], {
+  const child = spawn(process.execPath, [...ocpE2eEntry(), ...args], {
     cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
   });
   let out = '';

@@ -1,10 +1,11 @@
-/** Runs the `ocp-e2e` command the way a user does (the TypeScript entry point through tsx) and captures its output. */
+/** Runs the `ocp-e2e` command the way a user does (compiled, as bin/ocp-e2e runs it: ./cli-entry.ts) and captures its output. */
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { Cluster } from '../../helpers/cluster.js';
+import { ocpE2eEntry } from './cli-entry.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -23,7 +24,7 @@ export async function ocpE2e(args: string[], options: { timeoutMs?: number; env?
   const reportsDir = options.reportsDir ?? tempReportsDir();
   const withReports = args[0] === 'run' ? [...args, '--reports-dir', reportsDir] : args;
   const started = Date.now();
-  const r = await execa(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', 'ocp-e2e.ts'), ...withReports], {
+  const r = await execa(process.execPath, [...ocpE2eEntry(), ...withReports], {
     cwd: ROOT,
     reject: false,
     all: true,
@@ -53,7 +54,7 @@ export async function clusterUp(args: string[] = [], options: { env?: Record<str
   const dir = mkdtempSync(join(tmpdir(), 'ocp-e2e-cluster-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const envFile = join(dir, 'env');
-  const child = execa(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', 'ocp-e2e.ts'), 'cluster', 'up', '--kubeconfig-out', kubeconfig, '--env-out', envFile, ...args], {
+  const child = execa(process.execPath, [...ocpE2eEntry(), 'cluster', 'up', '--kubeconfig-out', kubeconfig, '--env-out', envFile, ...args], {
     cwd: ROOT,
     reject: false,
     all: true,
