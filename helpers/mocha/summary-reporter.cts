@@ -13,7 +13,7 @@ import Mocha = require('mocha');
 import path = require('node:path');
 
 const { Spec } = Mocha.reporters;
-const { EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_SUITE_END, EVENT_TEST_END } = Mocha.Runner.constants;
+const { EVENT_HOOK_END, EVENT_RUN_END, EVENT_TEST_END } = Mocha.Runner.constants;
 
 const SLOWEST = 20;
 
@@ -22,20 +22,18 @@ class SummaryReporter extends Spec {
     super(runner, options);
     const tests: { title: string; ms: number }[] = [];
     const fileMs = new Map<string, number>();
-    const fileStarted = new Map<Mocha.Suite, number>();
+    // A file's time is the sum of its tests' and its hooks' own durations: mocha measures both where they run, so the
+    // sum is right in a parallel run too, where this reporter gets each file's events replayed after the fact.
+    const addToFile = (runnable: Mocha.Runnable) => {
+      if (runnable.duration === undefined || !runnable.file) return;
+      const file = path.relative(process.cwd(), runnable.file);
+      fileMs.set(file, (fileMs.get(file) ?? 0) + runnable.duration);
+    };
     runner.on(EVENT_TEST_END, (test: Mocha.Test) => {
       if (test.duration !== undefined) tests.push({ title: test.fullTitle(), ms: test.duration });
+      addToFile(test);
     });
-    // A file's top-level describe blocks are the suites whose parent is the root suite.
-    runner.on(EVENT_SUITE_BEGIN, (suite: Mocha.Suite) => {
-      if (suite.parent?.root && suite.file) fileStarted.set(suite, Date.now());
-    });
-    runner.on(EVENT_SUITE_END, (suite: Mocha.Suite) => {
-      const started = fileStarted.get(suite);
-      if (started === undefined || !suite.file) return;
-      const file = path.relative(process.cwd(), suite.file);
-      fileMs.set(file, (fileMs.get(file) ?? 0) + Date.now() - started);
-    });
+    runner.on(EVENT_HOOK_END, (hook: Mocha.Hook) => addToFile(hook));
     runner.once(EVENT_RUN_END, () => {
       const stats = runner.stats ?? { passes: 0, failures: 0, pending: 0 };
       // Spec prints its epilogue on the same event; print after it so this is the very last line.
