@@ -6,10 +6,15 @@
  * continuations, comments, the `escape` directive, and heredocs, which are skipped.
  */
 
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sourceCheckout } from '../lib/files/source-checkout.js';
 
-/** The suite's own layered image (images/layered-os/Containerfile); its folder is the build context. */
-export const DEFAULT_CONTAINERFILE = fileURLToPath(new URL('../images/layered-os/Containerfile', import.meta.url));
+/**
+ * The suite's own layered image (images/layered-os/Containerfile); its folder is the build context. A compiled run
+ * from a checkout names the checkout's file, the one a user reads and edits.
+ */
+export const DEFAULT_CONTAINERFILE = join(sourceCheckout(fileURLToPath(new URL('..', import.meta.url))), 'images', 'layered-os', 'Containerfile');
 
 /** Said of a Containerfile that cannot serve as a layered image; the message names the file. */
 export class ContainerfileError extends Error {}

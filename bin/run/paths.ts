@@ -7,15 +7,16 @@
  * no checkout). In both, ROOT/specs/NAME.spec.ts names a spec: in a compiled tree it is a link to NAME.spec.js.
  */
 import { existsSync, realpathSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { sourceCheckout } from '../../lib/files/source-checkout.js';
 
 const HERE = fileURLToPath(import.meta.url);
 /** True when this process runs JavaScript compiled by scripts/build.sh rather than TypeScript through tsx. */
 export const COMPILED = HERE.endsWith('.js');
 export const ROOT = resolve(dirname(HERE), '..', '..');
 /** The checkout a compiled tree was built from, when the tree still sits in its .build folder; else ROOT. */
-export const SOURCE_ROOT = sourceRoot(ROOT);
+export const SOURCE_ROOT = sourceCheckout(ROOT);
 export const SPECS_DIR = join(ROOT, 'specs');
 export const MOCHA_CONFIG = join(SPECS_DIR, 'mocharc.json');
 /** mocha's command itself, not its launcher: run under `node --import TSX_LOADER`, it is one process, not two. */
@@ -28,11 +29,6 @@ export const TARGET_HANDOFF = join(ROOT, 'helpers', 'mocha', COMPILED ? 'target-
 /** The reporter of the specs' listing (mocha --dry-run): their tests with what each declares. */
 export const LISTING_REPORTER = join(ROOT, 'helpers', 'mocha', COMPILED ? 'listing-reporter.cjs' : 'listing-reporter.cts');
 
-function sourceRoot(root: string): string {
-  const checkout = resolve(root, '..', '..');
-  const inBuildFolder = basename(dirname(root)) === '.build' && existsSync(join(checkout, 'bin', 'ocp-e2e.ts'));
-  return inBuildFolder ? checkout : root;
-}
 
 /**
  * Where caches go: $OCP_E2E_CACHE_DIR, else $XDG_CACHE_HOME/ocp-e2e, else the checkout's .cache. Caches are
