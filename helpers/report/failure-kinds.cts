@@ -22,6 +22,8 @@ export const FAILURE_KINDS: readonly FailureKind[] = [
   { id: 'invariant-broken', name: 'Upgrade invariant broken', pattern: /invariant/i },
   { id: 'node-wrong-image', name: 'Node booted the wrong OS image', pattern: /node \S+ booted .* expected/ },
   { id: 'rendered-wrong-image', name: 'Rendered config has the wrong osImageURL', pattern: /rendered config \S+ has osImageURL/ },
+  // helpers/default-os-image.ts: the template MachineConfig carries no OS image of the release the cluster runs
+  { id: 'template-wrong-image', name: 'Template MachineConfig has no OS image of the release', pattern: /MachineConfig 00-\S+ gives \S+ pools \S+, which is none of the OS images/ },
   { id: 'pull-error-hidden', name: 'Image pull error hidden', pattern: /cannot be pulled|pull error/i },
   { id: 'pool-degraded', name: 'MachineConfigPool degraded', pattern: /pool \S+ (?:is )?degraded|Degraded=True|NodeDegraded|RenderDegraded/ },
   { id: 'operator-degraded', name: 'ClusterOperator degraded', pattern: /ClusterOperator .*Degraded|machine-config .*Degraded/ },

@@ -26,7 +26,7 @@ describe('ocp-e2e run --rerun-failed and --known-issues', function () {
   before(async () => {
     // An expired entry for the failure (masks nothing) and a live one for spec 4, which passes.
     const file = knownIssuesFile([
-      `- case: E2E-003\n  message: has osImageURL\n  bug: ${BUG}\n  expires: 2020-01-31`,
+      `- case: E2E-003\n  message: none of the OS images\n  bug: ${BUG}\n  expires: 2020-01-31`,
       `- case: E2E-004\n  message: .*\n  bug: ${OTHER_BUG}\n  expires: 2999-12-31`,
     ].join('\n'));
     broken = await ocpE2e(['run', '--grep', 'E2E-00[34]', '--fault', 'keep-old-os-on-upgrade', '--known-issues', file], { timeoutMs: 280_000 });
@@ -49,7 +49,7 @@ describe('ocp-e2e run --rerun-failed and --known-issues', function () {
   });
 
   it('a live entry reports the failure as a known issue with its link, in the console, Allure and JUnit', async () => {
-    const file = knownIssuesFile(`- case: E2E-003\n  message: "rendered config .* has osImageURL"\n  bug: ${BUG}\n  expires: 2999-12-31\n`);
+    const file = knownIssuesFile(`- case: E2E-003\n  message: "gives master pools .* none of the OS images"\n  bug: ${BUG}\n  expires: 2999-12-31\n`);
     const r = await ocpE2e(['run', '--grep', 'E2E-003', '--fault', 'keep-old-os-on-upgrade', '--known-issues', file], { timeoutMs: 280_000 });
     expect(r.exitCode, r.output).to.equal(0);
     expect(lastLine(r.output)).to.equal('0 passed, 0 failed, 1 skipped');

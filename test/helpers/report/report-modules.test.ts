@@ -51,6 +51,7 @@ describe('report: failure kinds', () => {
     expect(failureKind(deadlock)?.id).to.equal('upgrade-deadlock');
     expect(failureKind('[phase check] ... node ip-10-0-128-10 booted quay.io/x@sha256:ab (digest sha256:ab) according to annotation, expected y@sha256:cd')?.id).to.equal('node-wrong-image');
     expect(failureKind('[phase check] ... mcp/master rendered config rendered-master-1 has osImageURL a, expected b')?.id).to.equal('rendered-wrong-image');
+    expect(failureKind('[phase check] ... MachineConfig 00-master gives master pools a, which is none of the OS images of release r (rhel-coreos-8 b)')?.id).to.equal('template-wrong-image');
     expect(failureKind('invariant broken: the master pool is updated before ClusterVersion reports the new version')?.id).to.equal('invariant-broken');
     expect(failureKind('timed out after 5m waiting for pool worker')?.id).to.equal('timeout');
     expect(failureKind('something else entirely')).to.equal(undefined);
