@@ -33,6 +33,14 @@ for arg in "$@"; do
 done
 if [ ${#specs[@]} -eq 0 ]; then
   set -- "$@" 'test/**/*.test.ts'
+  # The whole run takes two files at a time (mocha --parallel, one worker process each): one file alone leaves about
+  # a third of two cores idle while its clusters wait on timers, builds and child processes. OCP_E2E_TEST_JOBS=1 runs
+  # the files one after another, as naming files does.
+  jobs="${OCP_E2E_TEST_JOBS:-2}"
+  case " $* " in
+    *" --parallel "*|*" --jobs "*|*" -j "*) ;;
+    *) if [ "$jobs" != 1 ]; then set -- --parallel --jobs "$jobs" "$@"; fi ;;
+  esac
   # The whole suite runs the upstream programs as oracles: stop here, naming each one missing, rather than in a dozen
   # failed tests. Named files run without this check (their own tests fail clearly if they need a tool).
   # shellcheck source=scripts/upstream-tools.sh

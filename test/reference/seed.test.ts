@@ -41,9 +41,18 @@ describe('reference seed', function () {
     const first = await rolloutTrace(7);
     const second = await rolloutTrace(7);
     expect(first.length).to.be.greaterThan(10);
+    // Rendered configs are named by a hash of their content, which holds the registry's address: a run on another
+    // registry port (tests running in parallel may restart the shared registry) names the same configs differently,
+    // so each trace's configs are numbered in the order it first saw them.
     const perNode = (trace: string[]) => {
       const out: Record<string, string[]> = {};
-      for (const line of trace) (out[line.split(' ')[0]!] ??= []).push(line.split(' ')[1]!);
+      const ordinals = new Map<string, number>();
+      for (const line of trace) {
+        const [node, transition] = line.split(' ') as [string, string];
+        const [state, config] = transition.split(':') as [string, string];
+        if (!ordinals.has(config)) ordinals.set(config, ordinals.size + 1);
+        (out[node] ??= []).push(`${state}:config-${ordinals.get(config)}`);
+      }
       return out;
     };
     const finishOrder = (trace: string[], prefix: string) => trace.filter((l) => l.startsWith(prefix) && / Done:/.test(l)).map((l) => l.split(' ')[0]);
