@@ -265,6 +265,22 @@ function drain(response: NodeJS.ReadableStream, parser: BuildStreamParser): Prom
  * BuildStepFailedError, BaseImageUnavailableError, ImageBuildTimeoutError or ImageBuildError.
  */
 export async function buildImage(engine: Engine, opts: BuildOptions): Promise<BuildResult> {
+  try {
+    return await buildOnce(engine, opts);
+  } catch (error) {
+    // dockerd's classic builder reuses the cached step images of earlier builds. Removing an image also removes its
+    // untagged parents, so a build beside another that removed its image (two runs on one engine, or the parallel
+    // test files) may find a cached step gone at export: "failed to set parent …: unknown parent image ID". Nothing
+    // is wrong with the build; once more, it rebuilds the steps whose cache went.
+    if (!(error instanceof ImageBuildError) || !CACHE_RACE.test(error.message)) throw error;
+    return buildOnce(engine, opts);
+  }
+}
+
+/** What dockerd says when a cached step image disappeared under a build. */
+const CACHE_RACE = /unknown parent image ID|failed to set parent|No such image: sha256:/i;
+
+async function buildOnce(engine: Engine, opts: BuildOptions): Promise<BuildResult> {
   const started = Date.now();
   const timeoutMs = opts.timeoutMs ?? 5 * 60_000;
   // The base image comes from a build argument (FROM ${BASE_IMAGE}) in every build of this project.
