@@ -41,17 +41,19 @@ describe('reference seed', function () {
     const first = await rolloutTrace(7);
     const second = await rolloutTrace(7);
     expect(first.length).to.be.greaterThan(10);
-    // Rendered configs are named by a hash of their content, which holds the registry's address: a run on another
-    // registry port (tests running in parallel may restart the shared registry) names the same configs differently,
-    // so each trace's configs are numbered in the order it first saw them.
+    // Rendered configs are named by a hash of their content, which holds the registry's address: a cluster on another
+    // registry port names the same configs differently. So each pool's configs (nodes ip-10-0-128-* are masters,
+    // ip-10-0-160-* workers) are numbered in the order the trace first saw them; pools may interleave.
     const perNode = (trace: string[]) => {
       const out: Record<string, string[]> = {};
-      const ordinals = new Map<string, number>();
+      const ordinals = new Map<string, Map<string, number>>();
       for (const line of trace) {
         const [node, transition] = line.split(' ') as [string, string];
         const [state, config] = transition.split(':') as [string, string];
-        if (!ordinals.has(config)) ordinals.set(config, ordinals.size + 1);
-        (out[node] ??= []).push(`${state}:config-${ordinals.get(config)}`);
+        const pool = node.slice(0, node.lastIndexOf('-'));
+        const numbers = ordinals.get(pool) ?? ordinals.set(pool, new Map()).get(pool)!;
+        if (!numbers.has(config)) numbers.set(config, numbers.size + 1);
+        (out[node] ??= []).push(`${state}:config-${numbers.get(config)}`);
       }
       return out;
     };

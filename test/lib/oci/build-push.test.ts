@@ -208,7 +208,9 @@ describe('images: layered OS image build and push (real engine, real registry)',
       await engine.getImage(baseOsImage(release)).tag({ repo: `${secured.address}/ocp-e2e/private-base`, tag: runId });
       localImages.push(baseTag);
       const base = await pushImage(engine, baseTag, { auth: credentials });
+      // no local name of the private base is left (its tag nor its digest), so the build must ask the registry
       await removeImage(engine, baseTag);
+      await removeImage(engine, base.pullspec);
 
       // Without credentials the private base cannot be pulled: an unauthorised base image error.
       const denied = await buildImage(engine, {
