@@ -37,7 +37,11 @@ function resourceEntries(rt: ResourceType): Array<Record<string, unknown>> {
   if (rt.categories.length) main.categories = rt.categories;
   const out = [main];
   if (rt.statusSubresource) out.push({ name: `${rt.plural}/status`, singularName: '', namespaced: rt.namespaced, kind: rt.kind, verbs: ['get', 'patch', 'update'] });
-  if (rt.builtin && rt.group === '' && rt.plural === 'pods') out.push({ name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] });
+  if (rt.builtin && rt.group === '' && rt.plural === 'pods') {
+    // the streaming subresources kube-apiserver lists for pods, with the kinds it gives them
+    for (const sub of ['attach', 'exec']) out.push({ name: `pods/${sub}`, singularName: '', namespaced: true, kind: `Pod${sub[0]!.toUpperCase()}${sub.slice(1)}Options`, verbs: ['create', 'get'] });
+    out.push({ name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] });
+  }
   return out;
 }
 

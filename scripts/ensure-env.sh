@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes this machine ready to run ocp-e2e, or says exactly what is missing and how to get it.
 #
-#   scripts/ensure-env.sh [--npm] [--engine] [--registry] [--busybox] [--browser] [--podman] [--all]
+#   scripts/ensure-env.sh [--npm] [--engine] [--registry] [--busybox] [--browser] [--podman] [--terminal] [--all]
 #
 # --npm       npm dependencies installed (npm ci) when node_modules is missing or older than package-lock.json
 # --engine    a Docker-compatible engine answering: DOCKER_HOST, a podman socket, or /var/run/docker.sock;
@@ -12,12 +12,13 @@
 # --podman    Debian's podman, and its Docker-compatible API (`podman system service`) answering on
 #             $OCP_E2E_PODMAN_SOCKET (default /run/ocp-e2e/podman.sock: not a socket the engine search looks at, so
 #             dockerd stays the default engine; DOCKER_HOST=unix://<socket> picks podman)
+# --terminal  tmux: the tests of interactive commands (oc debug node/N at a prompt) type into a real terminal
 #
 # Every step is idempotent: on a prepared machine it prints nothing and takes well under a second.
 set -euo pipefail
 
 root_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-want_npm=0 want_engine=0 want_registry=0 want_busybox=0 want_browser=0 want_podman=0
+want_npm=0 want_engine=0 want_registry=0 want_busybox=0 want_browser=0 want_podman=0 want_terminal=0
 for arg in "$@"; do
   case "$arg" in
     --npm) want_npm=1 ;;
@@ -26,7 +27,8 @@ for arg in "$@"; do
     --busybox) want_busybox=1 ;;
     --browser) want_browser=1 ;;
     --podman) want_podman=1 ;;
-    --all) want_npm=1 want_engine=1 want_registry=1 want_busybox=1 want_browser=1 want_podman=1 ;;
+    --terminal) want_terminal=1 ;;
+    --all) want_npm=1 want_engine=1 want_registry=1 want_busybox=1 want_browser=1 want_podman=1 want_terminal=1 ;;
     *) echo "ensure-env: unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -127,6 +129,12 @@ ensure_browser() {
   apt_install chromium
 }
 
+ensure_terminal() {
+  command -v tmux >/dev/null 2>&1 && return 0
+  can_apt || missing "tmux (the interactive tests type into a real terminal through it)" "as root: apt-get install tmux"
+  apt_install tmux
+}
+
 podman_socket="${OCP_E2E_PODMAN_SOCKET:-/run/ocp-e2e/podman.sock}"
 ensure_podman() {
   if ! command -v podman >/dev/null 2>&1; then
@@ -150,4 +158,5 @@ ensure_podman() {
 [ "$want_registry" = 1 ] && ensure_registry
 [ "$want_engine" = 1 ] && ensure_engine
 [ "$want_podman" = 1 ] && ensure_podman
+[ "$want_terminal" = 1 ] && ensure_terminal
 exit 0

@@ -5,7 +5,7 @@
 import type { Route } from './context.js';
 import { isAccessReviewPath, serveAccessReview } from './handlers/access-reviews.js';
 import { isDiscoveryPath, serveDiscovery } from './handlers/discovery.js';
-import { isPodExecPath, servePodExec } from './handlers/exec.js';
+import { isPodAttachPath, isPodExecPath, servePodAttach, servePodExec } from './handlers/exec.js';
 import { isHealthPath, isOpenApiV2Path, isOpenApiV3Path, isVersionPath, serveHealth, serveOpenApiV2, serveOpenApiV3, serveVersion } from './handlers/meta.js';
 import { isResourcePath, serveResource } from './handlers/resources.js';
 import { isSelfSubjectReviewPath, serveSelfSubjectReview } from './handlers/self-subject-review.js';
@@ -18,6 +18,7 @@ export const ROUTES: readonly Route[] = [
   { name: 'discovery', matches: isDiscoveryPath, handle: serveDiscovery },
   // before the resource tree: an upgrade the kubelet answers, not a subresource verb
   { name: 'pods/exec', matches: isPodExecPath, handle: servePodExec },
+  { name: 'pods/attach', matches: isPodAttachPath, handle: servePodAttach },
   // before the resource tree: reviews are answered from the authorizer, never stored
   { name: 'access reviews', matches: isAccessReviewPath, handle: serveAccessReview },
   { name: 'self subject review', matches: isSelfSubjectReviewPath, handle: serveSelfSubjectReview },

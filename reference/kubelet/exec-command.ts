@@ -8,16 +8,32 @@
  *   - any other command runs in a container that sees the node's root at MOUNT and takes its programs from it
  *     (the daemon's image carries the host's RHEL tools).
  * A container that mounts no host root has nothing the reference can run: its commands exit 126 with a reason.
+ * The command reads an input when the session or the pod asked for one (`stdin`), and runs on a pseudo-terminal when
+ * asked for a TTY; `io.started` hands the session what feeds it.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { startOnNode } from '../node-fs/node-command.js';
+import { startOnNode, type NodeInput, type TerminalSize } from '../node-fs/node-command.js';
 import type { NodeRoots } from '../node-fs/node-roots.js';
 import type { HostOs } from './hosts.js';
 
-/** Where a command's output goes, as it comes. */
+/** Where a command's output goes, as it comes; and, for one that reads or has a terminal, what feeds it. */
 export interface ExecIo {
   stdout(chunk: Buffer): void;
   stderr(chunk: Buffer): void;
+  /** Called once the command runs, with its input (when `streams.stdin`) and its terminal's size. */
+  started?(control: CommandControl): void;
+}
+
+/** What a session can do to a running command: write its input, end it, resize its terminal. */
+export interface CommandControl {
+  input?: NodeInput;
+  resize(size: TerminalSize): void;
+}
+
+/** What the command is given besides its arguments: an input, a terminal. */
+export interface ExecStreams {
+  stdin?: boolean;
+  tty?: TerminalSize;
 }
 
 export interface NodeExec {
@@ -39,7 +55,14 @@ export function hostMountOf(pod: V1Pod, container: string): string | undefined {
 }
 
 /** Runs `argv` in the container; resolves with its exit status. An aborted `signal` ends the command and all it started. */
-export async function runInContainer(argv: string[], hostMount: string | undefined, host: NodeExec, io: ExecIo, signal?: AbortSignal): Promise<number> {
+export async function runInContainer(
+  argv: string[],
+  hostMount: string | undefined,
+  host: NodeExec,
+  io: ExecIo,
+  signal?: AbortSignal,
+  streams: ExecStreams = {},
+): Promise<number> {
   if (!hostMount) {
     io.stderr(Buffer.from(`${argv[0] ?? ''}: the reference's kubelet stand-in runs exec only in containers that mount the host's root (a hostPath / volume, or the daemon's /rootfs); this container runs no programs of its own\n`));
     return 126;
@@ -47,12 +70,16 @@ export async function runInContainer(argv: string[], hostMount: string | undefin
   if (signal?.aborted) return 137;
   const prepared = await host.roots.prepare(host.node, host.os);
   const intoHost = hostMount === '/' || (argv[0] === 'chroot' && argv[1] === hostMount);
-  const child = intoHost ? startOnNode(prepared, hostMount === '/' ? argv : argv.slice(2)) : startOnNode(prepared, argv, hostMount);
+  const given = { stdin: streams.stdin, tty: streams.tty };
+  const child = intoHost
+    ? startOnNode(prepared, hostMount === '/' ? argv : argv.slice(2), given)
+    : startOnNode(prepared, argv, { ...given, hostMount });
   const stop = (): void => child.kill();
   signal?.addEventListener('abort', stop, { once: true });
   child.stdout.on('data', (c: Buffer) => io.stdout(c));
   child.stderr.on('data', (c: Buffer) => io.stderr(c));
   const ended = Promise.all([once(child.stdout), once(child.stderr)]);
+  io.started?.({ input: child.stdin, resize: (size) => child.resize(size) });
   try {
     const code = await child.exit;
     await ended;

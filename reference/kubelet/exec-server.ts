@@ -1,6 +1,7 @@
 /**
- * The kubelets' exec endpoint: `GET|POST /exec/{namespace}/{pod}/{container}?command=…&stdin=…&stdout=…&stderr=…&tty=…`
- * upgraded to a WebSocket (or SPDY), where the API server's `pods/exec` forwards a client's upgrade
+ * The kubelets' exec and attach endpoints: `GET|POST /exec/{namespace}/{pod}/{container}?command=…&stdin=…&stdout=…&stderr=…&tty=…`
+ * and `/attach/…` (the same without a command: the session joins the process of a container started with stdin,
+ * attach-point.ts), upgraded to a WebSocket (or SPDY), where the API server's `pods/exec` and `pods/attach` forward a client's upgrade
  * (mock/http/handlers/exec.ts). Over WebSocket it speaks the channel protocols of k8s.io/apimachinery's wsstream that kubectl 1.32 and client-node offer:
  * `v5.channel.k8s.io` (255 closes a stream), `v4.channel.k8s.io` (the exit status as a Status on channel 3) and the
  * original `channel.k8s.io` (an error text on channel 3). Each binary message is one channel byte and its data:
@@ -9,22 +10,29 @@
  * Refusals come before the upgrade, as the kubelet writes them (plain text): an unknown pod 404 `pod does not exist`,
  * a container not running 500 `container not found ("C")`. An upgrade to SPDY/3.1 (`oc` 4.12, client-go of its
  * age) is served by exec-spdy.ts with the same command and status; any other upgrade is refused with 400.
- * The command's output is sent as it comes. Not yet: stdin is read and dropped (commands run with no input), no TTY
- * (a tty request runs without one). A client that goes away ends its session and kills the command with all it started.
+ * The command's output is sent as it comes; stdin is the command's input (v5's close of stream 0 ends it), and
+ * `tty=true` runs it on a pseudo-terminal whose size follows the resize channel (stdout then carries everything, as a
+ * terminal does). A client that goes away ends its session and kills the command with all it started.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
-import { hostMountOf, runInContainer, type ExecIo } from './exec-command.js';
+import { hostMountOf, runInContainer, type CommandControl, type ExecIo } from './exec-command.js';
+import { InputFeed, parseResizes } from './input-feed.js';
+import { DEFAULT_TERMINAL } from '../node-fs/node-command.js';
 import { isSpdyUpgrade, negotiateSpdy, serveSpdyExec, SPDY_EXEC_PROTOCOLS } from './exec-spdy.js';
 import { statusFor } from './exec-status.js';
 import type { Kubelets } from './kubelet.js';
 
 export const EXEC_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'channel.k8s.io'] as const;
 
+const STDIN = 0;
 const STDOUT = 1;
 const STDERR = 2;
 const ERROR = 3;
+const RESIZE = 4;
+/** v5.channel.k8s.io: a message on this channel closes the stream its one byte names. */
+const CLOSE_STREAM = 255;
 
 export interface ExecServer {
   close(): void;
@@ -65,6 +73,11 @@ export function attachExecServer(server: Server, kubelets: Kubelets): ExecServer
 }
 
 interface ExecRequest {
+  /** exec runs a new command in the container; attach joins the process the container runs. */
+  kind: 'exec' | 'attach';
+  namespace: string;
+  pod: string;
+  container: string;
   argv: string[];
   node: string;
   hostMount?: string;
@@ -78,9 +91,10 @@ interface ExecRequest {
 
 function check(kubelets: Kubelets, req: IncomingMessage): ExecRequest | { code: number; message: string } {
   const url = new URL(req.url ?? '/', 'http://kubelet');
-  const m = /^\/exec\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(url.pathname);
+  const m = /^\/(exec|attach)\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(url.pathname);
   if (!m || (req.method !== 'GET' && req.method !== 'POST')) return { code: 404, message: '404 page not found' };
-  const [namespace, podName, container] = m.slice(1).map(decodeURIComponent) as [string, string, string];
+  const kind = m[1] as 'exec' | 'attach';
+  const [namespace, podName, container] = m.slice(2).map(decodeURIComponent) as [string, string, string];
   const q = url.searchParams;
   const flag = (name: string): boolean => ['true', '1'].includes(q.get(name) ?? '');
   if (!flag('stdin') && !flag('stdout') && !flag('stderr')) return { code: 400, message: 'you must specify at least 1 of stdin, stdout, stderr' };
@@ -89,6 +103,9 @@ function check(kubelets: Kubelets, req: IncomingMessage): ExecRequest | { code: 
   if (!apiPod || !pod) return { code: 404, message: 'pod does not exist' };
   const state = apiPod.status?.containerStatuses?.find((c) => c.name === container)?.state;
   if (!state?.running) return { code: 500, message: `container not found ("${container}")` };
+  if (kind === 'attach' && !kubelets.attachPoint(namespace, podName, container)) {
+    return { code: 400, message: `the reference's kubelet stand-in attaches only to containers started with stdin (oc debug, kubectl run -i); ${container} was not` };
+  }
   let spdyProtocol: string | undefined;
   if (isSpdyUpgrade(req)) {
     const negotiated = negotiateSpdy(req);
@@ -98,7 +115,8 @@ function check(kubelets: Kubelets, req: IncomingMessage): ExecRequest | { code: 
     return { code: 400, message: `the reference's kubelet stand-in serves exec over WebSocket (${EXEC_PROTOCOLS.join(', ')}) and SPDY/3.1 (${SPDY_EXEC_PROTOCOLS.join(', ')}); ${req.headers.upgrade ?? 'a plain request'} is not served` };
   }
   return {
-    argv: q.getAll('command'), node: pod.node, hostMount: hostMountOf(apiPod, container),
+    kind, namespace, pod: podName, container,
+    argv: kind === 'exec' ? q.getAll('command') : [], node: pod.node, hostMount: hostMountOf(apiPod, container),
     stdin: flag('stdin'), stdout: flag('stdout'), stderr: flag('stderr'), tty: flag('tty'), spdyProtocol,
   };
 }
@@ -113,12 +131,25 @@ async function session(ws: WebSocket, exec: ExecRequest, kubelets: Kubelets): Pr
   const gone = new AbortController();
   ws.on('close', () => gone.abort());
   ws.on('error', () => ws.terminate());
-  // stdin (0), resize (4) and v5's stream closes (255) are read and dropped: commands run without input
-  ws.on('message', () => undefined);
+  const feed = new InputFeed();
+  let resizeRest = '';
+  ws.on('message', (data: Buffer, isBinary: boolean) => {
+    // base64 subprotocols are not offered, so every message is binary: its first byte is the channel
+    if (!isBinary || data.length === 0) return;
+    const channel = data[0]!;
+    const payload = data.subarray(1);
+    if (channel === STDIN && exec.stdin) feed.write(payload);
+    else if (channel === RESIZE && exec.tty) {
+      const parsed = parseResizes(resizeRest + payload.toString('utf8'));
+      resizeRest = parsed.rest;
+      for (const size of parsed.sizes) feed.resize(size);
+    } else if (channel === CLOSE_STREAM && ws.protocol === 'v5.channel.k8s.io' && payload[0] === STDIN) feed.end();
+  });
   const send = (channel: number, wanted: boolean) => (chunk: Buffer): void => {
     if (wanted && ws.readyState === WebSocket.OPEN) ws.send(frame(channel, chunk));
   };
-  const exitCode = await run(exec, kubelets, { stdout: send(STDOUT, exec.stdout), stderr: send(STDERR, exec.stderr) }, gone.signal);
+  const io = { stdout: send(STDOUT, exec.stdout), stderr: send(STDERR, exec.stderr), started: (c: CommandControl) => feed.connect(c) };
+  const exitCode = await run(exec, kubelets, io, gone.signal);
   if (gone.signal.aborted || ws.readyState !== WebSocket.OPEN) return;
   const status = statusFor(ws.protocol, exec.argv, exitCode);
   if (status) ws.send(frame(ERROR, Buffer.from(status)));
@@ -128,8 +159,13 @@ async function session(ws: WebSocket, exec: ExecRequest, kubelets: Kubelets): Pr
 
 /** The command, run as exec-command.ts says; a failure of the stand-in itself is the command's 126. */
 async function run(exec: ExecRequest, kubelets: Kubelets, io: ExecIo, signal: AbortSignal): Promise<number> {
+  if (exec.kind === 'attach') {
+    const point = kubelets.attachPoint(exec.namespace, exec.pod, exec.container);
+    return point ? point.attach(io, signal, exec.stdin) : 0;
+  }
   try {
-    return await runInContainer(exec.argv, exec.hostMount, kubelets.nodeExec(exec.node), io, signal);
+    const streams = { stdin: exec.stdin, tty: exec.tty ? DEFAULT_TERMINAL : undefined };
+    return await runInContainer(exec.argv, exec.hostMount, kubelets.nodeExec(exec.node), io, signal, streams);
   } catch (error) {
     io.stderr(Buffer.from(`${(error as Error).message}\n`));
     return 126;

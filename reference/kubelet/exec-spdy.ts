@@ -6,14 +6,15 @@
  * SYN_REPLY. Once every stream the request asked for is open, the command runs; its output goes on stdout and stderr,
  * the exit status as a v1 Status on the error stream (v4.channel.k8s.io: Success too), every stream is closed, then
  * GOAWAY, and the connection ends when the client lets go of it. Framing is spdy-frames.ts.
- * Output is sent as it comes. Not served: the older stream protocols (v1-v3 carry no exit status), stdin (read and
- * dropped: commands run with no input), a TTY and resize (a resize stream is accepted and drained), flow control (no
- * WINDOW_UPDATE is sent or waited for: right while an output stays below SPDY's 64 KiB initial window).
+ * Output is sent as it comes; the stdin stream is the command's input (its FIN ends it) and the resize stream sizes
+ * its terminal (`tty=true`). Not served: the older stream protocols (v1-v3 carry no exit status), flow control of the output (no WINDOW_UPDATE is waited
+ * for: right while an output stays below SPDY's 64 KiB initial window; the client's input is given its window back).
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ExecIo } from './exec-command.js';
 import { statusFor } from './exec-status.js';
+import { InputFeed, parseResizes } from './input-feed.js';
 import { controlFrame, DATA_CHUNK, dataFrame, FLAG_FIN, FRAME, FrameReader, HeaderCodec, words, concat, type Frame } from './spdy-frames.js';
 
 export const SPDY_EXEC_PROTOCOLS = ['v4.channel.k8s.io'] as const;
@@ -72,6 +73,8 @@ class Session {
   private readonly ended = new AbortController();
   private opened!: (ok: boolean) => void;
   private readonly allOpen = new Promise<boolean>((resolve) => { this.opened = resolve; });
+  private readonly feed = new InputFeed();
+  private resizeRest = '';
 
   constructor(private readonly socket: Duplex, private readonly exec: SpdyExec) {
     this.expected = ['error', ...(exec.stdin ? ['stdin'] : []), ...(exec.stdout ? ['stdout'] : []), ...(exec.stderr ? ['stderr'] : []), ...(exec.tty ? ['resize'] : [])];
@@ -105,7 +108,11 @@ class Session {
     const ok = await this.allOpen;
     clearTimeout(timer);
     if (!ok) return this.cut();
-    const exitCode = await this.exec.run({ stdout: (c) => this.sendData('stdout', c, false), stderr: (c) => this.sendData('stderr', c, false) }, this.ended.signal);
+    const exitCode = await this.exec.run({
+      stdout: (c) => this.sendData('stdout', c, false),
+      stderr: (c) => this.sendData('stderr', c, false),
+      started: (control) => this.feed.connect(control),
+    }, this.ended.signal);
     if (this.gone) return;
     for (const type of ['stdout', 'stderr']) this.sendData(type, Buffer.alloc(0));
     this.sendData('error', Buffer.from(statusFor(protocol, this.exec.argv, exitCode)));
@@ -118,7 +125,7 @@ class Session {
   }
 
   private async handle(frame: Frame): Promise<void> {
-    if (!frame.control) return; // stdin and resize data: read and dropped
+    if (!frame.control) return this.takeData(frame.streamId, frame.payload, (frame.flags & FLAG_FIN) !== 0);
     switch (frame.type) {
       case FRAME.SYN_STREAM: {
         const id = frame.payload.readUInt32BE(0) & 0x7fffffff;
@@ -149,6 +156,20 @@ class Session {
         return;
       default:
         return; // RST_STREAM, SETTINGS, WINDOW_UPDATE: nothing to do for a session that only answers
+    }
+  }
+
+  /** The client's bytes on its stdin stream go to the command (its FIN ends the input), on its resize stream resize it. */
+  private takeData(streamId: number, payload: Buffer, fin: boolean): void {
+    // the client may send no more than the window: what is read is given back, or a long input stalls at 64 KiB
+    if (payload.length && !fin) this.send(async () => controlFrame(FRAME.WINDOW_UPDATE, 0, words(streamId, payload.length)));
+    if (streamId === this.streams.get('stdin')) {
+      this.feed.write(payload);
+      if (fin) this.feed.end();
+    } else if (streamId === this.streams.get('resize')) {
+      const parsed = parseResizes(this.resizeRest + payload.toString('utf8'));
+      this.resizeRest = parsed.rest;
+      for (const size of parsed.sizes) this.feed.resize(size);
     }
   }
 

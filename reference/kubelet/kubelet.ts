@@ -21,6 +21,8 @@ import { klogLine, LogSink } from '../workloads/logs.js';
 import type { NodeRoots } from '../node-fs/node-roots.js';
 import { hostMountOf, runInContainer, type NodeExec } from './exec-command.js';
 import type { NodeHosts } from './hosts.js';
+import { AttachPoint } from './attach-point.js';
+import { DEFAULT_TERMINAL } from '../node-fs/node-command.js';
 
 type Pod = V1Pod & KubeObject;
 type Node = V1Node & KubeObject;
@@ -37,6 +39,8 @@ interface RunningContainer {
   name: string;
   sink: LogSink;
   stop?: () => void;
+  /** A container started with an input (`stdin: true`): clients attach to its process here. */
+  attach?: AttachPoint;
 }
 
 interface RunningPod {
@@ -90,6 +94,11 @@ export class Kubelets implements Controller {
       return { pod, sink: pod.containers.get(container)?.sink };
     }
     return {};
+  }
+
+  /** Where clients attach to a running container that takes input; undefined for one that takes none. */
+  attachPoint(namespace: string, podName: string, container: string): AttachPoint | undefined {
+    return this.containerLog(namespace, podName, container).pod?.containers.get(container)?.attach;
   }
 
   /** The pod as the API shows it now (for the log server's "waiting to start" answers). */
@@ -195,19 +204,25 @@ export class Kubelets implements Controller {
     const main = containers[0]!;
     const sink = new LogSink(() => clock.nowMs());
     const stopped = new AbortController();
-    record.containers.set(main.name, { name: main.name, sink, stop: () => stopped.abort() });
+    const attach = main.stdin ? new AttachPoint(main.stdinOnce ?? false) : undefined;
+    record.containers.set(main.name, { name: main.name, sink, stop: () => stopped.abort(), attach });
     const startedAt = clock.timestamp();
     const id = containerId();
     // the container log holds stdout and stderr interleaved, line by line as they come
     const log = new LineBuffer((line) => sink.write(line));
-    const io = { stdout: (c: Buffer) => log.push(c), stderr: (c: Buffer) => log.push(c) };
+    const logIo = { stdout: (c: Buffer) => log.push(c), stderr: (c: Buffer) => log.push(c) };
+    const io = attach ? attach.containerIo(logIo) : logIo;
+    // an interactive container (oc debug's shell) reads what attached clients send, on a terminal if it asked for one
+    const streams = { stdin: !!main.stdin, tty: main.tty ? DEFAULT_TERMINAL : undefined };
     // the debug image has no programs of its own the reference could run: a command outside chroot /host runs
     // in a container that sees the host there
-    const run = runInContainer(command, hostMountOf(pod, main.name) ?? (command[0] === 'chroot' ? command[1] : undefined), this.nodeExec(record.node), io, stopped.signal)
+    const hostMount = hostMountOf(pod, main.name) ?? (command[0] === 'chroot' ? command[1] : undefined);
+    const run = runInContainer(command, hostMount, this.nodeExec(record.node), io, stopped.signal, streams)
       .catch((error: Error) => {
         log.push(Buffer.from(`${error.message}\n`));
         return 126;
-      });
+      })
+      .finally(() => attach?.finish());
     // A short command has ended by the kubelet's next status sync: the API never shows it Running, as with a real one.
     const early = await Promise.race([run.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), STATUS_SYNC_WALL_MS))]);
     if (!early && this.running.has(record.uid)) {

@@ -13,13 +13,18 @@
  * made of a tmpfs with the node's root at MOUNT and the container's programs (/usr, /bin, …) taken from it, as the
  * daemon's image carries the same RHEL tools as the host; a program it does not have is runc's exit 127.
  *
+ * On a terminal the command is made a session leader inside the namespaces, with the terminal as its controlling
+ * one (`setsid --ctty`), as a container's first process is: a shell's job control then finds its terminal's process
+ * groups, which it cannot when they belong to the caller outside the PID namespace (dash's "Cannot set tty process group").
+ *
  * The command's environment is only PATH, HOME, LANG and TERM: nothing of the reference's own leaks to a node.
  * The command runs in its own process group; kill() ends that group, and the PID namespace takes everything
  * the command started with it.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { createRequire } from 'node:module';
+import { PassThrough, type Readable } from 'node:stream';
 
 /** The exit status of a setup that failed before the command could start (unshare's and mount's own are 1 and 32). */
 export const SETUP_FAILED = 125;
@@ -38,8 +43,10 @@ m --rbind /dev "$R/dev"
 hostname "$NODE_NAME" || exit 125
 ce="$CONTAINER_EXEC"
 mount_at="$NODE_MOUNT"
-unset NODE_DIR NODE_LOWER NODE_MOUNT NODE_OVERLAY_OPTS CONTAINER_EXEC
-if [ -z "$mount_at" ]; then unset NODE_NAME; exec chroot "$R" "$@"; fi
+on_tty=""
+[ -n "$NODE_TTY" ] && on_tty="setsid --wait --ctty"
+unset NODE_DIR NODE_LOWER NODE_MOUNT NODE_OVERLAY_OPTS CONTAINER_EXEC NODE_TTY
+if [ -z "$mount_at" ]; then unset NODE_NAME; exec $on_tty chroot "$R" "$@"; fi
 C="$D/ctr"
 m -t tmpfs tmpfs "$C"
 mkdir -p "$C$mount_at" "$C/tmp" "$C/dev" "$C/proc" "$C/run" || exit 125
@@ -51,7 +58,7 @@ done
 m --rbind /dev "$C/dev"
 m --bind "$D/proc" "$C/proc"
 unset NODE_NAME
-exec chroot "$C" /bin/sh -c "$ce" container-exec "$@"
+exec $on_tty chroot "$C" /bin/sh -c "$ce" container-exec "$@"
 `;
 
 /** A container's command is exec'd, not run by a shell: a program not on PATH is the runtime's 127, in runc's words. */
@@ -108,37 +115,69 @@ function detect(): Mechanism | Error {
 
 export interface NodeProcess {
   stdout: Readable;
+  /** The command's standard error; under a terminal it is empty, as the terminal carries both. */
   stderr: Readable;
   /** The exit status: the command's, 128+N for a signal N. */
   exit: Promise<number>;
   /** Ends the command and everything it started. */
   kill(): void;
+  /** What the command reads, when it was started with an input; undefined when it reads nothing (/dev/null). */
+  stdin?: NodeInput;
+  /** Gives the command's terminal a new size; nothing for a command without one. */
+  resize(size: TerminalSize): void;
 }
 
+/** A command's input: bytes as they come, then its end (under a terminal, a hang-up, as when a terminal closes). */
+export interface NodeInput {
+  write(chunk: Buffer): void;
+  end(): void;
+}
+
+export interface TerminalSize {
+  cols: number;
+  rows: number;
+}
+
+export interface StartOptions {
+  /** Undefined runs the command with the node's root as its root (chroot /host ARGV); a path runs it in a container that sees the node's root there. */
+  hostMount?: string;
+  /** The command reads an input the caller writes (exec's and attach's stdin). */
+  stdin?: boolean;
+  /** The command runs on a terminal of this size (exec's and a pod's `tty`): output and errors come through it together. */
+  tty?: TerminalSize;
+}
+
+/** The terminal a TTY request gets when its client has not said a size yet (the kubelet's runtime uses the same). */
+export const DEFAULT_TERMINAL: TerminalSize = { cols: 80, rows: 24 };
+
 /**
- * Starts `argv` on the node: `hostMount` undefined runs it with the node's root as its root (chroot /host ARGV);
- * a mount path runs it in a container that sees the node's root there.
+ * Starts `argv` on the node. `options` may be a host mount path alone (older callers), or what the command is given:
+ * where it sees the node, an input, a terminal.
  */
-export function startOnNode(prepared: PreparedNode, argv: string[], hostMount?: string): NodeProcess {
+export function startOnNode(prepared: PreparedNode, argv: string[], options: string | StartOptions = {}): NodeProcess {
+  const opts: StartOptions = typeof options === 'string' ? { hostMount: options } : options;
   const how = mechanism();
   const program = argv.length ? argv : ['/bin/sh', '-i'];
-  const child: ChildProcess = spawn('unshare', [...how.unshare, '/bin/sh', '-c', SETUP, 'node-setup', ...program], {
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-      HOME: '/root',
-      LANG: 'C',
-      TERM: 'dumb',
-      SHELL: '/bin/sh',
-      NODE_DIR: prepared.dir,
-      NODE_LOWER: path.resolve(prepared.lower),
-      NODE_NAME: prepared.node,
-      NODE_MOUNT: hostMount === '/' ? '' : (hostMount ?? ''),
-      NODE_OVERLAY_OPTS: how.overlayOptions,
-      CONTAINER_EXEC,
-    },
-  });
+  const args = [...how.unshare, '/bin/sh', '-c', SETUP, 'node-setup', ...program];
+  const env = {
+    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    HOME: '/root',
+    LANG: 'C',
+    TERM: opts.tty ? 'xterm' : 'dumb',
+    SHELL: '/bin/sh',
+    NODE_DIR: prepared.dir,
+    NODE_LOWER: path.resolve(prepared.lower),
+    NODE_NAME: prepared.node,
+    NODE_MOUNT: opts.hostMount === '/' ? '' : (opts.hostMount ?? ''),
+    NODE_OVERLAY_OPTS: how.overlayOptions,
+    CONTAINER_EXEC,
+    NODE_TTY: opts.tty ? '1' : '',
+  };
+  return opts.tty ? startOnTerminal(args, env, opts.tty) : startWithPipes(args, env, !!opts.stdin);
+}
+
+function startWithPipes(args: string[], env: Record<string, string>, withInput: boolean): NodeProcess {
+  const child: ChildProcess = spawn('unshare', args, { detached: true, stdio: [withInput ? 'pipe' : 'ignore', 'pipe', 'pipe'], env });
   let ended = false;
   const exit = new Promise<number>((resolve) => {
     child.once('error', () => resolve(SETUP_FAILED));
@@ -147,19 +186,81 @@ export function startOnNode(prepared: PreparedNode, argv: string[], hostMount?: 
       resolve(code ?? 128 + (signal ? signalNumber(signal) : 0));
     });
   });
+  const input = child.stdin;
+  // a command that ends without reading all its input is no error of the session's
+  input?.on('error', () => undefined);
   return {
     stdout: child.stdout!,
     stderr: child.stderr!,
     exit,
     kill: () => {
-      if (ended || child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
+      if (!ended) killGroup(child.pid, 'SIGKILL');
+    },
+    stdin: input ? { write: (chunk) => { if (!input.destroyed) input.write(chunk); }, end: () => { if (!input.destroyed) input.end(); } } : undefined,
+    resize: () => undefined,
+  };
+}
+
+/**
+ * The command on a pseudo-terminal (node-pty): the terminal is the session leader's, so a hang-up or kill reaches
+ * the whole group, and the PID namespace takes the rest.
+ */
+function startOnTerminal(args: string[], env: Record<string, string>, size: TerminalSize): NodeProcess {
+  const term = loadPty().spawn('unshare', args, { name: 'xterm', cols: size.cols, rows: size.rows, env, encoding: null });
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  stderr.end();
+  let ended = false;
+  // node-pty with `encoding: null` hands out Buffers, though its typings say string
+  term.onData((data) => stdout.write(data as unknown as Buffer));
+  const exit = new Promise<number>((resolve) => {
+    term.onExit(({ exitCode, signal }) => {
+      ended = true;
+      stdout.end();
+      resolve(signal ? 128 + signal : exitCode);
+    });
+  });
+  return {
+    stdout,
+    stderr,
+    exit,
+    kill: () => {
+      if (!ended) killGroup(term.pid, 'SIGKILL');
+    },
+    stdin: {
+      write: (chunk) => { if (!ended) term.write(chunk as unknown as string); },
+      end: () => { if (!ended) killGroup(term.pid, 'SIGHUP'); },
+    },
+    resize: ({ cols, rows }) => {
+      if (!ended && cols > 0 && rows > 0) term.resize(cols, rows);
     },
   };
+}
+
+type PtyModule = typeof import('node-pty');
+let pty: PtyModule | undefined;
+
+/** node-pty is a native addon that `npm ci` builds (node-gyp: python3, make, g++); without it a TTY cannot be had, and says so. */
+function loadPty(): PtyModule {
+  if (pty) return pty;
+  try {
+    pty = createRequire(import.meta.url)('node-pty') as PtyModule;
+    return pty;
+  } catch (error) {
+    throw new Error(
+      `a TTY on a reference node needs the native module node-pty, which did not load (${(error as Error).message.split('\n')[0]}); ` +
+        '`npm ci` builds it with node-gyp (python3, make and g++ must be installed)',
+    );
+  }
+}
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
 }
 
 function signalNumber(signal: NodeJS.Signals): number {

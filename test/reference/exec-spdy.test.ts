@@ -2,7 +2,8 @@
  * `pods/exec` over SPDY/3.1 on the reference, judged by the real `oc` 4.12 (../shared/upstream/bin/oc; client-go of
  * its age speaks only SPDY for exec): `oc exec` and a non-interactive `oc rsh POD CMD` into a machine-config-daemon pod
  * run the command on its node's host through /rootfs, return stdout and stderr apart, and oc exits with the
- * command's exit status; refusals are the real API server's and kubelet's. A missing binary fails these tests.
+ * command's exit status; `oc exec -i` feeds the command, and an interactive `oc rsh` in a real terminal (tmux) gets a
+ * shell on a terminal of the window's size; refusals are the real API server's and kubelet's. A missing binary fails these tests.
  */
 import { expect } from 'chai';
 import { execa } from 'execa';
@@ -11,6 +12,7 @@ import { connect } from 'node:tls';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Harness, type Obj, runningDaemonPod, startHarness, waitFor } from './support/cluster.js';
+import { openTerminal } from '../support/terminal.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const OC = path.resolve(REPO, '..', 'shared', 'upstream', 'bin', 'oc');
@@ -63,6 +65,33 @@ describe('pods/exec over SPDY/3.1: the real oc 4.12 into the daemon pods', funct
     const withInput = await oc(['exec', '-i', '-n', MCO, pod.metadata.name!, '-c', MCD, '--', 'chroot', '/rootfs', 'rpm', '-q', 'kernel'], 'ignored input\n');
     expect(withInput.exitCode, withInput.stderr).to.equal(0);
     expect(withInput.stdout).to.match(/^kernel-\S+\.x86_64$/);
+  });
+
+  it('oc exec -i gives the command its input and its end (the stdin stream\'s FIN), past SPDY\'s 64 KiB window', async () => {
+    const small = await oc(['exec', '-i', '-n', MCO, pod.metadata.name!, '-c', MCD, '--', 'sh', '-c', 'cat; echo "input ended"'], 'hello\nworld\n');
+    expect(small.exitCode, small.stderr).to.equal(0);
+    expect(small.stdout).to.equal('hello\nworld\ninput ended');
+    const big = await oc(['exec', '-i', '-n', MCO, pod.metadata.name!, '-c', MCD, '--', 'wc', '-c'], 'x'.repeat(300 * 1024));
+    expect(big.exitCode, big.stderr).to.equal(0);
+    expect(big.stdout.trim()).to.equal(String(300 * 1024));
+  });
+
+  it('oc rsh at a terminal (tmux): a shell on a terminal of the window\'s size, following a resize, that exits cleanly', async () => {
+    const term = await openTerminal(`${OC} rsh -n ${MCO} -c ${MCD} ${pod.metadata.name!}; echo "rsh exited $?"`, { KUBECONFIG: h.cluster.kubeconfigPath }, { cols: 111, rows: 33 });
+    try {
+      await term.waitFor(/#\s*$/, 30_000);
+      let seen = (await term.screen()).length;
+      await term.typeLine('stty size; tty');
+      await term.waitFor(/33 111[\s\S]*\/dev\/pts\/\d+/, 20_000, seen);
+      await term.resize({ cols: 97, rows: 29 });
+      seen = (await term.screen()).length;
+      await term.typeLine('stty size');
+      await term.waitFor(/29 97/, 20_000, seen);
+      await term.typeLine('exit 4');
+      await term.waitFor(/rsh exited 4/, 30_000);
+    } finally {
+      await term.close();
+    }
   });
 
   it('refuses what a real server refuses: an unknown pod, an unknown container, a container that is not running', async () => {

@@ -1,7 +1,8 @@
 /**
  * `pods/exec` over WebSocket on the reference, judged by the clients that speak it: kubectl 1.32 (on PATH; v5/v4
  * channel protocols) and client-node's Exec. A command in a machine-config-daemon pod runs on its node's host through
- * /rootfs, returns its output and its exit status; refusals are the real server's and kubelet's. A missing kubectl
+ * /rootfs, returns its output and its exit status, reads its input, and runs on a terminal when asked; refusals are
+ * the real server's and kubelet's. A missing kubectl
  * fails these tests; they do not skip.
  */
 import { Exec, KubeConfig, type V1Status } from '@kubernetes/client-node';
@@ -19,8 +20,8 @@ interface Run {
   stderr: string;
 }
 
-async function kubectl(h: Harness, args: string[]): Promise<Run> {
-  const r = await execa('kubectl', args, { env: { KUBECONFIG: h.cluster.kubeconfigPath }, reject: false, timeout: 60_000 });
+async function kubectl(h: Harness, args: string[], input?: string): Promise<Run> {
+  const r = await execa('kubectl', args, { env: { KUBECONFIG: h.cluster.kubeconfigPath }, input, reject: false, timeout: 60_000 });
   return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 
@@ -84,6 +85,39 @@ describe('pods/exec over WebSocket: kubectl and client-node into the daemon pods
     expect(failed.status?.status).to.equal('Failure');
     expect(failed.status?.reason).to.equal('NonZeroExitCode');
     expect(failed.status?.details?.causes).to.deep.equal([{ reason: 'ExitCode', message: '127' }]);
+  });
+
+  it('kubectl exec -i gives the command its input, and the end of it (v5 closes stream 0)', async () => {
+    const input = 'first line\nsecond line\n';
+    const r = await kubectl(h, ['exec', '-i', '-n', MCO, pod.metadata.name!, '-c', MCD, '--', 'chroot', '/rootfs', 'sh', '-c', 'cat; echo "input ended"'], input);
+    expect(r.exitCode, r.stderr).to.equal(0);
+    expect(r.stdout).to.equal(`${input}input ended`);
+  });
+
+  it('client-node\'s Exec with a TTY: the command runs on a terminal of the client\'s size, and follows a resize', async () => {
+    const kc = new KubeConfig();
+    kc.loadFromFile(h.cluster.kubeconfigPath);
+    // a stdout with columns and rows is what client-node takes for a terminal: it sends its size, then each change
+    const out = Object.assign(new PassThrough(), { columns: 132, rows: 43 });
+    const stdin = new PassThrough();
+    let text = '';
+    out.on('data', (c: Buffer) => { text += c.toString(); });
+    const status = new Promise<V1Status | undefined>((resolve, reject) => {
+      new Exec(kc).exec(MCO, pod.metadata.name!, MCD, ['chroot', '/rootfs', 'sh', '-c', 'tty; stty size; read line; stty size; echo "read $line"'], out, null, stdin, true, (s) => resolve(s))
+        .then((ws) => ws.on('close', () => resolve(undefined)), reject);
+    });
+    await waitFor('the first size on the terminal', async () => /43 132/.test(text), 20_000, async () => text);
+    out.columns = 100;
+    out.rows = 30;
+    out.emit('resize');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    stdin.write('typed\r');
+    expect(await status).to.deep.equal({ metadata: {}, status: 'Success' });
+    const lines = text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+    expect(lines[0]).to.match(/^\/dev\/pts\/\d+$/);
+    expect(lines).to.include.members(['43 132', '30 100', 'read typed']);
+    // a terminal echoes what is typed, and carries output and errors together
+    expect(lines).to.include('typed');
   });
 
   it('a client that drops the connection before the output leaves a server that goes on answering', async () => {

@@ -2,7 +2,8 @@
  * The bug report's own commands, typed as a person types them after `ocp-e2e cluster up --env-out f` and `source f`,
  * with the real `oc` 4.12 (../shared/upstream/bin/oc), docker and podman: only the registry host differs from the
  * report. The cluster runs the report's buggy nightly, so every command must print the report's columns and messages.
- * Also: a push without credentials is refused with 401 by the registry, and the suite says so.
+ * Also: a push without credentials is refused with 401 by the registry, and the suite says so; and a person logs into
+ * a worker with an interactive `oc debug node/W` in a real terminal (tmux), as the first thing one does to reproduce.
  */
 import { expect } from 'chai';
 import { execa, type ResultPromise } from 'execa';
@@ -16,6 +17,7 @@ import { PushUnauthorizedError, RegistryUnauthorizedError } from '../../lib/oci/
 import { pushImage } from '../../lib/oci/push.js';
 import { RegistryClient } from '../../lib/oci/image-files.js';
 import { TEST_WORK_DIR } from './support/cluster.js';
+import { openTerminal } from '../support/terminal.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const UPSTREAM_BIN = path.resolve(REPO, '..', 'shared', 'upstream', 'bin');
@@ -209,6 +211,39 @@ describe('the report\'s commands with the real oc after `cluster up --env-out` (
     expect(master[1]).to.match(/^rendered-master-[0-9a-f]{32}$/);
     masterConfig = master[1]!;
     expect(columns(rows.find((r) => r.startsWith('worker'))).slice(2, 9)).to.deep.equal(['True', 'False', 'False', '2', '2', '2', '0']);
+  });
+
+  it('a person logs into a worker: `oc debug node/W` at a terminal, `chroot /host`, os-release and the layered zsh, then exit leaves no debug pod or namespace', async () => {
+    const worker = (await sh('oc get nodes -l node-role.kubernetes.io/worker -o name')).stdout.split('\n')[0]!.replace(/^node\//, '');
+    expect(worker, 'a worker node').to.not.equal('');
+    const namespacesBefore = (await sh('oc get namespaces -o name')).stdout;
+    const term = await openTerminal(`source ${JSON.stringify(envFile)} && oc debug node/${worker}; echo "oc exited $?"`, { PATH: `${UPSTREAM_BIN}:${process.env.PATH}` });
+    try {
+      // the shell printed its prompt before oc attached: as the hint says, Enter brings a new one
+      await term.waitFor(/If you don't see a command prompt, try pressing enter\./, 60_000);
+      await term.typeLine('');
+      await term.waitFor(/enter\.\s*#\s*$/, 20_000);
+      await term.typeLine('chroot /host');
+      let seen = (await term.screen()).length;
+      await term.typeLine('cat /etc/os-release');
+      await term.waitFor(/NAME="Red Hat Enterprise Linux CoreOS"[\s\S]*VERSION_ID=/, 20_000, seen);
+      seen = (await term.screen()).length;
+      await term.typeLine('rpm -q zsh');
+      await term.waitFor(/\bzsh-\d\S*\.x86_64\b/, 20_000, seen);
+      seen = (await term.screen()).length;
+      await term.typeLine('tty');
+      await term.waitFor(/\/dev\/pts\/\d+/, 20_000, seen);
+      await term.typeLine('exit');
+      await term.typeLine('exit');
+      const end = await term.waitFor(/oc exited \d+/, 60_000);
+      expect(end).to.match(/Removing debug pod \.\.\./);
+      expect(end).to.match(/oc exited 0/);
+    } finally {
+      await term.close();
+    }
+    await until('oc get pods -A -o name', (out) => !out.includes('-debug'));
+    const namespacesAfter = (await sh('oc get namespaces -o name')).stdout;
+    expect(namespacesAfter.split('\n').sort()).to.deep.equal(namespacesBefore.split('\n').sort());
   });
 
   it('step 6: `oc adm upgrade --to-image … --allow-explicit-upgrade --force`, then `oc get co machine-config` and `oc get clusterversion` print the report\'s messages', async () => {

@@ -1,5 +1,6 @@
 /**
- * `GET|POST .../pods/NAME/exec`: what kube-apiserver does for `kubectl exec`, `oc rsh` and client-node's `Exec`. It
+ * `GET|POST .../pods/NAME/exec` and `.../attach`: what kube-apiserver does for `kubectl exec`, `oc rsh`, client-node's
+ * `Exec`, and `kubectl attach` / `oc debug`'s session. It
  * checks the request as the real server does (the pod exists, the container is one of it, the pod has a node, the
  * client asked for an upgrade) and answers those with Status errors; then it forwards the upgrade request to the
  * kubelet of the pod's node (`/exec/NS/POD/CONTAINER?command=…`, at the node's kubeletEndpoint port, reached as
@@ -23,10 +24,27 @@ const PASSED = ['command', 'stdin', 'stdout', 'stderr', 'tty'];
 const NOT_FORWARDED = new Set(['authorization', 'host', 'content-length', 'transfer-encoding']);
 
 export function isPodExecPath({ segs }: Call): boolean {
-  return segs.length === 7 && segs[0] === 'api' && segs[1] === 'v1' && segs[2] === 'namespaces' && segs[4] === 'pods' && segs[6] === 'exec';
+  return isPodSubresource(segs, 'exec');
+}
+
+/** `pods/NAME/attach` (kubectl attach, oc debug's interactive session): the same forwarding, to the kubelet's /attach/. */
+export function isPodAttachPath({ segs }: Call): boolean {
+  return isPodSubresource(segs, 'attach');
+}
+
+function isPodSubresource(segs: string[], sub: string): boolean {
+  return segs.length === 7 && segs[0] === 'api' && segs[1] === 'v1' && segs[2] === 'namespaces' && segs[4] === 'pods' && segs[6] === sub;
 }
 
 export async function servePodExec(ctx: HttpContext, call: Call): Promise<void> {
+  return forwardToKubelet(ctx, call, 'exec');
+}
+
+export async function servePodAttach(ctx: HttpContext, call: Call): Promise<void> {
+  return forwardToKubelet(ctx, call, 'attach');
+}
+
+async function forwardToKubelet(ctx: HttpContext, call: Call, sub: 'exec' | 'attach'): Promise<void> {
   if (call.method !== 'GET' && call.method !== 'POST') throw errors.methodNotAllowed(call.method, call.path);
   const at = resolveResourcePath(ctx, call.segs);
   if (!at || at.name === undefined || at.namespace === undefined) throw errors.pathNotFound(call.path);
@@ -37,8 +55,8 @@ export async function servePodExec(ctx: HttpContext, call: Call): Promise<void> 
   if (!call.req.headers.upgrade) throw errors.badRequest('Upgrade request required');
   const { host, port } = kubeletOf(ctx, nodeName);
   const query = new URLSearchParams();
-  for (const key of PASSED) for (const v of call.query.getAll(key)) query.append(key, v);
-  const path = `/exec/${encodeURIComponent(at.namespace)}/${encodeURIComponent(at.name)}/${encodeURIComponent(container)}?${query}`;
+  for (const key of PASSED) if (sub === 'exec' || key !== 'command') for (const v of call.query.getAll(key)) query.append(key, v);
+  const path = `/${sub}/${encodeURIComponent(at.namespace)}/${encodeURIComponent(at.name)}/${encodeURIComponent(container)}?${query}`;
   const conn = takeUpgrade(call.req);
   if (!conn) throw errors.internal('upgrade request arrived without its connection');
   splice(call.req, conn.socket, conn.head, host, port, path);
