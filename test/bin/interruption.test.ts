@@ -25,9 +25,15 @@ function filesUnder(dir: string): string[] {
 }
 
 /** Processes still alive in a process group (the CLI runs as a group leader, so all it started is in it). */
+/**
+ * The live processes of a process group. A zombie (state Z: exited, not yet reaped, as when its parent died first and
+ * the machine's PID 1 does not reap, in a container) runs nothing and holds nothing, so it is not counted.
+ */
 function processGroup(pgid: number): string[] {
-  const out = execFileSync('ps', ['-eo', 'pid=,pgid=,args='], { encoding: 'utf8' });
-  return out.split('\n').map((l) => l.trim()).filter((l) => l && Number(l.split(/\s+/)[1]) === pgid);
+  const out = execFileSync('ps', ['-eo', 'pid=,pgid=,stat=,args='], { encoding: 'utf8' });
+  return out.split('\n').map((l) => l.trim())
+    .filter((l) => l && Number(l.split(/\s+/)[1]) === pgid && !l.split(/\s+/)[2]!.startsWith('Z'))
+    .map((l) => l.split(/\s+/).filter((_, i) => i !== 2).join(' '));
 }
 
 async function waitGroupGone(pgid: number, ms: number): Promise<string[]> {
