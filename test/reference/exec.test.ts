@@ -145,6 +145,20 @@ describe('pods/exec over WebSocket: kubectl and client-node into the daemon pods
     await waitFor('the command and its background child gone', async () => (await running()) === '', 10_000);
   });
 
+  it('a client of a TTY session that goes away leaves no process behind, as a closed terminal hangs up', async () => {
+    const kc = new KubeConfig();
+    kc.loadFromFile(h.cluster.kubeconfigPath);
+    const marker = `${Date.now() % 100000 + 200000}`;
+    const out = Object.assign(new PassThrough(), { columns: 80, rows: 24 });
+    const first = new Promise<void>((resolve) => out.once('data', () => resolve()));
+    const ws = await new Exec(kc).exec(MCO, pod.metadata.name!, MCD, ['chroot', '/rootfs', 'sh', '-c', `echo started; sleep ${marker} & sleep ${marker}`], out, null, new PassThrough(), true);
+    await first;
+    const running = async () => (await execa('pgrep', ['-f', `sleep ${marker}`], { reject: false })).stdout.trim();
+    expect(await running(), 'the command runs while the client is there').to.not.equal('');
+    ws.terminate();
+    await waitFor('the command and its background child gone', async () => (await running()) === '', 10_000);
+  });
+
   it('refuses what a real server refuses: an unknown pod 404, an unknown container 400, a container that is not running', async () => {
     const noPod = await kubectl(h, ['exec', '-n', MCO, 'no-such-pod', '--', 'true']);
     expect(noPod.exitCode).to.equal(1);
