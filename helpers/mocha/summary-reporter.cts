@@ -5,11 +5,13 @@
  *
  * A long run (more than SLOWEST tests, i.e. `npm test`, not a suite run) also lists, before that line, its slowest
  * tests and its slowest files: a file's time includes its hooks (the clusters its `before` starts), which a test's
- * own time does not, and it is the file that one would split or share to make the run faster.
+ * own time does not, and it is the file that one would split or share to make the run faster. Every file's time
+ * goes to reports/test-file-times.json.
  *
  * CommonJS on purpose: allure-mocha loads its extra reporters with a synchronous require().
  */
 import Mocha = require('mocha');
+import fs = require('node:fs');
 import path = require('node:path');
 
 const { Spec } = Mocha.reporters;
@@ -44,10 +46,25 @@ class SummaryReporter extends Spec {
           console.log(`slowest ${SLOWEST} files (s, with their hooks):`);
           for (const [file, ms] of [...fileMs].sort((a, b) => b[1] - a[1]).slice(0, SLOWEST)) console.log(`  ${seconds(ms)}  ${file}`);
           console.log('');
+          writeFileTimes(fileMs);
         }
         console.log(`${stats.passes} passed, ${stats.failures} failed, ${stats.pending} skipped`);
       });
     });
+  }
+}
+
+/**
+ * Every file's time, slowest first, to reports/test-file-times.json: scripts/test-order.mjs starts the slowest files
+ * first from the committed copy, test/file-times.json (copy this file there to refresh it after tests change).
+ */
+function writeFileTimes(fileMs: Map<string, number>): void {
+  const sorted = Object.fromEntries([...fileMs].sort((a, b) => b[1] - a[1]).map(([file, ms]) => [file, Math.round(ms / 100) / 10]));
+  try {
+    fs.mkdirSync('reports', { recursive: true });
+    fs.writeFileSync(path.join('reports', 'test-file-times.json'), `${JSON.stringify(sorted, null, 2)}\n`);
+  } catch (error) {
+    console.log(`(the file times could not be written to reports/test-file-times.json: ${(error as Error).message})`);
   }
 }
 
