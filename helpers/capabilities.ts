@@ -58,7 +58,7 @@ export function poolRolloutClusterMinutes(nodeCount: number, perNodeMinutes = 30
 
 /** The target's clock: its own, or the wall clock at its factor (every call gives the same time). */
 export function clockOf(caps: ClockCaps): TargetClock {
-  return caps.clock ?? { nowMs: () => Date.now() * caps.timeFactor, factor: caps.timeFactor, stop: () => {} };
+  return caps.clock ?? { nowMs: () => Date.now() * caps.timeFactor, atWallMs: (wallMs) => wallMs * caps.timeFactor, factor: caps.timeFactor, stop: () => {} };
 }
 
 /** Time gone by on both clocks since it was made. */

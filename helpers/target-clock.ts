@@ -12,6 +12,12 @@ import { serverDateReader, type ServerDate } from '../lib/kube/server-date.js';
 export interface TargetClock {
   /** The target's time now, epoch ms. */
   nowMs(): number;
+  /**
+   * The target's time at a recent wall moment (epoch ms), as nowMs() would have said then: one reading of the wall
+   * clock for both, where nowMs() and a separate Date.now() may fall on either side of a millisecond (600 cluster ms
+   * apart at the reference's factor).
+   */
+  atWallMs(wallMs: number): number;
   /** Target ms per wall ms at the least (1 on a real cluster). */
   readonly factor: number;
   /** Stops reading the server (idempotent). */
@@ -65,7 +71,11 @@ export class ServerTargetClock implements TargetClock {
   }
 
   nowMs(): number {
-    return this.base.serverMs + (Date.now() - this.base.wallMs) * this.factor;
+    return this.atWallMs(Date.now());
+  }
+
+  atWallMs(wallMs: number): number {
+    return this.base.serverMs + (wallMs - this.base.wallMs) * this.factor;
   }
 
   private async refresh(): Promise<void> {

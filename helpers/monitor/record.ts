@@ -122,7 +122,7 @@ export class UpgradeRecorder {
     const start = options.now?.() ?? new Date();
     this.started = start.getTime();
     this.clock = clockOf(caps);
-    this.clusterStarted = this.clock.nowMs() - (Date.now() - this.started) * caps.timeFactor;
+    this.clusterStarted = this.clock.atWallMs(this.started);
     this.recording = { format: RECORDING_FORMAT, timeFactor: caps.timeFactor, startedAt: start.toISOString(), target: { ...target }, timeline: [] };
     const snap = watcher.snapshot();
     const found = (kind: RecordedKind, objects: Iterable<ApiObject>) => {
@@ -140,11 +140,11 @@ export class UpgradeRecorder {
   }
 
   /**
-   * A moment on both clocks. Changes are recorded as they arrive, so the target's clock now is the change's time, less
-   * the little wall time since it arrived at the factor (tests give moments of their own: the same rule holds).
+   * A moment on both clocks. Changes are recorded as they arrive, so the target's clock at the change's wall time is
+   * its cluster time (tests give moments of their own: the same rule holds).
    */
   private instant(at: Date): Instant {
-    const clusterMs = Math.max(0, Math.round(this.clock.nowMs() - (Date.now() - at.getTime()) * this.recording.timeFactor - this.clusterStarted));
+    const clusterMs = Math.max(0, Math.round(this.clock.atWallMs(at.getTime()) - this.clusterStarted));
     return { wall: at.toISOString(), cluster: clusterStamp(clusterMs), clusterMs };
   }
 
