@@ -39,7 +39,8 @@ function resourceEntries(rt: ResourceType): Array<Record<string, unknown>> {
   if (rt.statusSubresource) out.push({ name: `${rt.plural}/status`, singularName: '', namespaced: rt.namespaced, kind: rt.kind, verbs: ['get', 'patch', 'update'] });
   if (rt.builtin && rt.group === '' && rt.plural === 'pods') {
     // the streaming subresources kube-apiserver lists for pods, with the kinds it gives them
-    for (const sub of ['attach', 'exec']) out.push({ name: `pods/${sub}`, singularName: '', namespaced: true, kind: `Pod${sub[0]!.toUpperCase()}${sub.slice(1)}Options`, verbs: ['create', 'get'] });
+    out.push({ name: 'pods/attach', singularName: '', namespaced: true, kind: 'PodAttachOptions', verbs: ['create', 'get'] });
+    out.push({ name: 'pods/exec', singularName: '', namespaced: true, kind: 'PodExecOptions', verbs: ['create', 'get'] });
     out.push({ name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] });
   }
   return out;

@@ -12,7 +12,7 @@
  * asked for a TTY; `io.started` hands the session what feeds it.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { startOnNode, type NodeInput, type TerminalSize } from '../node-fs/node-command.js';
+import { startOnNode, type NodeInput, type StartOptions, type TerminalSize } from '../node-fs/node-command.js';
 import type { NodeRoots } from '../node-fs/node-roots.js';
 import type { HostOs } from './hosts.js';
 
@@ -31,10 +31,7 @@ export interface CommandControl {
 }
 
 /** What the command is given besides its arguments: an input, a terminal. */
-export interface ExecStreams {
-  stdin?: boolean;
-  tty?: TerminalSize;
-}
+export type ExecStreams = Pick<StartOptions, 'stdin' | 'tty'>;
 
 export interface NodeExec {
   node: string;
@@ -70,10 +67,9 @@ export async function runInContainer(
   if (signal?.aborted) return 137;
   const prepared = await host.roots.prepare(host.node, host.os);
   const intoHost = hostMount === '/' || (argv[0] === 'chroot' && argv[1] === hostMount);
-  const given = { stdin: streams.stdin, tty: streams.tty };
   const child = intoHost
-    ? startOnNode(prepared, hostMount === '/' ? argv : argv.slice(2), given)
-    : startOnNode(prepared, argv, { ...given, hostMount });
+    ? startOnNode(prepared, hostMount === '/' ? argv : argv.slice(2), streams)
+    : startOnNode(prepared, argv, { ...streams, hostMount });
   const stop = (): void => child.kill();
   signal?.addEventListener('abort', stop, { once: true });
   child.stdout.on('data', (c: Buffer) => io.stdout(c));

@@ -18,7 +18,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { hostMountOf, runInContainer, type CommandControl, type ExecIo } from './exec-command.js';
-import { InputFeed, parseResizes } from './input-feed.js';
+import { InputFeed } from './input-feed.js';
 import { DEFAULT_TERMINAL } from '../node-fs/node-command.js';
 import { isSpdyUpgrade, negotiateSpdy, serveSpdyExec, SPDY_EXEC_PROTOCOLS } from './exec-spdy.js';
 import { statusFor } from './exec-status.js';
@@ -132,18 +132,14 @@ async function session(ws: WebSocket, exec: ExecRequest, kubelets: Kubelets): Pr
   ws.on('close', () => gone.abort());
   ws.on('error', () => ws.terminate());
   const feed = new InputFeed();
-  let resizeRest = '';
   ws.on('message', (data: Buffer, isBinary: boolean) => {
     // base64 subprotocols are not offered, so every message is binary: its first byte is the channel
     if (!isBinary || data.length === 0) return;
     const channel = data[0]!;
     const payload = data.subarray(1);
     if (channel === STDIN && exec.stdin) feed.write(payload);
-    else if (channel === RESIZE && exec.tty) {
-      const parsed = parseResizes(resizeRest + payload.toString('utf8'));
-      resizeRest = parsed.rest;
-      for (const size of parsed.sizes) feed.resize(size);
-    } else if (channel === CLOSE_STREAM && ws.protocol === 'v5.channel.k8s.io' && payload[0] === STDIN) feed.end();
+    else if (channel === RESIZE && exec.tty) feed.resizeBytes(payload);
+    else if (channel === CLOSE_STREAM && ws.protocol === 'v5.channel.k8s.io' && payload[0] === STDIN) feed.end();
   });
   const send = (channel: number, wanted: boolean) => (chunk: Buffer): void => {
     if (wanted && ws.readyState === WebSocket.OPEN) ws.send(frame(channel, chunk));

@@ -7,14 +7,15 @@
  * the exit status as a v1 Status on the error stream (v4.channel.k8s.io: Success too), every stream is closed, then
  * GOAWAY, and the connection ends when the client lets go of it. Framing is spdy-frames.ts.
  * Output is sent as it comes; the stdin stream is the command's input (its FIN ends it) and the resize stream sizes
- * its terminal (`tty=true`). Not served: the older stream protocols (v1-v3 carry no exit status), flow control of the output (no WINDOW_UPDATE is waited
- * for: right while an output stays below SPDY's 64 KiB initial window; the client's input is given its window back).
+ * its terminal (`tty=true`). Not served: the older stream protocols (v1-v3 carry no exit status), flow
+ * control of the output (no WINDOW_UPDATE is waited for: right while an output stays below SPDY's 64 KiB initial
+ * window; the client's input is given its window back).
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ExecIo } from './exec-command.js';
 import { statusFor } from './exec-status.js';
-import { InputFeed, parseResizes } from './input-feed.js';
+import { InputFeed } from './input-feed.js';
 import { controlFrame, DATA_CHUNK, dataFrame, FLAG_FIN, FRAME, FrameReader, HeaderCodec, words, concat, type Frame } from './spdy-frames.js';
 
 export const SPDY_EXEC_PROTOCOLS = ['v4.channel.k8s.io'] as const;
@@ -74,7 +75,6 @@ class Session {
   private opened!: (ok: boolean) => void;
   private readonly allOpen = new Promise<boolean>((resolve) => { this.opened = resolve; });
   private readonly feed = new InputFeed();
-  private resizeRest = '';
 
   constructor(private readonly socket: Duplex, private readonly exec: SpdyExec) {
     this.expected = ['error', ...(exec.stdin ? ['stdin'] : []), ...(exec.stdout ? ['stdout'] : []), ...(exec.stderr ? ['stderr'] : []), ...(exec.tty ? ['resize'] : [])];
@@ -166,11 +166,7 @@ class Session {
     if (streamId === this.streams.get('stdin')) {
       this.feed.write(payload);
       if (fin) this.feed.end();
-    } else if (streamId === this.streams.get('resize')) {
-      const parsed = parseResizes(this.resizeRest + payload.toString('utf8'));
-      this.resizeRest = parsed.rest;
-      for (const size of parsed.sizes) this.feed.resize(size);
-    }
+    } else if (streamId === this.streams.get('resize')) this.feed.resizeBytes(payload);
   }
 
   /** Queues a frame; frames leave in the order queued (SYN_REPLY's header block is compressed on the way). */

@@ -11,6 +11,8 @@ export class InputFeed {
   private pending: Buffer[] = [];
   private ended = false;
   private size?: TerminalSize;
+  /** An unfinished resize message, waiting for the rest of its bytes. */
+  private resizeRest = '';
 
   /** Connects the feed to the running command and hands it what came before. */
   connect(control: CommandControl): void {
@@ -37,12 +39,19 @@ export class InputFeed {
     this.size = size;
     this.control?.resize(size);
   }
+
+  /** Bytes of a resize channel or stream, as they come: each whole message resizes the terminal. */
+  resizeBytes(chunk: Buffer): void {
+    const parsed = parseResizes(this.resizeRest + chunk.toString('utf8'));
+    this.resizeRest = parsed.rest;
+    for (const size of parsed.sizes) this.resize(size);
+  }
 }
 
 /**
- * The terminal sizes in a resize stream's bytes: client-go writes one JSON object per change (`{"Width":W,"Height":H}`,
- * client-node `{"height":H,"width":W}`),
- * back to back, which may arrive split or joined; `rest` is an unfinished object to prepend to the next bytes.
+ * The terminal sizes in a resize stream's bytes: one JSON object per change (client-go `{"Width":W,"Height":H}`,
+ * client-node `{"height":H,"width":W}`), back to back, which may arrive split or joined; `rest` is an unfinished
+ * object to prepend to the next bytes.
  */
 export function parseResizes(text: string): { sizes: TerminalSize[]; rest: string } {
   const sizes: TerminalSize[] = [];

@@ -150,12 +150,8 @@ export interface StartOptions {
 /** The terminal a TTY request gets when its client has not said a size yet (the kubelet's runtime uses the same). */
 export const DEFAULT_TERMINAL: TerminalSize = { cols: 80, rows: 24 };
 
-/**
- * Starts `argv` on the node. `options` may be a host mount path alone (older callers), or what the command is given:
- * where it sees the node, an input, a terminal.
- */
-export function startOnNode(prepared: PreparedNode, argv: string[], options: string | StartOptions = {}): NodeProcess {
-  const opts: StartOptions = typeof options === 'string' ? { hostMount: options } : options;
+/** Starts `argv` on the node, with what `opts` gives it: where it sees the node, an input, a terminal. */
+export function startOnNode(prepared: PreparedNode, argv: string[], opts: StartOptions = {}): NodeProcess {
   const how = mechanism();
   const program = argv.length ? argv : ['/bin/sh', '-i'];
   const args = [...how.unshare, '/bin/sh', '-c', SETUP, 'node-setup', ...program];

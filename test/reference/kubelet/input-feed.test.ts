@@ -40,6 +40,15 @@ describe('reference kubelet: a session\'s input for its command', () => {
     expect(r.events).to.deep.equal(['in:x', 'end']);
   });
 
+  it('resizes from a resize stream\'s bytes as they come, a message split across two chunks included', () => {
+    const feed = new InputFeed();
+    const r = recorder();
+    feed.connect(r.control);
+    feed.resizeBytes(Buffer.from('{"Width":120,"Hei'));
+    feed.resizeBytes(Buffer.from('ght":40}{"width":90,"height":20}'));
+    expect(r.events).to.deep.equal(['size:120x40', 'size:90x20']);
+  });
+
   it('reads client-go\'s and client-node\'s resize messages, split or joined, and drops what is no size', () => {
     expect(parseResizes('{"Width":120,"Height":40}{"width":90,"height":20}').sizes).to.deep.equal([{ cols: 120, rows: 40 }, { cols: 90, rows: 20 }]);
     const first = parseResizes('{"Width":7');

@@ -63,7 +63,7 @@ export async function busyboxLayer(applets: string[]): Promise<Buffer> {
 }
 
 export async function runOn(roots: NodeRoots, hosts: NodeHosts, node: string, argv: string[], mount?: string): Promise<{ stdout: string; stderr: string; exitCode: number }> {
-  const p = startOnNode(await roots.prepare(node, hosts.get(node)), argv, mount);
+  const p = startOnNode(await roots.prepare(node, hosts.get(node)), argv, { hostMount: mount });
   let stdout = '';
   let stderr = '';
   p.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
