@@ -157,7 +157,10 @@ export class BuildStreamParser {
   }
 }
 
-async function contextTar(opts: BuildOptions): Promise<{ stream: NodeJS.ReadableStream; cleanup: () => Promise<void> }> {
+async function contextTar(
+  opts: BuildOptions,
+  onReadError: (error: Error) => void,
+): Promise<{ stream: NodeJS.ReadableStream; cleanup: () => Promise<void> }> {
   if (!opts.contextDir && !opts.files) throw new ImageBuildError('buildImage needs contextDir or files', undefined, []);
   let dir = opts.contextDir ? path.resolve(opts.contextDir) : '';
   let cleanup = async () => undefined as void;
@@ -175,7 +178,21 @@ async function contextTar(opts: BuildOptions): Promise<{ stream: NodeJS.Readable
   }
   // portable + fixed mtimes: the same context always makes the same tar, so the engine's layer cache hits.
   const stream = createTar({ cwd: dir, portable: true, mtime: new Date(0) }, ['.']);
-  return { stream: stream as unknown as NodeJS.ReadableStream, cleanup };
+  // The engine may answer (a failed step, a refused request) before it read the whole context; the tar then still
+  // walks the folder that cleanup removes. It is stopped first, and an error it meets after the answer is no one's.
+  let done = false;
+  stream.on('error', (error: unknown) => {
+    if (!done) onReadError(error instanceof Error ? error : new Error(String(error)));
+  });
+  const removeFolder = cleanup;
+  return {
+    stream: stream as unknown as NodeJS.ReadableStream,
+    cleanup: async () => {
+      done = true;
+      stream.destroy();
+      await removeFolder();
+    },
+  };
 }
 
 /**
@@ -285,9 +302,14 @@ async function buildOnce(engine: Engine, opts: BuildOptions): Promise<BuildResul
   const timeoutMs = opts.timeoutMs ?? 5 * 60_000;
   // The base image comes from a build argument (FROM ${BASE_IMAGE}) in every build of this project.
   const tlsQuery = await engineTlsQuery(engine, registriesIn([...Object.values(opts.buildArgs ?? {}), opts.tag]));
-  const { stream: tarStream, cleanup } = await contextTar(opts);
   const progress = new BuildProgress(opts);
   const abort = new AbortController();
+  // A context file that cannot be read (permissions, removed meanwhile) ends the build: the engine would otherwise
+  // wait for the rest of a tar that never comes.
+  const { stream: tarStream, cleanup } = await contextTar(opts, (error) => {
+    progress.failed(`The build context could not be read: ${error.message}`);
+    abort.abort();
+  });
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
