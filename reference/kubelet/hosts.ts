@@ -14,6 +14,8 @@ export interface HostFile {
   /** Permission bits, 0o644 by default as Ignition's. */
   mode: number;
   contents: Buffer;
+  /** Ignition's `user` and `group` (an id or a name, looked up in the node's /etc/passwd and /etc/group); root when absent. */
+  owner?: { user?: number | string; group?: number | string };
 }
 
 /** A unit the daemon wrote or switched (Ignition `systemd.units`). */

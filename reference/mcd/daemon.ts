@@ -23,8 +23,9 @@ import type { MachineConfig } from '../mco/types.js';
 import { rngFor } from '../rng.js';
 import { missingExtensionsRepoFailure } from './extensions-repo.js';
 import { notAnOsImageReason, uninspectableImageReason } from './image-type.js';
-import { changedFilePaths, configDiff, invalidExtensions, nodeConfigOf, osChangesString, postConfigChangeAction, type ConfigDiff, type NodeConfig } from './node-config.js';
+import { changedFilePaths, configDiff, hostFilesOf, invalidExtensions, nodeConfigOf, osChangesString, postConfigChangeAction, type ConfigDiff, type NodeConfig } from './node-config.js';
 import { osImageName, planUpdate, type BootedImage } from './os-status.js';
+import { unreconcilableMessage, unreconcilableReason } from './reconcilable.js';
 
 type Node = V1Node & KubeObject;
 
@@ -39,6 +40,10 @@ export const PULL_RETRY_DELAYS_MS = [1, 2, 5, 10, 20, 40, 80].map((s) => s * SEC
 /** The daemon queue's rate limiter after a failed sync: 1 s doubling to at most 60 s (daemon.go maxUpdateBackoff). */
 const requeueDelayMs = (failures: number): number => Math.min(SECOND * 2 ** Math.max(0, failures - 1), 60 * SECOND);
 const DIGEST_REF = /@sha256:[0-9a-f]{64}$/;
+/** The node states of a daemon that stopped on an error (constants.go): the update is tried again from either. */
+const FAILED_STATES = new Set(['Degraded', 'Unreconcilable']);
+/** SetDegraded and SetUnreconcilable cut the reason at 2000 bytes (`%.2000s`). */
+const REASON_LIMIT = 2000;
 
 /**
  * The image was pulled but the rebase failed: `reason` is the node's Degraded reason, whole; `staged` whether the
@@ -121,7 +126,8 @@ export class DaemonSet implements Controller {
       this.daemons.set(name, daemon);
     }
     if (daemon.running || !desired || (desired === current && annotations[ANN.state] === 'Done')) return;
-    if (desired === daemon.completed && annotations[ANN.state] !== 'Degraded') return; // our Done write is not in the cache yet
+    // our Done write is not in the cache yet; a failed node re-pointed at the config it completed goes on, to Done
+    if (desired === daemon.completed && !FAILED_STATES.has(annotations[ANN.state] ?? '')) return;
     if (this.ctx.signal.aborted) return;
     daemon.running = true;
     let retryAfterMs = 0;
@@ -193,6 +199,15 @@ export class DaemonSet implements Controller {
     const config = await client.get<MachineConfig & KubeObject>('MachineConfig', desired);
     const change = config ? await this.planChange(client, from, config) : undefined;
     log(`Starting update from ${from} to ${desired}`);
+    if (change && 'unreconcilable' in change) {
+      // update() refuses before any drain; the sync is requeued rate-limited until the node is pointed elsewhere
+      const state = this.nodes.get(name)?.metadata?.annotations?.[ANN.state];
+      if (!FAILED_STATES.has(state ?? '')) await client.patch('Node', name, { metadata: { annotations: { [ANN.state]: 'Working', [ANN.reason]: '' } } });
+      log(`Marking Unreconcilable due to: ${change.unreconcilable}`);
+      await client.patch('Node', name, { metadata: { annotations: { [ANN.state]: 'Unreconcilable', [ANN.reason]: change.unreconcilable.slice(0, REASON_LIMIT) } } });
+      await clock.sleep(requeueDelayMs(daemon.attempts), signal);
+      return;
+    }
     if (change && 'target' in change && change.action !== 'reboot') return this.updateWithoutReboot(client, name, desired, change.target, change.action, plan.settleMs, daemon);
     // The drain controller drains once per desired config: a retry of the same update (a failed pull requeued) finds
     // lastAppliedDrain already at drain-<config> and goes straight on, as the 4.12 daemon does.
@@ -257,7 +272,7 @@ export class DaemonSet implements Controller {
     }
 
     // the files and units are on disk now; the rest is staged in the new deployment and booted below
-    this.hosts.write(name, target.files, target.units);
+    this.hosts.write(name, hostFilesOf(target), target.units);
     if (change.staged) log(`${change.staged}: kernel arguments [${target.deployment.kernelArguments.join(' ')}], extensions [${target.deployment.extensions.join(' ')}], kernelType ${target.deployment.kernelType}`);
     log(`Rebooting node (config ${desired})`);
     await this.setReady(client, name, false);
@@ -283,8 +298,14 @@ export class DaemonSet implements Controller {
    * What going from the node's current config to `config` means (node-config.ts): the node's new state and whether
    * it reboots, or why the daemon refuses it. The current config is read as the daemon reads it, from the API.
    */
-  private async planChange(client: Writer, from: string, config: MachineConfig): Promise<{ target: NodeConfig; diff: ConfigDiff; action: ReturnType<typeof postConfigChangeAction>; staged: string } | { refused: string }> {
+  private async planChange(
+    client: Writer,
+    from: string,
+    config: MachineConfig,
+  ): Promise<{ target: NodeConfig; diff: ConfigDiff; action: ReturnType<typeof postConfigChangeAction>; staged: string } | { refused: string } | { unreconcilable: string }> {
     const current = from ? await client.get<MachineConfig & KubeObject>('MachineConfig', from) : undefined;
+    const unreconcilable = unreconcilableReason(current, config);
+    if (unreconcilable) return { unreconcilable: unreconcilableMessage(from, config.metadata.name ?? '', unreconcilable) };
     try {
       const target = nodeConfigOf(config);
       const invalid = invalidExtensions(target.deployment.extensions);
@@ -302,7 +323,7 @@ export class DaemonSet implements Controller {
     const log = (line: string): void => this.ctx.log(`mcd/${name}`, line);
     await client.patch('Node', name, { metadata: { annotations: { [ANN.state]: 'Working', [ANN.reason]: '' } } });
     log('Changes do not require drain, skipping.');
-    this.hosts.write(name, target.files, target.units);
+    this.hosts.write(name, hostFilesOf(target), target.units);
     await this.ctx.clock.sleep(settleMs, daemon.abort.signal);
     log(action === 'reload crio' ? `crio config reloaded successfully! Desired config ${desired} has been applied, skipping reboot` : `Node has Desired Config ${desired}, skipping reboot`);
     // completeUpdate uncordons whatever the action: a node re-pointed at its config after a failed update (the

@@ -11,6 +11,7 @@
 import { gunzipSync } from 'node:zlib';
 import type { IgnitionFile, IgnitionUnit, MachineConfig } from '../mco/types.js';
 import type { DeploymentConfig, HostFile, HostUnit } from '../kubelet/hosts.js';
+import { authorizedKeysOf } from './reconcilable.js';
 
 export interface NodeConfig {
   osImageURL: string;
@@ -20,6 +21,18 @@ export interface NodeConfig {
   fips: boolean;
   /** The `passwd` section as JSON, compared as a whole like the daemon's reflect.DeepEqual. */
   passwd: string;
+  /** What updateSSHKeys writes to core's authorized_keys; undefined when the config names no user (nothing written). */
+  authorizedKeys?: string;
+}
+
+/** 4.12 on RHCOS 8 (not FCOS, not EL9): updateSSHKeys writes the keys here, core's own, 0600 in a 0700 folder. */
+export const CORE_AUTHORIZED_KEYS = '/home/core/.ssh/authorized_keys';
+
+/** The files the daemon puts on the node: the config's, and core's authorized_keys when the config has users. */
+export function hostFilesOf(config: NodeConfig): HostFile[] {
+  if (config.authorizedKeys === undefined) return config.files;
+  const keys: HostFile = { path: CORE_AUTHORIZED_KEYS, mode: 0o600, contents: Buffer.from(config.authorizedKeys), owner: { user: 'core', group: 'core' } };
+  return [...config.files.filter((f) => f.path !== CORE_AUTHORIZED_KEYS), keys];
 }
 
 /** update.go getSupportedExtensions: the RHCOS extensions and the packages each installs. */
@@ -77,7 +90,7 @@ export function nodeConfigOf(mc: MachineConfig | undefined, defaultExtensionsIma
   const config = spec.config ?? {};
   // later entries of the same path win, as when Ignition writes them in order
   const files = new Map<string, HostFile>();
-  for (const f of config.storage?.files ?? []) files.set(f.path, { path: f.path, mode: typeof f.mode === 'number' ? f.mode : 0o644, contents: decodeFileContents(f) });
+  for (const f of config.storage?.files ?? []) files.set(f.path, { path: f.path, mode: typeof f.mode === 'number' ? f.mode : 0o644, contents: decodeFileContents(f), owner: ownerOf(f) });
   return {
     osImageURL: spec.osImageURL ?? '',
     deployment: {
@@ -90,7 +103,20 @@ export function nodeConfigOf(mc: MachineConfig | undefined, defaultExtensionsIma
     units: (config.systemd?.units ?? []).map(unitOf),
     fips: spec.fips === true,
     passwd: JSON.stringify(config.passwd ?? {}),
+    authorizedKeys: authorizedKeysOf(config),
   };
+}
+
+/** getFileOwnership: an id wins over a name; neither is root. */
+function ownerOf(file: IgnitionFile): HostFile['owner'] {
+  const pick = (o: unknown): number | string | undefined => {
+    const { id, name } = (o ?? {}) as { id?: unknown; name?: unknown };
+    if (typeof id === 'number') return id;
+    return typeof name === 'string' && name ? name : undefined;
+  };
+  const user = pick(file.user);
+  const group = pick(file.group);
+  return user === undefined && group === undefined ? undefined : { user, group };
 }
 
 export interface ConfigDiff {
@@ -105,7 +131,7 @@ export interface ConfigDiff {
 }
 
 const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
-const fileKey = (f: HostFile): string => `${f.mode}:${f.contents.toString('base64')}`;
+const fileKey = (f: HostFile): string => `${f.mode}:${JSON.stringify(f.owner ?? {})}:${f.contents.toString('base64')}`;
 const unitKey = (u: HostUnit): string => JSON.stringify([u.enabled, u.mask, u.contents]);
 
 /** newMachineConfigDiff: empty and absent lists are the same; lists compare in order. */

@@ -17,9 +17,10 @@
  * run (prepare), not when the daemon writes the record: a node nobody looks at costs nothing.
  */
 import { createHash } from 'node:crypto';
-import { chmod, lstat, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { HostOs, HostUnit } from '../kubelet/hosts.js';
+import type { HostFile, HostOs, HostUnit } from '../kubelet/hosts.js';
+import { copyUpParents, ownerIds, type Accounts, readAccounts } from './ownership.js';
 import { RPMDB_PATH, parseRpmDb } from '../releases/os-content.js';
 import type { DeploymentTrees } from './deployment-trees.js';
 import { kernelCommandLine, kernelRelease } from './kernel.js';
@@ -29,7 +30,7 @@ import { enablementLinks } from './unit-links.js';
 
 interface Wanted {
   /** Upper-layer paths (absolute in the node) → what to put there. */
-  entries: Map<string, { file?: { mode: number; contents: Buffer }; link?: string }>;
+  entries: Map<string, { file?: { mode: number; contents: Buffer; owner?: HostFile['owner'] }; link?: string }>;
   /** Paths the deployment has that must not show (a link of a unit the config disables). */
   hidden: Set<string>;
 }
@@ -75,7 +76,7 @@ export class NodeRoots {
   /** Brings upper/ to what the record's files and units say, once per change of them (one sync at a time per node). */
   private async syncWrites(node: string, dir: string, lower: string, os: HostOs): Promise<void> {
     const key = createHash('sha256').update(lower);
-    for (const f of os.files.values()) key.update(`${f.path}\0${f.mode}\0`).update(f.contents as unknown as Uint8Array);
+    for (const f of os.files.values()) key.update(`${f.path}\0${f.mode}\0${JSON.stringify(f.owner ?? {})}\0`).update(f.contents as unknown as Uint8Array);
     for (const u of os.units.values()) key.update(JSON.stringify(u));
     const signature = key.digest('hex');
     while (this.syncing.has(node)) await this.syncing.get(node);
@@ -94,15 +95,21 @@ export class NodeRoots {
     const record = path.join(dir, 'written.json');
     const before = JSON.parse(await readFile(record, 'utf8').catch(() => '[]')) as string[];
     const wanted = await wantedOf(os, lower);
+    let accounts: Accounts | undefined;
     for (const p of before) if (!wanted.entries.has(p)) await rm(path.join(upper, p), { force: true });
     for (const [p, entry] of wanted.entries) {
       const target = path.join(upper, p);
-      await mkdir(path.dirname(target), { recursive: true });
+      // a folder the deployment has keeps its mode and owner in upper/, as an overlay's copy-up keeps them
+      await copyUpParents(lower, upper, path.posix.dirname(p));
       await rm(target, { force: true, recursive: true });
       if (entry.link !== undefined) await symlink(entry.link, target);
       else if (entry.file) {
         await writeFile(target, entry.file.contents as unknown as Uint8Array);
         await chmod(target, entry.file.mode & 0o7777);
+        if (entry.file.owner) {
+          accounts ??= await readAccounts(upper, lower);
+          await ownFile(target, ownerIds(entry.file.owner, accounts, p));
+        }
       }
     }
     const hidden = [...wanted.hidden].filter((p) => !wanted.entries.has(p));
@@ -133,7 +140,7 @@ async function hide(prepared: PreparedNode, paths: string[]): Promise<void> {
 async function wantedOf(os: HostOs, lower: string): Promise<Wanted> {
   const entries: Wanted['entries'] = new Map();
   const hidden = new Set<string>();
-  for (const f of os.files.values()) entries.set(normal(f.path), { file: { mode: f.mode, contents: f.contents } });
+  for (const f of os.files.values()) entries.set(normal(f.path), { file: { mode: f.mode, contents: f.contents, owner: f.owner } });
   for (const unit of os.units.values()) {
     const unitPath = `/etc/systemd/system/${unit.name}`;
     if (unit.mask) {
@@ -171,6 +178,15 @@ function normal(p: string): string {
   const n = path.posix.normalize(`/${p}`);
   if (n.split('/').includes('..')) throw new Error(`file path ${p} leaves the node's root`);
   return n;
+}
+
+/**
+ * Gives a written file its owner. Only root can: a developer's unprivileged run maps one id into the node's user
+ * namespace, so there the file stays the caller's: root inside the node (reference/README.md says so).
+ */
+async function ownFile(target: string, ids: { uid: number; gid: number }): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  await chown(target, ids.uid, ids.gid);
 }
 
 async function exists(p: string): Promise<boolean> {
