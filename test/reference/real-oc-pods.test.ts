@@ -200,6 +200,43 @@ describe('the real oc against the reference: pods, logs, oc debug node', functio
     }
   });
 
+  it('an SSH key for core is written to authorized_keys (core\'s, 0600) without a reboot: uptime keeps growing; a kernel argument reboots (uptime restarts)', async () => {
+    const onWorker = async (...argv: string[]): Promise<string> => {
+      const r = await oc(h, ['debug', `node/${worker}`, '--', 'chroot', '/host', ...argv]);
+      expect(r.exitCode, `${argv.join(' ')}: ${r.stderr}`).to.equal(0);
+      return r.stdout;
+    };
+    const uptime = async (): Promise<number> => Number((await onWorker('cat', '/proc/uptime')).split(' ')[0]);
+    const bootId = async (): Promise<string | undefined> => ((await h.k.get<Obj>('Node', worker))?.status as { nodeInfo?: { bootID?: string } })?.nodeInfo?.bootID;
+    const roll = async (create: Obj | undefined, remove?: string): Promise<void> => {
+      const previous = (await h.k.get<Obj>('MachineConfigPool', 'worker'))?.status?.configuration?.name;
+      if (create) await h.k.create('MachineConfig', create);
+      if (remove) await h.k.delete('MachineConfig', remove);
+      await waitFor(`the worker pool to roll out (${create?.metadata.name ?? `without ${remove}`})`, () => poolSettledOnNew(h.k, 'worker', previous), WAIT_MS);
+    };
+    const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE2eNoReboot e2e@ocp-e2e';
+    const ssh = overrideMachineConfig('99-worker-e2e-ssh', 'worker', '');
+    ssh.spec = { config: { ignition: { version: '3.2.0' }, passwd: { users: [{ name: 'core', sshAuthorizedKeys: [key] }] } } };
+    const before = { uptime: await uptime(), bootId: await bootId() };
+    await roll(ssh);
+    expect(await onWorker('cat', '/home/core/.ssh/authorized_keys')).to.include(key);
+    expect((await onWorker('stat', '-c', '%U %G %a', '/home/core/.ssh/authorized_keys', '/home/core/.ssh')).trim().split('\n')).to.deep.equal(['core core 600', 'core core 700']);
+    const afterKey = await uptime();
+    expect(afterKey, 'uptime after the SSH key (no reboot)').to.be.greaterThan(before.uptime);
+    expect(await bootId(), 'bootID after the SSH key').to.equal(before.bootId);
+    await roll(undefined, ssh.metadata.name);
+    expect(await onWorker('cat', '/home/core/.ssh/authorized_keys')).to.not.include(key);
+    expect(await uptime(), 'uptime after removing the key (no reboot)').to.be.greaterThan(afterKey);
+
+    const karg = overrideMachineConfig('99-worker-e2e-karg', 'worker', '');
+    karg.spec = { kernelArguments: ['e2e.reboot=1'] };
+    const beforeKarg = await uptime();
+    await roll(karg);
+    expect(await uptime(), 'uptime after the kernel argument (a reboot)').to.be.lessThan(beforeKarg);
+    expect(await bootId(), 'bootID after the kernel argument').to.not.equal(before.bootId);
+    await roll(undefined, karg.metadata.name);
+  });
+
   it('an upgrade replaces the operator\'s pod as a Deployment rollout does', async () => {
     const before = rows((await oc(h, ['get', 'pods', '-n', MCO, '-l', 'k8s-app=machine-config-operator'])).stdout).map((r) => r[0]!);
     expect(before).to.have.length(1);
