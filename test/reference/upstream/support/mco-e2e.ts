@@ -10,6 +10,11 @@ import { upstreamBinDir } from './oracle.js';
 
 export const MCO_E2E_BINARY = 'mco-e2e-3943ef1d0.test';
 
+/** The upstream tests that only read the cluster or render configs: each runs alone on a fresh cluster. */
+export const ALONE = ['TestOSImageURL', 'TestClusterOperatorRelatedObjects', 'TestClusterOperatorStatusExtension', 'TestMCDeployed', 'TestPoolDegradedOnFailToRender', 'TestMCDToken', 'TestOperatorLabel'];
+/** The tests that change nodes and run commands on them, in their file order (mcd_test.go): one process, one cluster. */
+export const ON_NODES = ['TestKernelArguments', 'TestKernelType', 'TestExtensions', 'TestNoReboot', 'TestReconcileAfterBadMC', 'TestDontDeleteRPMFiles', 'TestIgn3Cfg'];
+
 export interface UpstreamTestRun {
   exitCode: number;
   /** go test -v's output, stdout and stderr as they came. */
