@@ -26,6 +26,11 @@ export interface Deviations {
   daemonOmitsExtensionsRepoOnOsUpdate: boolean;
   /** Daemon: rebase to an image that is no OS (neither `ostree.bootable` nor an ostree commit) as if it were one. */
   daemonBootsAnyImage: boolean;
+  /**
+   * Daemon: stage into the new deployment only the layering the update changes (extensions, kernel type, kernel
+   * arguments), so an update that leaves them alone, as an upgrade does, boots a deployment without them.
+   */
+  daemonLayersOnlyChanges: boolean;
   /** Operator: report the new version as soon as a required pool is Updating, not once the pools are done. */
   operatorReportsVersionEarly: boolean;
   /** CVO: an operator is done once it reports the version, whatever its conditions say. */
@@ -40,6 +45,7 @@ export const NO_DEVIATIONS: Readonly<Deviations> = Object.freeze({
   daemonIgnoresPullErrors: false,
   daemonOmitsExtensionsRepoOnOsUpdate: false,
   daemonBootsAnyImage: false,
+  daemonLayersOnlyChanges: false,
   operatorReportsVersionEarly: false,
   cvoTrustsVersionAlone: false,
 });
@@ -79,6 +85,10 @@ export const FAULTS = {
   'mcd-boots-non-bootable-image': {
     what: 'the daemon rebases to a container image that is not an OS image (no ostree.bootable label, no ostree commit) and reports Done',
     deviates: ['daemonBootsAnyImage'],
+  },
+  'mcd-layers-only-changes': {
+    what: 'the daemon stages only the extensions, kernel type and kernel arguments an update changes, so after an upgrade a pool boots without the ones it had',
+    deviates: ['daemonLayersOnlyChanges'],
   },
   'cvo-completes-early': {
     what: 'the operator reports its new version as soon as the master pool starts rolling and the CVO completes on the version alone',

@@ -18,11 +18,11 @@ import { AbortedError } from '../clock.js';
 import type { Controller, ControllerContext, OsImageContent } from '../context.js';
 import type { KubeClient, KubeObject } from '../../lib/kube/client.js';
 import type { Informer } from '../../lib/kube/informer.js';
-import type { NodeHosts } from '../kubelet/hosts.js';
+import type { DeploymentConfig, NodeHosts } from '../kubelet/hosts.js';
 import type { MachineConfig } from '../mco/types.js';
 import { rngFor } from '../rng.js';
 import { missingExtensionsRepoFailure } from './extensions-repo.js';
-import { notAnOsImageReason, uninspectableImageReason } from './image-type.js';
+import { isBootableImage, notAnOsImageReason, uninspectableImageReason } from './image-type.js';
 import { changedFilePaths, configDiff, hostFilesOf, invalidExtensions, nodeConfigOf, osChangesString, postConfigChangeAction, type ConfigDiff, type NodeConfig } from './node-config.js';
 import { osImageName, planUpdate, type BootedImage } from './os-status.js';
 import { unreconcilableMessage, unreconcilableReason } from './reconcilable.js';
@@ -40,6 +40,16 @@ export const PULL_RETRY_DELAYS_MS = [1, 2, 5, 10, 20, 40, 80].map((s) => s * SEC
 /** The daemon queue's rate limiter after a failed sync: 1 s doubling to at most 60 s (daemon.go maxUpdateBackoff). */
 const requeueDelayMs = (failures: number): number => Math.min(SECOND * 2 ** Math.max(0, failures - 1), 60 * SECOND);
 const DIGEST_REF = /@sha256:[0-9a-f]{64}$/;
+/** Fault mcd-layers-only-changes: the deployment keeps only the layering the diff changes. */
+function changedLayering(deployment: DeploymentConfig, diff: ConfigDiff): DeploymentConfig {
+  return {
+    ...deployment,
+    kernelArguments: diff.kargs ? deployment.kernelArguments : [],
+    extensions: diff.extensions ? deployment.extensions : [],
+    kernelType: diff.kernelType ? deployment.kernelType : 'default',
+  };
+}
+
 /** The node states of a daemon that stopped on an error (constants.go): the update is tried again from either. */
 const FAILED_STATES = new Set(['Degraded', 'Unreconcilable']);
 /** SetDegraded and SetUnreconcilable cut the reason at 2000 bytes (`%.2000s`). */
@@ -247,7 +257,8 @@ export class DaemonSet implements Controller {
           const labels = await this.ctx.images.readImageLabels(wanted);
           const notAnOs = deviations.daemonBootsAnyImage ? undefined : notAnOsImageReason(wanted, labels, rngFor(this.ctx.seed, name, wanted, String(failures)));
           if (notAnOs) throw new RebaseFailed(notAnOs, false);
-          const refused = missingExtensionsRepoFailure(deviations.daemonOmitsExtensionsRepoOnOsUpdate, wanted, change.diff, target.deployment);
+          const refused = missingExtensionsRepoFailure(deviations.daemonOmitsExtensionsRepoOnOsUpdate, wanted, change.diff, target.deployment)
+            ?? this.layeringRefusal(labels, change.before.deployment, target.deployment);
           if (refused) throw new RebaseFailed(refused);
           booted = { pullspec: wanted, content, timestampMs: clock.nowMs() };
           log(`Running rpm-ostree [rebase --experimental ostree-unverified-registry:${wanted}]: staged ${content.digest}`);
@@ -269,6 +280,15 @@ export class DaemonSet implements Controller {
       if (this.nodes.get(name)?.metadata?.annotations?.[ANN.state] === 'Degraded') {
         await client.patch('Node', name, { metadata: { annotations: { [ANN.state]: 'Working', [ANN.reason]: '' } } });
       }
+    } else if (this.ctx.profile.layeredImageRefusesLayering && wanted) {
+      // no rebase, but BUG-B's applyOSChanges still inspects the image and takes the layered path on every update
+      const refused = this.layeringRefusal(await this.ctx.images.readImageLabels(wanted).catch(() => ({})), change.before.deployment, target.deployment);
+      if (refused) {
+        log(`Marking Degraded due to: ${refused}`);
+        await this.degrade(client, name, refused);
+        await clock.sleep(requeueDelayMs(daemon.attempts), signal);
+        return;
+      }
     }
 
     // the files and units are on disk now; the rest is staged in the new deployment and booted below
@@ -278,7 +298,7 @@ export class DaemonSet implements Controller {
     await this.setReady(client, name, false);
     await clock.sleep(plan.rebootMs, signal);
     if (signal.aborted) throw new AbortedError();
-    this.hosts.boot(name, booted, target.deployment, clock.nowMs());
+    this.hosts.boot(name, booted, deviations.daemonLayersOnlyChanges ? changedLayering(target.deployment, change.diff) : target.deployment, clock.nowMs());
     await this.setReady(client, name, true, booted);
     await clock.sleep(plan.settleMs, signal);
     const annotations: Record<string, string> = {
@@ -302,7 +322,7 @@ export class DaemonSet implements Controller {
     client: Writer,
     from: string,
     config: MachineConfig,
-  ): Promise<{ target: NodeConfig; diff: ConfigDiff; action: ReturnType<typeof postConfigChangeAction>; staged: string } | { refused: string } | { unreconcilable: string }> {
+  ): Promise<{ target: NodeConfig; before: NodeConfig; diff: ConfigDiff; action: ReturnType<typeof postConfigChangeAction>; staged: string } | { refused: string } | { unreconcilable: string }> {
     const current = from ? await client.get<MachineConfig & KubeObject>('MachineConfig', from) : undefined;
     const unreconcilable = unreconcilableReason(current, config);
     if (unreconcilable) return { unreconcilable: unreconcilableMessage(from, config.metadata.name ?? '', unreconcilable) };
@@ -312,10 +332,24 @@ export class DaemonSet implements Controller {
       if (invalid) return { refused: invalid };
       const before = nodeConfigOf(current);
       const diff = configDiff(before, target);
-      return { target, diff, action: postConfigChangeAction(diff, changedFilePaths(before, target)), staged: osChangesString({ ...diff, osUpdate: false }) };
+      return { target, before, diff, action: postConfigChangeAction(diff, changedFilePaths(before, target)), staged: osChangesString({ ...diff, osUpdate: false }) };
     } catch (error) {
       return { refused: `failed to apply update: ${(error as Error).message}` };
     }
+  }
+
+  /**
+   * BUG-B's applyLayeredOSChanges: on a bootable image, a non-default kernel, then extensions, end the update (the
+   * node Degraded with the error as it is). Undefined where the profile's daemon layers them, or the image is legacy.
+   */
+  private layeringRefusal(labels: Record<string, string>, before: DeploymentConfig, deployment: DeploymentConfig): string | undefined {
+    if (!this.ctx.profile.layeredImageRefusesLayering || !isBootableImage(labels)) return undefined;
+    const oldType = before.kernelType;
+    if (oldType !== 'default' || deployment.kernelType !== 'default') {
+      return `Non-default kernels are not currently supported for layered images. (old: ${oldType} new ${deployment.kernelType})`;
+    }
+    if (deployment.extensions.length) return `Extensions are not currently supported with layered images, but extensions were supplied: ${deployment.extensions.join(' ')}`;
+    return undefined;
   }
 
   /** 4.12's rebootless update: files written (crio reloaded when its files changed), node Done without drain. */

@@ -11,6 +11,7 @@ export default defineProfile({
   releases: REPORT_RELEASES,
   annotateOverriddenOsImage: true,
   newFormatImageByDefault: true,
+  layeredImageRefusesLayering: false,
   specHasExtensionsImage: true,
   configMapKeys: {
     releaseVersion: 'releaseVersion',

@@ -11,6 +11,7 @@ export default defineProfile({
   releases: REPORT_RELEASES,
   annotateOverriddenOsImage: false,
   newFormatImageByDefault: false,
+  layeredImageRefusesLayering: true,
   specHasExtensionsImage: false,
   configMapKeys: {
     releaseVersion: 'releaseVersion',

@@ -15,6 +15,12 @@ export interface McoBehaviour {
   newFormatImageByDefault: boolean;
   /** FIX adds `baseOSExtensionsContainerImage` to the MachineConfig spec (and so to the rendered-name hash). */
   specHasExtensionsImage: boolean;
+  /**
+   * The daemon refuses a non-default kernel and extensions on a bootable (layered) OS image, on every update that
+   * takes that path: BUG-B's applyLayeredOSChanges (pkg/daemon/update.go at cad20f710), before the extensions
+   * container came. 4.12 GA layers both.
+   */
+  layeredImageRefusesLayering: boolean;
   /** Keys of the machine-config-osimageurl ConfigMap. */
   configMapKeys: {
     releaseVersion: 'releaseVersion';

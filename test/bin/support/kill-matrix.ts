@@ -86,6 +86,41 @@ export const KILL_MATRIX: KillRow[] = [
     fault: 'mcd-boots-non-bootable-image',
     expect: [/\[phase check\]/, /pool worker rolled out \S+, which is not bootable, without reporting a degraded node: the error was hidden/],
   },
+  {
+    file: '09-custom-os-image-with-extension.spec.ts',
+    spec: '09 a custom osImage with an extension, upgraded (54909)',
+    grep: '54909',
+    fault: 'mcd-layers-only-changes',
+    expect: [/\[phase check\]/, /node \S+: package kernel-devel is not installed in the booted image \S+layered-os@sha256:\w+/],
+  },
+  {
+    file: '09-custom-os-image-with-extension.spec.ts',
+    spec: '09 a custom osImage with an extension, upgraded (54909)',
+    grep: '54909',
+    profile: '4.12-nightly-2022-09-08',
+    expect: [/\[phase prepare\]/, /is reporting: "Extensions are not currently supported with layered images, but extensions were supplied: kernel-devel"/],
+  },
+  {
+    file: '10-custom-os-image-with-realtime-kernel.spec.ts',
+    spec: '10 a custom osImage with the realtime kernel, upgraded (54915)',
+    grep: '54915',
+    fault: 'mcd-layers-only-changes',
+    expect: [/\[phase check\]/, /node \S+ runs kernel \S+ \(default\), expected the realtime kernel/],
+  },
+  {
+    file: '10-custom-os-image-with-realtime-kernel.spec.ts',
+    spec: '10 a custom osImage with the realtime kernel, upgraded (54915)',
+    grep: '54915',
+    profile: '4.12-nightly-2022-09-08',
+    expect: [/\[phase prepare\]/, /is reporting: "Non-default kernels are not currently supported for layered images\. \(old: default new realtime\)"/],
+  },
+  {
+    file: '11-custom-os-image-with-kernel-arguments.spec.ts',
+    spec: '11 a custom osImage with kernel arguments, upgraded (E2E-011)',
+    grep: 'E2E-011',
+    fault: 'mcd-layers-only-changes',
+    expect: [/\[phase check\]/, /node \S+ booted without kernel arguments nosmt ocp-e2e\.layered=1/],
+  },
 ];
 
 /** The spec files (names in specs/) that no row of `rows` breaks: a spec nothing can make fail proves nothing. */
