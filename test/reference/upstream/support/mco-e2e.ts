@@ -5,6 +5,8 @@
  */
 import { execa } from 'execa';
 import { accessSync, constants } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { upstreamBinDir } from './oracle.js';
 
@@ -43,14 +45,18 @@ export async function runUpstreamTests(kubeconfig: string, names: readonly strin
   const binary = requireBinary(MCO_E2E_BINARY);
   requireBinary('oc');
   const started = Date.now();
+  // a home and working folder of its own: oc's discovery cache (~/.kube/cache) is not left in the user's or the clone's
+  const home = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-mco-e2e-'));
   const result = await execa(binary, ['-test.run', `^(${names.join('|')})$`, '-test.v', '-test.timeout', `${timeoutMinutes}m`], {
-    env: { KUBECONFIG: kubeconfig, PATH: `${upstreamBinDir()}${path.delimiter}${process.env.PATH ?? ''}`, HOME: process.env.HOME ?? '/tmp' },
+    env: { KUBECONFIG: kubeconfig, PATH: `${upstreamBinDir()}${path.delimiter}${process.env.PATH ?? ''}`, HOME: home },
+    cwd: home,
     extendEnv: false,
     reject: false,
     all: true,
     // go test's own timeout panics first and prints the stacks; this is the bound should the binary hang beyond it
     timeout: (timeoutMinutes + 1) * 60_000,
   });
+  await rm(home, { recursive: true, force: true });
   const output = String(result.all ?? '');
   const verdicts = new Map<string, 'PASS' | 'FAIL' | 'SKIP'>();
   for (const m of output.matchAll(/^--- (PASS|FAIL|SKIP): (\S+) /gm)) verdicts.set(m[2]!, m[1] as 'PASS' | 'FAIL' | 'SKIP');
