@@ -19,10 +19,11 @@ import type { Controller, ControllerContext, OsImageContent } from '../context.j
 import type { KubeClient, KubeObject } from '../../lib/kube/client.js';
 import type { Informer } from '../../lib/kube/informer.js';
 import type { DeploymentConfig, NodeHosts } from '../kubelet/hosts.js';
+import { FAILED_STATES } from '../mco/node-status.js';
 import type { MachineConfig } from '../mco/types.js';
 import { rngFor } from '../rng.js';
 import { missingExtensionsRepoFailure } from './extensions-repo.js';
-import { isBootableImage, notAnOsImageReason, uninspectableImageReason } from './image-type.js';
+import { degradedReason, isBootableImage, notAnOsImageReason, uninspectableImageReason } from './image-type.js';
 import { changedFilePaths, configDiff, hostFilesOf, invalidExtensions, nodeConfigOf, osChangesString, postConfigChangeAction, type ConfigDiff, type NodeConfig } from './node-config.js';
 import { osImageName, planUpdate, type BootedImage } from './os-status.js';
 import { unreconcilableMessage, unreconcilableReason } from './reconcilable.js';
@@ -49,11 +50,6 @@ function changedLayering(deployment: DeploymentConfig, diff: ConfigDiff): Deploy
     kernelType: diff.kernelType ? deployment.kernelType : 'default',
   };
 }
-
-/** The node states of a daemon that stopped on an error (constants.go): the update is tried again from either. */
-const FAILED_STATES = new Set(['Degraded', 'Unreconcilable']);
-/** SetDegraded and SetUnreconcilable cut the reason at 2000 bytes (`%.2000s`). */
-const REASON_LIMIT = 2000;
 
 /**
  * The image was pulled but the rebase failed: `reason` is the node's Degraded reason, whole; `staged` whether the
@@ -214,7 +210,7 @@ export class DaemonSet implements Controller {
       const state = this.nodes.get(name)?.metadata?.annotations?.[ANN.state];
       if (!FAILED_STATES.has(state ?? '')) await client.patch('Node', name, { metadata: { annotations: { [ANN.state]: 'Working', [ANN.reason]: '' } } });
       log(`Marking Unreconcilable due to: ${change.unreconcilable}`);
-      await client.patch('Node', name, { metadata: { annotations: { [ANN.state]: 'Unreconcilable', [ANN.reason]: change.unreconcilable.slice(0, REASON_LIMIT) } } });
+      await client.patch('Node', name, { metadata: { annotations: { [ANN.state]: 'Unreconcilable', [ANN.reason]: degradedReason(change.unreconcilable) } } });
       await clock.sleep(requeueDelayMs(daemon.attempts), signal);
       return;
     }

@@ -36,7 +36,8 @@ export function isNodeReady(node: V1Node, target: string): boolean {
   return isNodeUpdated(node, target) && isNodeReadyForPool(node);
 }
 
-const FAILED_STATES = new Set(['Degraded', 'Unreconcilable']);
+/** The node states of a daemon that stopped on an error (constants.go); the daemon tries the update again from either. */
+export const FAILED_STATES: ReadonlySet<string> = new Set(['Degraded', 'Unreconcilable']);
 
 export function isNodeFailing(node: V1Node): boolean {
   return annotation(node, ANN.currentConfig) !== annotation(node, ANN.desiredConfig) && FAILED_STATES.has(annotation(node, ANN.state));
