@@ -246,7 +246,7 @@ async function seedRenderedPools(
   for (const template of [masterPool(), workerPool()]) {
     const pool = await client.apply<MachineConfigPool & KubeObject>('MachineConfigPool', template as MachineConfigPool & KubeObject);
     const selected = configs.filter((mc) => selectorMatches(pool.spec.machineConfigSelector, mc.metadata.labels ?? {}));
-    const out = generateRenderedMachineConfig({ pool, configs: selected, controllerConfig: cc, profile, build });
+    const out = generateRenderedMachineConfig({ pool, configs: selected, controllerConfig: cc, mco: profile, build });
     await client.apply('MachineConfig', out.machineConfig as MachineConfig & KubeObject);
     const updated = await client.patch<MachineConfigPool & KubeObject>('MachineConfigPool', pool.metadata.name!, {
       spec: { configuration: { name: out.machineConfig.metadata.name, source: out.sources } },

@@ -20,7 +20,7 @@ import { SyncLoop } from '../kube/sync-loop.js';
 import { semanticEqual } from '../equality.js';
 import { operatorVersionOf, setOperatorCondition, type OperandVersion } from '../mco/operator-status.js';
 import type { Condition } from '../mco/types.js';
-import type { Profile } from '../profiles/profile.js';
+import { mcoAt, type Profile } from '../profiles/profile.js';
 import { baseOsImage, extensionsImage, machineOsContent, type ReleaseInfo } from '../releases/release-info.js';
 import {
   checkOperatorHealth,
@@ -64,7 +64,8 @@ const PAYLOAD_RETRY_MS = MINUTE;
 
 /** The ConfigMap data the release's `0000_80_machine-config-operator_05_osimageurl.yaml` carries, per profile keys. */
 export function osImageUrlConfigMapData(release: ReleaseInfo, profile: Profile): Record<string, string> {
-  const keys = profile.configMapKeys;
+  // the ConfigMap is the release's own manifest, written with the keys of that release's MCO
+  const keys = mcoAt(profile, release.version).configMapKeys;
   const data: Record<string, string> = {
     [keys.releaseVersion]: release.version,
     [keys.osImageURL]: machineOsContent(release),

@@ -55,15 +55,19 @@ function labelValueError(key: string, value: string, index: number): string | un
 
 const OPERATORS = new Set(['In', 'NotIn', 'Exists', 'DoesNotExist']);
 
-/** Why LabelSelectorAsSelector refuses a selector (label keys are not checked here), or undefined. */
-export function labelSelectorError(selector: LabelSelector | undefined | null): string | undefined {
+/**
+ * Why LabelSelectorAsSelector refuses a selector (label keys are not checked here), or undefined. `apimachinery` is
+ * the k8s.io/apimachinery release the MCO vendors: 0.26 (release-4.13) calls an unknown operator a "label selector
+ * operator", 0.25 (4.12) a "pod selector operator".
+ */
+export function labelSelectorError(selector: LabelSelector | undefined | null, apimachinery: '0.25' | '0.26' = '0.25'): string | undefined {
   if (!selector) return undefined;
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
     const problem = labelValueError(key, value, 0);
     if (problem) return problem;
   }
   for (const expr of selector.matchExpressions ?? []) {
-    if (!OPERATORS.has(expr.operator)) return `${JSON.stringify(expr.operator)} is not a valid pod selector operator`;
+    if (!OPERATORS.has(expr.operator)) return `${JSON.stringify(expr.operator)} is not a valid ${apimachinery === '0.26' ? 'label' : 'pod'} selector operator`;
     const values = expr.values ?? [];
     if ((expr.operator === 'In' || expr.operator === 'NotIn') && values.length === 0) {
       return `values: Invalid value: ${goStringSlice(values)}: for 'in', 'notin' operators, values set can't be empty`;

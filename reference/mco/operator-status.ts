@@ -29,6 +29,7 @@ export interface RequiredPoolsTickInput {
   expectedOsImage: () => string;
   get: MachineConfigGetter;
   skipOverriddenOsImage: boolean;
+  lastConditionWins?: boolean;
 }
 
 export type RequiredPoolsTick =
@@ -65,6 +66,7 @@ export function requiredPoolsTick(input: RequiredPoolsTickInput): RequiredPoolsT
       osImageURL: osUrl,
       get: input.get,
       skipOverriddenOsImage: input.skipOverriddenOsImage,
+      lastConditionWins: input.lastConditionWins,
     });
     if (invalid) {
       return { kind: 'retry', lastError: `pool ${name} has not progressed to latest configuration: ${invalid.message}, retrying` };

@@ -28,7 +28,7 @@ import type { KubeObject } from '../../lib/kube/client.js';
 import type { Informer } from '../../lib/kube/informer.js';
 import { SyncLoop } from '../kube/sync-loop.js';
 import { semanticEqual } from '../equality.js';
-import type { McoBuild } from '../profiles.js';
+import { mcoAt, type McoBuild, type McoCode } from '../profiles/index.js';
 import { createRng } from '../rng.js';
 import { compareNames } from './render.js';
 import { isConditionTrue } from './node-status.js';
@@ -149,6 +149,11 @@ export class Operator implements Controller {
     await this.loop.stop();
   }
 
+  /** The MCO code of the release this operator pod runs (its RELEASE_VERSION): a 4.13 operator after a 4.12 → 4.13 upgrade. */
+  private code(): McoCode {
+    return mcoAt(this.ctx.profile, this.env.releaseVersion);
+  }
+
   private trigger(): void {
     this.loop.trigger();
   }
@@ -251,13 +256,13 @@ export class Operator implements Controller {
 
   /** Degraded, Available, Upgradeable, the version and the related objects, from what the tasks found. */
   private async syncOutcome(sync: SyncPass, error: SyncError | undefined): Promise<void> {
-    const { client, clock, profile } = this.ctx;
+    const { client, clock } = this.ctx;
     const now = clock.timestamp();
     let conditions = syncDegradedStatus(sync.conditions, error, sync.operatorVersion, sync.versions, now);
     if (error) {
       void client.event(this.coRef(), 'Warning', `OperatorDegraded: ${error.task}Failed`, conditions.find((c) => c.type === 'Degraded')?.message ?? '', COMPONENT, now);
     }
-    conditions = syncAvailableStatus(conditions, error, sync.versions, profile.availableFalseHasReason, now);
+    conditions = syncAvailableStatus(conditions, error, sync.versions, this.code().availableFalseHasReason, now);
     conditions = syncUpgradeableStatus(conditions, this.pools.list(), now);
     const newVersions = syncVersion(conditions, sync.versions, sync.operatorVersion);
     if (!semanticEqual(newVersions, sync.versionsBefore)) {
@@ -307,7 +312,7 @@ export class Operator implements Controller {
   private extension(lastSyncError: string | undefined): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const pool of [...this.pools.list()].sort((a, b) => compareNames(a.metadata.name!, b.metadata.name!))) {
-      out[pool.metadata.name!] = machineConfigPoolStatus(pool);
+      out[pool.metadata.name!] = machineConfigPoolStatus(pool, this.code().lastPoolConditionWins);
     }
     if (lastSyncError) out.lastSyncError = lastSyncError;
     return out;
@@ -316,7 +321,7 @@ export class Operator implements Controller {
   // ---------------------------------------------------------------------------------------------------- tasks
 
   private renderConfig(operatorVersion: string): OsImageUrls {
-    const keys = this.ctx.profile.configMapKeys;
+    const { configMapKeys: keys, missingUrlsMessage } = this.code();
     const cm = this.configMaps.get(OSIMAGEURL_CONFIGMAP);
     if (!cm) throw new SyncFailure(`configmaps "${OSIMAGEURL_CONFIGMAP}" not found`);
     const data = cm.data ?? {};
@@ -325,7 +330,7 @@ export class Operator implements Controller {
     }
     const osImageURL = data[keys.osImageURL] ?? '';
     const base = data[keys.baseOSContainerImage] ?? '';
-    if (!osImageURL && !base) throw new SyncFailure(this.ctx.profile.missingUrlsMessage);
+    if (!osImageURL && !base) throw new SyncFailure(missingUrlsMessage);
     return {
       osImageURL,
       baseOSContainerImage: base,
@@ -335,12 +340,13 @@ export class Operator implements Controller {
 
   /** The URL the required-pools check expects: BUG reads `osImageURL`, FIX the new-format key. */
   private expectedOsImage(): string {
-    const { profile } = this.ctx;
+    const code = this.code();
     const data = this.configMaps.get(OSIMAGEURL_CONFIGMAP)?.data;
     if (!data) throw new Error(`configmaps "${OSIMAGEURL_CONFIGMAP}" not found`);
-    const key = profile.newFormatImageByDefault ? profile.configMapKeys.baseOSContainerImage : profile.configMapKeys.osImageURL;
-    const value = data[key] || (profile.newFormatImageByDefault ? data[profile.configMapKeys.osImageURL] : data[profile.configMapKeys.baseOSContainerImage]);
-    if (!value) throw new Error(profile.missingUrlsMessage);
+    const keys = code.configMapKeys;
+    const key = code.newFormatImageByDefault ? keys.baseOSContainerImage : keys.osImageURL;
+    const value = data[key] || (code.newFormatImageByDefault ? data[keys.osImageURL] : data[keys.baseOSContainerImage]);
+    if (!value) throw new Error(code.missingUrlsMessage);
     return value;
   }
 
@@ -384,7 +390,8 @@ export class Operator implements Controller {
     refreshUpgradeable: () => Promise<void>,
     bumpEarly?: () => Promise<void>,
   ): Promise<void> {
-    const { clock, profile } = this.ctx;
+    const { clock } = this.ctx;
+    const code = this.code();
     const deadline = clock.nowMs() + REQUIRED_POOLS_TIMEOUT_MS;
     let lastError: string | undefined;
     const get = (name: string): MachineConfig => {
@@ -410,7 +417,8 @@ export class Operator implements Controller {
         releaseVersion: operatorVersion,
         expectedOsImage: () => this.expectedOsImage(),
         get,
-        skipOverriddenOsImage: profile.annotateOverriddenOsImage,
+        skipOverriddenOsImage: code.annotateOverriddenOsImage,
+        lastConditionWins: code.lastPoolConditionWins,
       });
       if (tick.kind === 'done') return;
       if (tick.kind === 'stop') {

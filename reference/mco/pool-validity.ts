@@ -5,20 +5,26 @@
  */
 import { ANN } from '../constants.js';
 import type { MachineConfig, MachineConfigPool } from './types.js';
-import { getCondition, isConditionTrue } from './node-status.js';
+import { isConditionTrue } from './node-status.js';
 import { goQuote } from './go-quote.js';
 
 export { goQuote };
 
-/** machineConfigPoolStatus: the one-line summary used in error texts and status.extension. */
-export function machineConfigPoolStatus(pool: MachineConfigPool): string {
+/**
+ * machineConfigPoolStatus: the one-line summary used in error texts and status.extension. Of two conditions of one
+ * type, 4.12 reads the first, release-4.13's GetMachineConfigPoolCondition the last (`lastConditionWins`); the
+ * True-checks read the first in both.
+ */
+export function machineConfigPoolStatus(pool: MachineConfigPool, lastConditionWins = false): string {
   const conditions = pool.status?.conditions;
-  const renderDegraded = getCondition(conditions, 'RenderDegraded');
-  if (renderDegraded?.status === 'True') {
+  // the branch is taken on the first condition of the type; its text comes from the one GetMachineConfigPoolCondition picks
+  const textOf = (type: string) => (lastConditionWins ? [...(conditions ?? [])].reverse() : conditions ?? []).find((c) => c.type === type)!;
+  if (isConditionTrue(conditions, 'RenderDegraded')) {
+    const renderDegraded = textOf('RenderDegraded');
     return `pool is degraded because rendering fails with ${goQuote(renderDegraded.reason ?? '')}: ${goQuote(renderDegraded.message ?? '')}`;
   }
-  const nodeDegraded = getCondition(conditions, 'NodeDegraded');
-  if (nodeDegraded?.status === 'True') {
+  if (isConditionTrue(conditions, 'NodeDegraded')) {
+    const nodeDegraded = textOf('NodeDegraded');
     return `pool is degraded because nodes fail with ${goQuote(nodeDegraded.reason ?? '')}: ${goQuote(nodeDegraded.message ?? '')}`;
   }
   const status = pool.status ?? {};
@@ -47,6 +53,8 @@ export interface ValidityInput {
   get: MachineConfigGetter;
   /** FIX: skip row 7 when the rendered MC carries the os-image-url-overridden annotation. */
   skipOverriddenOsImage: boolean;
+  /** release-4.13: the pool summary reads the last condition of a type (machineConfigPoolStatus). */
+  lastConditionWins?: boolean;
 }
 
 /** isMachineConfigPoolConfigurationValid: returns the first failing row's error, or undefined. */
@@ -54,16 +62,16 @@ export function isMachineConfigPoolConfigurationValid(input: ValidityInput): Err
   const { pool, controllerVersion, releaseVersion, osImageURL, get } = input;
   const name = pool.metadata.name ?? '';
   if (!pool.spec.configuration?.name) {
-    return new Error(`configuration spec for pool ${name} is empty: ${machineConfigPoolStatus(pool)}`);
+    return new Error(`configuration spec for pool ${name} is empty: ${machineConfigPoolStatus(pool, input.lastConditionWins)}`);
   }
   const statusName = pool.status?.configuration?.name ?? '';
   if (!statusName) {
-    return new Error(`configuration status for pool ${name} is empty: ${machineConfigPoolStatus(pool)}`);
+    return new Error(`configuration status for pool ${name} is empty: ${machineConfigPoolStatus(pool, input.lastConditionWins)}`);
   }
   const sources = pool.status?.configuration?.source ?? [];
   if (sources.length === 0) {
     return new Error(
-      `list of MachineConfigs that were used to generate configuration for pool ${name} is empty: ${machineConfigPoolStatus(pool)}`,
+      `list of MachineConfigs that were used to generate configuration for pool ${name} is empty: ${machineConfigPoolStatus(pool, input.lastConditionWins)}`,
     );
   }
   let rendered: MachineConfig | undefined;
@@ -79,13 +87,13 @@ export function isMachineConfigPoolConfigurationValid(input: ValidityInput): Err
     const hash = mc.metadata.annotations?.[ANN.generatedByControllerVersion];
     if (hash === undefined) {
       if (isRendered) {
-        return new Error(`${mcName} must be created by controller version ${controllerVersion}: ${machineConfigPoolStatus(pool)}`);
+        return new Error(`${mcName} must be created by controller version ${controllerVersion}: ${machineConfigPoolStatus(pool, input.lastConditionWins)}`);
       }
       continue; // user MachineConfigs carry no controller annotation and are not checked
     }
     if (hash !== controllerVersion) {
       return new Error(
-        `controller version mismatch for ${mcName} expected ${controllerVersion} has ${hash}: ${machineConfigPoolStatus(pool)}`,
+        `controller version mismatch for ${mcName} expected ${controllerVersion} has ${hash}: ${machineConfigPoolStatus(pool, input.lastConditionWins)}`,
       );
     }
   }

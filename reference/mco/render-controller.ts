@@ -14,6 +14,7 @@ import { controllerReleaseOf, isControllerConfigCompleted } from './template-con
 import type { ControllerConfig, MachineConfig, MachineConfigPool } from './types.js';
 import { mcoBuildFor } from './version.js';
 import { semanticEqual } from '../equality.js';
+import { mcoAt } from '../profiles/profile.js';
 
 type CC = ControllerConfig & KubeObject;
 type MC = MachineConfig & KubeObject;
@@ -82,7 +83,7 @@ export class RenderController implements Controller {
         pool,
         configs,
         controllerConfig: cc,
-        profile,
+        mco: mcoAt(profile, release),
         build,
         reverseOrder: deviations.renderMergesInReverseOrder,
         stickyOsImageURL: deviations.renderKeepsCurrentOsImage && currentTarget ? this.mcs.get(currentTarget)?.spec?.osImageURL : undefined,

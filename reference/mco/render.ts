@@ -6,9 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import { ANN, MC_API_VERSION } from '../constants.js';
-import type { McoBuild, Profile } from '../profiles.js';
+import type { McoBehaviour, McoBuild } from '../profiles/index.js';
 import { marshalGoYaml, type JsonValue } from './go-yaml.js';
-import { checkFileModes, emptyIgnitionConfig, marshalIgnition, mergeIgnitionConfigs, parseIgnition, toSpec32, type ParsedIgnition } from './ignition/index.js';
+import { checkFileModes, emptyIgnitionConfig, marshalIgnition, mergeIgnitionConfigs, parseIgnition, toSpec32, type IgnitionReader, type ParsedIgnition } from './ignition/index.js';
 import { labelSelectorError, selectorMatches } from './label-selector.js';
 import type { ControllerConfig, IgnitionConfig, MachineConfig, MachineConfigPool, MachineConfigSpec, ObjectReference } from './types.js';
 
@@ -41,8 +41,8 @@ export function sortByName<T extends { metadata: { name?: string } }>(items: rea
 }
 
 /** The default OS image of a ControllerConfig: `baseOSContainerImage` with the new-format flag (FIX), else `osImageURL`. */
-export function defaultOsImage(cc: ControllerConfig, profile: Profile): string {
-  return profile.newFormatImageByDefault ? cc.spec.baseOSContainerImage : cc.spec.osImageURL;
+export function defaultOsImage(cc: ControllerConfig, mco: McoBehaviour): string {
+  return mco.newFormatImageByDefault ? cc.spec.baseOSContainerImage : cc.spec.osImageURL;
 }
 
 export interface MergeOptions {
@@ -54,6 +54,10 @@ export interface MergeOptions {
   reverseOrder?: boolean;
   /** The configs' Ignition already parsed by validation, so the merge does not read them twice. */
   parsed?: ReadonlyMap<MachineConfig, ParsedIgnition>;
+  /** The newest Ignition spec the MCO reads (4.13: 3.4, whose kernel arguments join the MachineConfig's). */
+  ignitionReader?: IgnitionReader;
+  /** 4.13: files without `overwrite` get `overwrite: true`; each kernel argument is kept once. */
+  defaultOverwriteAndDedupKargs?: boolean;
 }
 
 export interface MergeResult {
@@ -77,19 +81,39 @@ export function mergeMachineConfigs(configs: readonly MachineConfig[], options: 
       if (index === 0) config = emptyIgnitionConfig();
       continue;
     }
-    const parsed = toSpec32(options.parsed?.get(mc) ?? parseIgnition(raw));
+    const parsed = toSpec32(options.parsed?.get(mc) ?? parseIgnition(raw, options.ignitionReader));
     config = config === undefined ? parsed : mergeIgnitionConfigs(config, parsed);
+  }
+  // 4.13: the MCO always overwrites a file, Ignition only when told; a new node must get what the others have
+  if (options.defaultOverwriteAndDedupKargs) {
+    for (const file of ((config?.storage as Record<string, unknown> | undefined)?.files ?? []) as Array<Record<string, unknown>>) file.overwrite ??= true;
   }
   let fips = false;
   let kernelType = '';
   const kernelArguments: string[] = [];
+  const addKernelArgument = (arg: string): void => {
+    if (!options.defaultOverwriteAndDedupKargs || !kernelArguments.includes(arg)) kernelArguments.push(arg);
+  };
   const extensions: string[] = [];
   for (const mc of ordered) {
     const spec = mc.spec ?? {};
     if (spec.fips) fips = true;
     if (spec.kernelType === KERNEL_REALTIME) kernelType = KERNEL_REALTIME;
-    kernelArguments.push(...(spec.kernelArguments ?? []));
+    for (const arg of spec.kernelArguments ?? []) addKernelArgument(arg);
     extensions.push(...(spec.extensions ?? []));
+  }
+  if (options.ignitionReader === '3.4') {
+    // ExtractIgnitionKargsFor4_13: a 3.3+ config's kernel arguments join the MachineConfig's, after all of those
+    for (const mc of ordered) {
+      const raw = mc.spec?.config;
+      if (raw === undefined || raw === null) continue;
+      const kargs = (options.parsed?.get(mc) ?? parseIgnition(raw, '3.4')).kernelArguments;
+      if (!kargs) continue;
+      if (kargs.shouldNotExist.length > 0) {
+        throw new Error(`Error downgrading KernelArguments for ${mc.metadata.name ?? ''}: Ignition KernelArguments.ShouldNotExist is not supported in this release ( ShouldNotExist: [${kargs.shouldNotExist.join(' ')}] was supplied )`);
+      }
+      for (const arg of kargs.shouldExist) addKernelArgument(arg);
+    }
   }
   if (kernelType === '') kernelType = KERNEL_DEFAULT;
   if (kernelType !== KERNEL_DEFAULT && extensions.includes('kernel-devel')) {
@@ -136,7 +160,8 @@ export interface RenderInput {
   pool: MachineConfigPool;
   configs: readonly MachineConfig[];
   controllerConfig: ControllerConfig;
-  profile: Profile;
+  /** The code of the controller that renders: the MCO of the ControllerConfig's release. */
+  mco: McoBehaviour;
   build: McoBuild;
   reverseOrder?: boolean;
   /**
@@ -166,21 +191,32 @@ export function generateRenderedMachineConfig(input: RenderInput): RenderOutput 
 
 /** generateRenderedMachineConfig of upstream: validate every config (in the order given), merge, name, annotate. */
 export function renderPool(input: RenderInput): RenderOutput {
-  const { pool, configs, controllerConfig: cc, profile, build } = input;
+  const { pool, configs, controllerConfig: cc, mco, build } = input;
   const poolName = pool.metadata.name ?? '';
+  if (mco.renderWaitsForRegeneratedConfigs) {
+    // OCPBUGS-3821: a template config the new controller has not regenerated yet would render a config of two versions
+    for (const mc of configs) {
+      const generatedBy = mc.metadata.annotations?.[ANN.generatedByControllerVersion] ?? '';
+      if (generatedBy !== '' && generatedBy !== build.hash) {
+        throw new Error(`Ignoring MC ${mc.metadata.name ?? ''} generated by older version ${generatedBy} (my version: ${build.hash})`);
+      }
+    }
+  }
   const parsed = new Map<MachineConfig, ParsedIgnition>();
   for (const mc of configs) {
-    const ignition = validateMachineConfig(mc);
+    const ignition = validateMachineConfig(mc, mco.ignitionSpec);
     if (ignition) parsed.set(mc, ignition);
   }
   if (configs.length === 0) throw new Error('empty machineconfig object');
-  const defaultUrl = defaultOsImage(cc, profile);
+  const defaultUrl = defaultOsImage(cc, mco);
   const merged = mergeMachineConfigs(configs, {
     defaultOsImageURL: defaultUrl,
     defaultExtensionsImage: cc.spec.baseOSExtensionsContainerImage,
-    includeExtensionsImage: profile.specHasExtensionsImage,
+    includeExtensionsImage: mco.specHasExtensionsImage,
     reverseOrder: input.reverseOrder,
     parsed,
+    ignitionReader: mco.ignitionSpec,
+    defaultOverwriteAndDedupKargs: mco.mergeDefaultsOverwriteAndDedupsKargs,
   });
   if (input.stickyOsImageURL && merged.spec.osImageURL === defaultUrl && input.stickyOsImageURL !== defaultUrl) {
     merged.spec.osImageURL = input.stickyOsImageURL;
@@ -190,12 +226,12 @@ export function renderPool(input: RenderInput): RenderOutput {
     [ANN.generatedByControllerVersion]: build.hash,
     [ANN.releaseImageVersion]: cc.metadata.annotations?.[ANN.releaseImageVersion] ?? '',
   };
-  if (overridden && profile.annotateOverriddenOsImage) annotations[ANN.osImageUrlOverridden] = 'true';
+  if (overridden && mco.annotateOverriddenOsImage) annotations[ANN.osImageUrlOverridden] = 'true';
   const machineConfig: MachineConfig = {
     apiVersion: MC_API_VERSION,
     kind: 'MachineConfig',
     metadata: {
-      name: renderedName(poolName, merged.spec, profile.specHasExtensionsImage),
+      name: renderedName(poolName, merged.spec, mco.specHasExtensionsImage),
       annotations,
       ownerReferences: pool.metadata.uid
         ? [
@@ -219,7 +255,7 @@ export interface BootstrapInput {
   pools: readonly MachineConfigPool[];
   configs: readonly MachineConfig[];
   controllerConfig: ControllerConfig;
-  profile: Profile;
+  mco: McoBehaviour;
   build: McoBuild;
 }
 
@@ -231,12 +267,12 @@ export function runBootstrap(input: BootstrapInput): MachineConfig[] {
   const rendered: MachineConfig[] = [];
   for (const pool of input.pools) {
     const selector = pool.spec?.machineConfigSelector;
-    const invalid = labelSelectorError(selector);
+    const invalid = labelSelectorError(selector, input.mco.apimachinery);
     if (invalid) throw new Error(`invalid label selector: ${invalid}`);
     const empty = selector !== undefined && selector !== null && isEmptySelectorValue(selector);
     const configs = empty ? [] : input.configs.filter((mc) => selectorMatches(selector, mc.metadata.labels ?? {}));
     if (!empty && configs.length === 0) throw new Error(`couldn't find any MachineConfigs for pool: ${pool.metadata.name ?? ''}`);
-    rendered.push(renderPool({ pool, configs, controllerConfig: input.controllerConfig, profile: input.profile, build: input.build }).machineConfig);
+    rendered.push(renderPool({ pool, configs, controllerConfig: input.controllerConfig, mco: input.mco, build: input.build }).machineConfig);
   }
   return rendered;
 }
@@ -251,14 +287,14 @@ const KERNEL_TYPES = new Set(['', KERNEL_DEFAULT, KERNEL_REALTIME]);
  * ValidateMachineConfig: the kernel type, then the Ignition config (parsed and checked like the merge will read it).
  * Returns the parsed Ignition, if the config has one.
  */
-export function validateMachineConfig(mc: MachineConfig): ParsedIgnition | undefined {
+export function validateMachineConfig(mc: MachineConfig, reader: IgnitionReader = '3.2'): ParsedIgnition | undefined {
   const kernelType = mc.spec?.kernelType ?? '';
   if (!KERNEL_TYPES.has(kernelType)) {
     throw new Error(`kernelType=${kernelType} is invalid`);
   }
   const raw = mc.spec?.config;
   if (raw === undefined || raw === null) return undefined;
-  const parsed = parseIgnition(raw);
+  const parsed = parseIgnition(raw, reader);
   checkFileModes(parsed);
   return parsed;
 }

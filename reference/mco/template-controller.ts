@@ -11,6 +11,7 @@ import { setOperatorCondition } from './operator-status.js';
 import { machineConfigDiffers, ROLES, templateMachineConfigs } from './templates.js';
 import type { ControllerConfig, MachineConfig } from './types.js';
 import { mcoBuildFor } from './version.js';
+import { mcoAt } from '../profiles/profile.js';
 
 type CC = ControllerConfig & KubeObject;
 type MC = MachineConfig & KubeObject;
@@ -64,7 +65,7 @@ export class TemplateController implements Controller {
     const build = mcoBuildFor(release, profile.name);
     for (const role of ROLES) {
       const keepOsImage = deviations.templateKeepsPreviousOsImage ? this.mcs.get(`00-${role}`)?.spec?.osImageURL : undefined;
-      for (const wanted of templateMachineConfigs(role, cc, profile, build, { keepOsImage })) {
+      for (const wanted of templateMachineConfigs(role, cc, mcoAt(profile, release), build, { keepOsImage })) {
         const existing = this.mcs.get(wanted.metadata.name!);
         if (!existing) {
           await client.apply<MC>('MachineConfig', wanted as MC);

@@ -6,7 +6,7 @@
  * new rendered configs and a real rollout.
  */
 import { ANN, LABEL, MC_API_VERSION } from '../constants.js';
-import type { McoBuild, Profile } from '../profiles.js';
+import type { McoBehaviour, McoBuild } from '../profiles/index.js';
 import { defaultOsImage } from './render.js';
 import type { ControllerConfig, IgnitionConfig, MachineConfig } from './types.js';
 import { semanticEqual } from '../equality.js';
@@ -29,8 +29,8 @@ export interface TemplateOptions {
   keepOsImage?: string;
 }
 
-export function templateMachineConfigs(role: string, cc: ControllerConfig, profile: Profile, build: McoBuild, options: TemplateOptions = {}): MachineConfig[] {
-  const osImageURL = options.keepOsImage || defaultOsImage(cc, profile);
+export function templateMachineConfigs(role: string, cc: ControllerConfig, mco: McoBehaviour, build: McoBuild, options: TemplateOptions = {}): MachineConfig[] {
+  const osImageURL = options.keepOsImage || defaultOsImage(cc, mco);
   const release = cc.metadata.annotations?.[ANN.releaseImageVersion] ?? '';
   const releaseImage = cc.spec.releaseImage;
   const owner = cc.metadata.uid
@@ -38,7 +38,7 @@ export function templateMachineConfigs(role: string, cc: ControllerConfig, profi
     : undefined;
   const make = (name: string, config: IgnitionConfig, withOsImage: boolean): MachineConfig => {
     const spec: MachineConfig['spec'] = { config, extensions: null, fips: false, kernelArguments: null, kernelType: '', osImageURL: withOsImage ? osImageURL : '' };
-    if (profile.specHasExtensionsImage && withOsImage) spec.baseOSExtensionsContainerImage = cc.spec.baseOSExtensionsContainerImage ?? '';
+    if (mco.specHasExtensionsImage && withOsImage) spec.baseOSExtensionsContainerImage = cc.spec.baseOSExtensionsContainerImage ?? '';
     return {
       apiVersion: MC_API_VERSION,
       kind: 'MachineConfig',

@@ -4,9 +4,10 @@
  */
 import ga from './4.12-ga.js';
 import nightly from './4.12-nightly-2022-09-08.js';
+import to413 from './4.12-to-4.13.js';
 import type { Profile } from './profile.js';
 
-const ALL = [ga, nightly] as const;
+const ALL = [ga, nightly, to413] as const;
 
 export type ProfileName = (typeof ALL)[number]['name'];
 /** A profile of this registry: its name is one of ProfileName. */
@@ -29,4 +30,4 @@ export function getProfile(name: string | undefined): KnownProfile {
   return PROFILES[key as ProfileName];
 }
 
-export { type Profile, type McoBehaviour, type McoBuild, type UpstreamCommit } from './profile.js';
+export { mcoAt, type Profile, type McoBehaviour, type McoBuild, type McoCode, type UpstreamCommit } from './profile.js';

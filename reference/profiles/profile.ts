@@ -33,6 +33,31 @@ export interface McoBehaviour {
   missingUrlsMessage: string;
   /** BUG-A reports Available=False without the reason text; BUG-B and later append it. */
   availableFalseHasReason: boolean;
+  /**
+   * The newest Ignition spec the render reads. 4.12's IgnParseWrapper reads 3.2, 3.1, 3.0 and 2.x; release-4.13's reads
+   * every 3.x up to 3.4 through Ignition's ParseCompatibleVersion, translates down to 3.2, and moves 3.3+
+   * `kernelArguments.shouldExist` into the MachineConfig's kernel arguments (pkg/controller/common/helpers.go at a57ca2912).
+   */
+  ignitionSpec: '3.2' | '3.4';
+  /**
+   * release-4.13's MergeMachineConfigs: a merged file without `overwrite` gets `overwrite: true`, and each kernel
+   * argument is kept once (the first time it appears).
+   */
+  mergeDefaultsOverwriteAndDedupsKargs: boolean;
+  /**
+   * release-4.13's generateRenderedMachineConfig: a pool's config that another controller version generated stops its
+   * render until that config is regenerated (OCPBUGS-3821).
+   */
+  renderWaitsForRegeneratedConfigs: boolean;
+  /** release-4.13's GetMachineConfigPoolCondition: of two conditions of one type, the last counts, not the first. */
+  lastPoolConditionWins: boolean;
+  /** The k8s.io/apimachinery release the MCO vendors (go.mod): 4.12 has 0.25.1, release-4.13 0.26.10; error texts differ. */
+  apimachinery: '0.25' | '0.26';
+}
+
+/** An MCO's code: the upstream commit it stands for and how it behaves. */
+export interface McoCode extends McoBehaviour {
+  upstream: UpstreamCommit;
 }
 
 /** The upstream machine-config-operator commit a profile models (../shared/upstream/README.md has the oracles built from it). */
@@ -42,13 +67,12 @@ export interface UpstreamCommit {
   commit: string;
 }
 
-export interface Profile extends McoBehaviour {
+export interface Profile extends McoCode {
   name: string;
   /** A few words for `--help`: what code this is. */
   summary: string;
   /** Which code this profile stands for, for humans. */
   description: string;
-  upstream: UpstreamCommit;
   /** The releases a cluster of this profile is installed at and upgraded to, and their channel. */
   releases: ReleaseSet;
   /**
@@ -56,6 +80,20 @@ export interface Profile extends McoBehaviour {
    * a bug of that MCO that the switches above do not describe.
    */
   deviates: ReadonlyArray<keyof Deviations>;
+  /**
+   * The MCO of the release the cluster upgrades to, where that is other code than the installed release's (a 4.12
+   * cluster upgraded to 4.13). Absent: both releases run the profile's own code.
+   */
+  nextMco?: McoCode;
+}
+
+/**
+ * The MCO code a component of the given release runs: the next release's where the profile names other code for it,
+ * else the profile's. The operator asks with its RELEASE_VERSION, the controllers with their ControllerConfig's release,
+ * the CVO with the payload it applies.
+ */
+export function mcoAt(profile: Profile, releaseVersion: string | undefined): McoCode {
+  return profile.nextMco && releaseVersion === profile.releases.next.version ? profile.nextMco : profile;
 }
 
 /** A profile module's value, with its name kept as a literal type (the registry's ProfileName is their union). */

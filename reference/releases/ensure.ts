@@ -72,7 +72,7 @@ export async function ensureReleases(opts: EnsureReleasesOptions): Promise<Ensur
   const ensure = imageEnsurer(opts);
   const base = busyboxBaseTag();
   const one = async (release: ReleaseDefinition): Promise<ReleaseInfo> => {
-    const recipes = await osImageRecipes(registry, release.version, release.osImageTags, base.tag);
+    const recipes = await osImageRecipes(registry, release.version, release.osImageTags, base.tag, release.rhel);
     const pullspecs = await Promise.all(Object.values(recipes).map((recipe) => ensure.image(recipe)));
     const osImages = Object.fromEntries(Object.keys(recipes).map((tag, i) => [tag, pullspecs[i]!]));
     const previous = previousVersions(opts.releases, release.version);

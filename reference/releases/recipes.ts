@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { IMAGE_REFERENCES_PATH, makeImageReferences, RELEASE_METADATA_PATH, type ReleaseMetadata } from '../../lib/oci/release-payload.js';
 import { BOOTABLE_LABEL, OSTREE_COMMIT_LABEL } from '../mcd/image-type.js';
-import type { OsImageTags, ReleaseDefinition } from './release-set.js';
+import type { OsImageTags, ReleaseDefinition, RhelStream } from './release-set.js';
 
 export const OS_REPOSITORY = 'openshift-release-dev/ocp-v4.0-art-dev';
 export const PAYLOAD_REPOSITORY = 'ocp/release';
@@ -62,11 +62,12 @@ function hashOf(parts: unknown): string {
  * the same RHCOS-like tree told which image it is (its os-release VARIANT_ID); the extensions image is a package
  * repository on the same base.
  */
-export async function osImageRecipes(registry: string, version: string, tags: OsImageTags, baseTag: string): Promise<Record<string, ImageRecipe>> {
+export async function osImageRecipes(registry: string, version: string, tags: OsImageTags, baseTag: string, rhel: RhelStream = '8.6'): Promise<Record<string, ImageRecipe>> {
   const contextDir = path.join(IMAGES_DIR, 'rhcos-like');
   const treeHash = await hashTree(contextDir);
   const make = (tagName: string, containerfile: string, extraArgs: Record<string, string>, osLabels: Record<string, string> = {}): ImageRecipe => {
-    const buildArgs = { BASE_IMAGE: baseTag, RELEASE_VERSION: version, ...extraArgs };
+    // RHEL 8.6 is the Containerfiles' default: left out, the 4.12 images keep the content hash (and cache) they had
+    const buildArgs = { BASE_IMAGE: baseTag, RELEASE_VERSION: version, ...(rhel === '8.6' ? {} : { RHEL_VERSION: rhel }), ...extraArgs };
     const contentHash = hashOf({ RECIPE_VERSION, treeHash, containerfile, buildArgs, osLabels });
     return {
       tag: `${registry}/${OS_REPOSITORY}:${version}-${tagName}`,

@@ -18,9 +18,14 @@ export interface OsImageTags {
   extensions?: string;
 }
 
+/** Which RHEL a release's RHCOS is built on: 4.12's is RHEL 8.6, 4.13's RHEL 9.2 (its own os-release, kernel and packages). */
+export type RhelStream = '8.6' | '9.2';
+
 export interface ReleaseDefinition {
   version: string;
   osImageTags: OsImageTags;
+  /** The RHEL of the release's OS images; 8.6 when not given. */
+  rhel?: RhelStream;
 }
 
 /** A cluster's two releases: the one it is installed at and the one it can be upgraded to. */
@@ -43,6 +48,6 @@ export function previousVersions(set: ReleaseSet, version: string): string[] {
 
 /** Whether two sets would make the same images (a registry built for one serves the other). */
 export function sameReleases(a: ReleaseSet, b: ReleaseSet): boolean {
-  const key = (s: ReleaseSet) => JSON.stringify([s.current.version, s.current.osImageTags, s.next.version, s.next.osImageTags]);
+  const key = (s: ReleaseSet) => JSON.stringify([s.current.version, s.current.osImageTags, s.current.rhel ?? '8.6', s.next.version, s.next.osImageTags, s.next.rhel ?? '8.6']);
   return key(a) === key(b);
 }

@@ -2,7 +2,7 @@
  * Go's encoding/json filling the 3.2 types from a config: known fields only (exact name first, then case-insensitive),
  * null leaves the zero value, and the first value of a wrong JSON type is remembered as Go reports it.
  */
-import { flatFields, type FieldKind, type Obj } from './schema.js';
+import { flatFields, TYPES, type FieldKind, type Obj } from './schema.js';
 
 interface TypeErrorInfo {
   value: string;
@@ -25,7 +25,7 @@ export class Decoder {
       if (!field) continue; // unknown keys are ignored by the decoder (Ignition only warns)
       const value = input[key];
       if (value === null) continue;
-      const decoded = this.decodeValue(field.kind, value, `${path}.${key}`, [...stack, field.json], type);
+      const decoded = this.decodeValue(field.kind, value, `${path}.${key}`, [...stack, field.json], TYPES[type]?.goName ?? type);
       if (decoded !== undefined) out[field.json] = decoded;
     }
     return out;

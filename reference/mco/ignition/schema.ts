@@ -25,6 +25,8 @@ export interface Field {
 
 export interface StructType {
   fields: Field[];
+  /** The Go type's name where the key here is another (a later spec's variant of a struct). */
+  goName?: string;
   /** The Key() of list items of this type. */
   key?: (item: Obj) => string;
   /** IgnoreDuplicates(): list fields (Go names) merged by concatenation. */
@@ -51,6 +53,13 @@ const byDevice = (item: Obj): string => String(item.device ?? '');
 
 export const TYPES: Record<string, StructType> = {
   Config: { fields: [f('ignition', 'Ignition', S('Ignition'), false), f('passwd', 'Passwd', S('Passwd')), f('storage', 'Storage', S('Storage')), f('systemd', 'Systemd', S('Systemd'))] },
+  // spec 3.3 and 3.4 (Ignition v2.15, which release-4.13 vendors): the same config with kernel arguments, which the MCO
+  // takes out before it translates down to 3.2; the other 3.3/3.4 additions (LUKS, Tang) are not read here
+  Config34: {
+    goName: 'Config',
+    fields: [f('ignition', 'Ignition', S('Ignition'), false), f('kernelArguments', 'KernelArguments', S('KernelArguments')), f('passwd', 'Passwd', S('Passwd')), f('storage', 'Storage', S('Storage')), f('systemd', 'Systemd', S('Systemd'))],
+  },
+  KernelArguments: { fields: [f('shouldExist', 'ShouldExist', L('string:types.KernelArgument')), f('shouldNotExist', 'ShouldNotExist', L('string:types.KernelArgument'))] },
   Ignition: {
     fields: [f('config', 'Config', S('IgnitionConfig')), f('proxy', 'Proxy', S('Proxy')), f('security', 'Security', S('Security')), f('timeouts', 'Timeouts', S('Timeouts')), f('version', 'Version', STR)],
   },

@@ -81,7 +81,15 @@ interface ReportEntries {
  * The checks of Ignition's validator that MachineConfigs reach. The report lists first what the types' Validate
  * methods find, walking the config in struct field order, then the duplicate entries, walked the same way.
  */
-export function validateConfig(config: Obj): ReportEntries {
+export interface ValidateOptions {
+  /**
+   * Ignition v2.15 (release-4.13) warns of setuid, setgid and sticky bits in a mode of a spec before 3.4, which ignores
+   * them; v2.13 (4.12) says nothing.
+   */
+  warnSpecialModeBits?: boolean;
+}
+
+export function validateConfig(config: Obj, options: ValidateOptions = {}): ReportEntries {
   const all: ReportEntries['all'] = [];
   const error = (path: string, message: string): void => void all.push({ kind: 'error', path, message });
   const warn = (path: string, message: string): void => void all.push({ kind: 'warning', path, message });
@@ -97,6 +105,8 @@ export function validateConfig(config: Obj): ReportEntries {
   };
   const checkMode = (mode: unknown, path: string): void => {
     if (typeof mode === 'number' && (mode < 0 || mode > 0o7777)) error(path, 'illegal file mode');
+    // Go reads the mode as uint32: a negative one has every special bit
+    if (options.warnSpecialModeBits && typeof mode === 'number' && (mode & 0o7000) !== 0) warn(path, 'setuid/setgid/sticky bits are not supported in spec versions older than 3.4.0');
   };
   const checkNodePath = (node: Obj, path: string): void => {
     const problem = validatePath(String(node.path ?? ''));
@@ -139,6 +149,11 @@ export function validateConfig(config: Obj): ReportEntries {
       seen.add(k);
     });
   };
+  // spec 3.3+: both kernel argument lists share one key space (MergedKeys), the first list walked first
+  const kargs = (config.kernelArguments ?? {}) as Obj;
+  const kargsSeen = new Set<string>();
+  dupes((kargs.shouldExist ?? []) as unknown[], String, '$.kernelArguments.shouldExist', kargsSeen);
+  dupes((kargs.shouldNotExist ?? []) as unknown[], String, '$.kernelArguments.shouldNotExist', kargsSeen);
   dupes(users, (u) => String((u as Obj).name ?? ''), '$.passwd.users');
   users.forEach((user, n) => dupes((user.sshAuthorizedKeys ?? []) as unknown[], String, `$.passwd.users.${n}.sshAuthorizedKeys`));
   const nodes = new Set<string>();

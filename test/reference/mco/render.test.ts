@@ -59,7 +59,7 @@ describe('reference render: merge and name (spec §3)', () => {
   it('FIX annotates an override; BUG does not; the annotation does not change the name', () => {
     const build = mcoBuildFor('rv', 'x');
     const configs = [...templates, mc('tc-54183-new-os-image-upgrade-master', { osImageURL: 'custom' })];
-    const fixed = generateRenderedMachineConfig({ pool, configs, controllerConfig: cc, profile: getProfile('4.12-ga'), build });
+    const fixed = generateRenderedMachineConfig({ pool, configs, controllerConfig: cc, mco: getProfile('4.12-ga'), build });
     expect(fixed.overridden).to.equal(true);
     expect(fixed.machineConfig.metadata.annotations).to.deep.equal({
       [ANN.generatedByControllerVersion]: build.hash,
@@ -67,25 +67,25 @@ describe('reference render: merge and name (spec §3)', () => {
       [ANN.osImageUrlOverridden]: 'true',
     });
     expect(fixed.machineConfig.metadata.ownerReferences![0]).to.include({ kind: 'MachineConfigPool', name: 'master', controller: true });
-    const buggy = generateRenderedMachineConfig({ pool, configs, controllerConfig: cc, profile: getProfile('4.12-nightly-2022-09-08'), build });
+    const buggy = generateRenderedMachineConfig({ pool, configs, controllerConfig: cc, mco: getProfile('4.12-nightly-2022-09-08'), build });
     expect(buggy.machineConfig.metadata.annotations).to.not.have.property(ANN.osImageUrlOverridden);
     expect(buggy.defaultUrl).to.equal('reg/moc@sha256:aa');
-    const plain = generateRenderedMachineConfig({ pool, configs: templates, controllerConfig: cc, profile: getProfile('4.12-ga'), build });
+    const plain = generateRenderedMachineConfig({ pool, configs: templates, controllerConfig: cc, mco: getProfile('4.12-ga'), build });
     expect(plain.overridden).to.equal(false);
     expect(plain.machineConfig.spec.osImageURL).to.equal('reg/rhcos@sha256:bb');
   });
   it('fault sticky-override keeps the previous custom image when the override is gone', () => {
     const build = mcoBuildFor('rv', 'x');
-    const out = generateRenderedMachineConfig({ pool, configs: templates, controllerConfig: cc, profile: getProfile('4.12-ga'), build, stickyOsImageURL: 'custom' });
+    const out = generateRenderedMachineConfig({ pool, configs: templates, controllerConfig: cc, mco: getProfile('4.12-ga'), build, stickyOsImageURL: 'custom' });
     expect(out.machineConfig.spec.osImageURL).to.equal('custom');
   });
   it('reports the upstream errors', () => {
     const build = mcoBuildFor('rv', 'x');
-    expect(() => generateRenderedMachineConfig({ pool, configs: [], controllerConfig: cc, profile: getProfile('4.12-ga'), build })).to.throw(
+    expect(() => generateRenderedMachineConfig({ pool, configs: [], controllerConfig: cc, mco: getProfile('4.12-ga'), build })).to.throw(
       'no MachineConfigs found matching selector &LabelSelector{MatchLabels:map[string]string{machineconfiguration.openshift.io/role: master,},MatchExpressions:[]LabelSelectorRequirement{},}',
     );
     expect(() =>
-      generateRenderedMachineConfig({ pool, configs: [mc('x', { kernelType: 'rt' })], controllerConfig: cc, profile: getProfile('4.12-ga'), build }),
+      generateRenderedMachineConfig({ pool, configs: [mc('x', { kernelType: 'rt' })], controllerConfig: cc, mco: getProfile('4.12-ga'), build }),
     ).to.throw('kernelType=rt is invalid');
   });
 });

@@ -7,18 +7,24 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ProfileName } from '../../../../reference/profiles.js';
+import { MCO_4_13, MCO_BUG_B, MCO_FIX } from '../../../../reference/profiles/mco-code.js';
+import type { McoCode, ProfileName } from '../../../../reference/profiles/index.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
 export interface UpstreamCommit {
   /** The spec's label for the commit. */
-  label: 'BUG-B' | 'FIX';
+  label: 'BUG-B' | 'FIX' | '4.13';
   /** The short commit in the binary's name. */
   short: string;
   commit: string;
-  /** The reference profile that stands for this code. */
+  /** The reference's model of this code: what the differential compares the oracle with. */
+  code: McoCode;
+  /** A reference profile whose cluster runs this code (from its first release, or after the upgrade: `afterUpgrade`). */
   profile: ProfileName;
+  afterUpgrade: boolean;
+  /** Release versions of this code, for the ControllerConfigs of generated cases (the first is the profile's). */
+  releases: readonly [string, string, string];
   /** ControllerConfig spec field names of the base OS images at this commit. */
   baseOSField: string;
   baseOSExtensionsField: string;
@@ -29,7 +35,10 @@ export const COMMITS: readonly UpstreamCommit[] = [
     label: 'BUG-B',
     short: 'cad20f710',
     commit: 'cad20f7101719838aaa87c066430987303500fa6',
+    code: MCO_BUG_B,
     profile: '4.12-nightly-2022-09-08',
+    afterUpgrade: false,
+    releases: ['4.12.0-0.nightly-2022-09-08-002336', '4.12.0-0.nightly-2022-09-12-152748', '4.12.0'],
     baseOSField: 'baseOperatingSystemContainer',
     baseOSExtensionsField: 'baseOperatingSystemExtensionsContainer',
   },
@@ -37,7 +46,21 @@ export const COMMITS: readonly UpstreamCommit[] = [
     label: 'FIX',
     short: '3943ef1d0',
     commit: '3943ef1d03c1aaf3a02bfdf45d16902ff44449a3',
+    code: MCO_FIX,
     profile: '4.12-ga',
+    afterUpgrade: false,
+    releases: ['4.12.0-0.nightly-2022-09-08-002336', '4.12.0-0.nightly-2022-09-12-152748', '4.12.0'],
+    baseOSField: 'baseOSContainerImage',
+    baseOSExtensionsField: 'baseOSExtensionsContainerImage',
+  },
+  {
+    label: '4.13',
+    short: 'a57ca2912',
+    commit: 'a57ca291235422f8466ac53496e9d192eecfe1e4',
+    code: MCO_4_13,
+    profile: '4.12-to-4.13',
+    afterUpgrade: true,
+    releases: ['4.13.0', '4.13.0-0.nightly-2023-04-21-084440', '4.13.1'],
     baseOSField: 'baseOSContainerImage',
     baseOSExtensionsField: 'baseOSExtensionsContainerImage',
   },

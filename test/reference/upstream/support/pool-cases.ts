@@ -8,7 +8,6 @@
 import { ANN } from '../../../../reference/constants.js';
 import { isMachineConfigPoolConfigurationValid, notFoundError } from '../../../../reference/mco/pool-validity.js';
 import type { Condition, MachineConfig, MachineConfigPool } from '../../../../reference/mco/types.js';
-import { getProfile } from '../../../../reference/profiles.js';
 import type { Rng } from '../../../../reference/rng.js';
 import { runOracle, type UpstreamCommit } from './oracle.js';
 
@@ -96,7 +95,8 @@ export function referencePoolAnswer(c: PoolCase, commit: UpstreamCommit): string
       if (!mc) throw notFoundError(name);
       return mc;
     },
-    skipOverriddenOsImage: getProfile(commit.profile).annotateOverriddenOsImage,
+    skipOverriddenOsImage: commit.code.annotateOverriddenOsImage,
+    lastConditionWins: commit.code.lastPoolConditionWins,
   });
   return error ? error.message : null;
 }

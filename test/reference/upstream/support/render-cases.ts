@@ -7,7 +7,6 @@
  */
 import { gzipSync } from 'node:zlib';
 import { ANN, LABEL } from '../../../../reference/constants.js';
-import { getProfile } from '../../../../reference/profiles.js';
 import { templateMachineConfigs, installerSshMachineConfig } from '../../../../reference/mco/templates.js';
 import type { ControllerConfig, MachineConfig, MachineConfigPool } from '../../../../reference/mco/types.js';
 import { mcoBuildFor } from '../../../../reference/mco/version.js';
@@ -134,8 +133,17 @@ function ignition(d: Draw, version: string): Json {
   if (units.length > 0 || d.chance(0.05)) config.systemd = { units };
   const users = uniqueBy(Array.from({ length: d.int(0, 1) }, () => user(d)), 'name');
   if (users.length > 0) config.passwd = { users };
+  // spec 3.3 and 3.4 (read by 4.13's MCO only): kernel arguments, at times repeated or to be removed
+  if ((version === '3.3.0' || version === '3.4.0') && d.chance(0.6)) {
+    const kargs: Json = { shouldExist: [...new Set(d.some(KARGS, 3))] };
+    if (d.chance(0.1)) (kargs.shouldExist as string[]).push(d.pick(KARGS));
+    if (d.chance(0.1)) kargs.shouldNotExist = d.some(['quiet', 'nosmt'], 2);
+    config.kernelArguments = kargs;
+  }
   return config;
 }
+
+const KARGS = ['nosmt', 'a=b', 'mitigations=off', 'z=1', 'ign.karg=1'];
 
 /** One way an Ignition config is wrong, each with the check upstream reports it by. */
 function breakIgnition(d: Draw, config: Json): unknown {
@@ -207,7 +215,8 @@ function osImage(d: Draw, cc: ControllerConfig): string {
 
 const USER_NAMES = ['00-aaa', '00-', '000-early', '00-ROLE-a', '00-ROLE', '01-ROLE-a', '01-ROLE-kubelet-x', '01-ROLE-container-runtime', '50-ROLE-custom', '97-ROLE-z', '99-ROLE-zzz', 'A-upper', 'tc-54183-new-os-image-upgrade-ROLE', 'zz-last', '99-ROLE-generated-registries'];
 
-function userMachineConfig(d: Draw, role: string, cc: ControllerConfig, index: number, invalidShare: number): MachineConfig {
+/** `newestSpec`: the newest Ignition spec the commit's MCO reads; configs are written in it too. */
+function userMachineConfig(d: Draw, role: string, cc: ControllerConfig, index: number, invalidShare: number, newestSpec: '3.2' | '3.4' = '3.2'): MachineConfig {
   const spec: Json = {};
   if (d.chance(0.45)) spec.osImageURL = osImage(d, cc);
   if (d.chance(0.3)) spec.kernelArguments = d.some(['nosmt', 'a=b', 'a=b', 'mitigations=off', 'x y', 'z=1', ''], 4);
@@ -216,7 +225,7 @@ function userMachineConfig(d: Draw, role: string, cc: ControllerConfig, index: n
   if (d.chance(0.3)) spec.kernelType = d.chance(invalidShare) ? d.pick(['rt', 'Realtime', 'default ']) : d.pick(['', 'default', 'realtime']);
   if (d.chance(0.1)) spec.baseOSExtensionsContainerImage = `quay.io/user/ext@sha256:${d.hex(64)}`;
   if (d.chance(0.7)) {
-    const version = d.pick(['3.2.0', '3.2.0', '3.2.0', '3.1.0', '3.0.0', '2.2.0']);
+    const version = newestSpec === '3.4' ? d.pick(['3.4.0', '3.4.0', '3.3.0', '3.2.0', '3.2.0', '3.1.0', '3.0.0', '2.2.0']) : d.pick(['3.2.0', '3.2.0', '3.2.0', '3.1.0', '3.0.0', '2.2.0']);
     const config = ignition(d, version);
     spec.config = d.chance(invalidShare) && !version.startsWith('2.') ? breakIgnition(d, config) : config;
   } else if (d.chance(0.2)) {
@@ -253,9 +262,8 @@ function pool(d: Draw, name: string, invalidShare: number): MachineConfigPool {
 /** One render case; `invalidShare` is the probability of each invalid choice. */
 export function renderCase(rng: Rng, commit: UpstreamCommit, invalidShare = 0.04): RenderCase {
   const d = new Draw(rng);
-  const profile = getProfile(commit.profile);
-  const release = d.pick(['4.12.0-0.nightly-2022-09-08-002336', '4.12.0-0.nightly-2022-09-12-152748', '4.12.0']);
-  const build = mcoBuildFor(release, profile.name);
+  const release = d.pick(commit.releases);
+  const build = mcoBuildFor(release, commit.profile);
   const cc: ControllerConfig = {
     metadata: { name: 'machine-config-controller', annotations: d.chance(0.95) ? { [ANN.releaseImageVersion]: release } : {} },
     spec: {
@@ -272,11 +280,16 @@ export function renderCase(rng: Rng, commit: UpstreamCommit, invalidShare = 0.04
     // the full template set in a third of the cases; otherwise a part of it (the oracle's time grows with the number of
     // configs, about 1-2 ms each, and the CI run must stay short)
     const full = d.chance(0.3);
-    machineConfigs.push(...templateMachineConfigs(role, cc, profile, build).filter((mc) => full || /^0[01]-/.test(mc.metadata.name ?? '') ? full || d.chance(0.7) : d.chance(0.2)));
+    machineConfigs.push(...templateMachineConfigs(role, cc, commit.code, build).filter((mc) => full || /^0[01]-/.test(mc.metadata.name ?? '') ? full || d.chance(0.7) : d.chance(0.2)));
     if (d.chance(0.3)) machineConfigs.push(installerSshMachineConfig(role));
   }
   const users = d.int(0, 4);
-  for (let i = 0; i < users; i++) machineConfigs.push(userMachineConfig(d, d.pick(roles), cc, i, invalidShare));
+  for (let i = 0; i < users; i++) machineConfigs.push(userMachineConfig(d, d.pick(roles), cc, i, invalidShare, commit.code.ignitionSpec));
+  // 4.13 waits for configs of an older controller (OCPBUGS-3821): now and then a template not yet regenerated
+  if (commit.code.renderWaitsForRegeneratedConfigs && d.chance(0.04)) {
+    const template = machineConfigs.find((mc) => mc.metadata.annotations?.[ANN.generatedByControllerVersion]);
+    if (template) template.metadata.annotations![ANN.generatedByControllerVersion] = mcoBuildFor(d.pick(['4.12.0', '4.12.9']), commit.profile).hash;
+  }
   // names must be unique, as in a cluster; the later one of a clash is dropped
   const seen = new Set<string>();
   const unique = machineConfigs.filter((mc) => (seen.has(mc.metadata.name!) ? false : (seen.add(mc.metadata.name!), true)));
@@ -318,6 +331,11 @@ export function clusterUserMachineConfigs(rng: Rng, count: number, accepts: (mc:
     delete mc.spec.baseOSExtensionsContainerImage;
     if (mc.spec.config === null) delete mc.spec.config; // the CRD wants an object there
     if (mc.spec.extensions) mc.spec.extensions = mc.spec.extensions.filter((e) => e !== 'kernel-devel' && e !== 'wasm');
+    // no compression: Ignition's merge keeps an earlier config's `compression: gzip` under a later one's plain source
+    // for the same path, and the daemon then cannot decode the file (the render is right, the roll-out never ends)
+    for (const file of ((mc.spec.config as Json | undefined)?.storage as Json | undefined)?.files as Json[] | undefined ?? []) {
+      if (file.contents) delete (file.contents as Json).compression;
+    }
     mc.metadata.name = `50-e2e-extra-${out.length}-${role}`;
     if (accepts(mc)) out.push(mc);
   }

@@ -2,7 +2,6 @@
  * One render case through both sides: the reference's RunBootstrap model and the upstream oracle of a commit, each
  * reduced to what the test compares (per pool: rendered name, spec, annotations; or the error text).
  */
-import { getProfile } from '../../../../reference/profiles.js';
 import { runBootstrap } from '../../../../reference/mco/render.js';
 import { mcoBuildFor } from '../../../../reference/mco/version.js';
 import { canonicalJson, runOracle, type UpstreamCommit } from './oracle.js';
@@ -14,12 +13,11 @@ export type RenderOutcome =
   | { oracleProblem: string };
 
 export function referenceOutcome(c: RenderCase, commit: UpstreamCommit): RenderOutcome {
-  const profile = getProfile(commit.profile);
-  const build = { ...mcoBuildFor('differential', profile.name), hash: c.controllerVersion };
+  const build = { ...mcoBuildFor('differential', commit.profile), hash: c.controllerVersion };
   // the reference works on its own copies, as the controllers do on informer objects
   const input = structuredClone(c);
   try {
-    const rendered = runBootstrap({ pools: input.pools, configs: input.machineConfigs, controllerConfig: input.controllerConfig, profile, build });
+    const rendered = runBootstrap({ pools: input.pools, configs: input.machineConfigs, controllerConfig: input.controllerConfig, mco: commit.code, build });
     return { rendered: rendered.map((mc) => ({ name: mc.metadata.name ?? '', spec: mc.spec, annotations: mc.metadata.annotations ?? {} })) };
   } catch (error) {
     return { error: (error as Error).message };

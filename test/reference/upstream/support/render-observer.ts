@@ -101,7 +101,7 @@ export class RenderObserver {
    * observed, with the oracle's render of the cluster's inputs at that point (for a creation: just before it; when those differ, the earlier states back to the pool's previous rendered config, since the
    * controller renders from its informer's view, which may trail the newest events).
    */
-  async judge(commit: UpstreamCommit, window = 12): Promise<RenderCheck[]> {
+  async judge(codeOf: (controllerConfig: Obj) => UpstreamCommit, window = 12): Promise<RenderCheck[]> {
     const state = new Map<Plural, Map<string, Obj>>(KINDS.map((k) => [k, new Map((this.initial.get(k) ?? []).map((o) => [o.metadata.name, o]))]));
     const snapshots: Array<{ inputs: Obj[]; pools: Map<string, Obj>; cc: Obj | undefined }> = [];
     const snapshot = (): void => {
@@ -136,14 +136,17 @@ export class RenderObserver {
       else state.get(event.plural)!.set(name, event.object);
       if (!(event.plural === 'machineconfigs' && name.startsWith('rendered-'))) snapshot();
     }
-    // one oracle batch for every candidate of every creation
-    const inputs: unknown[] = [];
-    const index: Array<{ check: number; back: number }> = [];
+    // one oracle batch per upstream commit for every candidate of every creation; each candidate is rendered by the
+    // code of its ControllerConfig's release (a 4.12 → 4.13 cluster renders with two)
+    const batches = new Map<UpstreamCommit, { inputs: unknown[]; index: Array<{ check: number; back: number }> }>();
     created.forEach((c, check) => {
       c.candidates.forEach((s, back) => {
         const snap = snapshots[s]!;
         const pool = snap.pools.get(c.pool);
         if (!pool || !snap.cc) return;
+        const commit = codeOf(snap.cc);
+        if (!batches.has(commit)) batches.set(commit, { inputs: [], index: [] });
+        const { inputs, index } = batches.get(commit)!;
         inputs.push({
           pools: [pool],
           machineConfigs: snap.inputs,
@@ -153,11 +156,16 @@ export class RenderObserver {
         index.push({ check, back });
       });
     });
-    const answers = inputs.length > 0 ? await runOracle<{ error?: string; rendered?: Obj[]; inputError?: string }>(commit, 'render', inputs) : [];
+    const answers: Array<{ answer: { error?: string; rendered?: Obj[]; inputError?: string }; check: number; back: number }> = [];
+    for (const [commit, { inputs, index }] of batches) {
+      const got = await runOracle<{ error?: string; rendered?: Obj[]; inputError?: string }>(commit, 'render', inputs);
+      got.forEach((answer, i) => answers.push({ answer, ...index[i]! }));
+    }
+    // nearest state first, as the candidates were listed
+    answers.sort((a, b) => a.check - b.check || a.back - b.back);
     const results: RenderCheck[] = created.map((c) => ({ rendered: c.rendered.metadata.name, pool: c.pool, matchedStatesBack: undefined }));
     const want = (mc: Obj) => canonicalJson({ name: mc.metadata.name, spec: mc.spec, annotations: mc.metadata.annotations ?? {} });
-    answers.forEach((answer, i) => {
-      const { check, back } = index[i]!;
+    answers.forEach(({ answer, check, back }) => {
       const result = results[check]!;
       if (result.matchedStatesBack !== undefined) return;
       const upstream = answer.rendered?.[0];
