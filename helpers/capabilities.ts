@@ -58,7 +58,18 @@ export function poolRolloutClusterMinutes(nodeCount: number, perNodeMinutes = 30
 
 /** The target's clock: its own, or the wall clock at its factor (every call gives the same time). */
 export function clockOf(caps: ClockCaps): TargetClock {
-  return caps.clock ?? { nowMs: () => Date.now() * caps.timeFactor, atWallMs: (wallMs) => wallMs * caps.timeFactor, factor: caps.timeFactor, stop: () => {} };
+  if (caps.clock) return caps.clock;
+  const atWallMs = (wallMs: number) => wallMs * caps.timeFactor;
+  return {
+    nowMs: () => atWallMs(Date.now()),
+    atWallMs,
+    readNow: async () => {
+      const wallMs = Date.now();
+      return { targetMs: atWallMs(wallMs), wallMs };
+    },
+    factor: caps.timeFactor,
+    stop: () => {},
+  };
 }
 
 /** Time gone by on both clocks since it was made. */

@@ -10,6 +10,7 @@ import { clusterVersionLine, upgradeCompleted, type ReleaseTarget } from './fact
 import { degradedNodes, describeDegradedPool, osImageCheckDeadlock, type DegradedNode } from './facts/diagnoses.js';
 import { allOf } from './facts/fact.js';
 import { nodesOfPool, poolProgressLine, poolRenderedAs, poolRolledOut, viewPool, type RenderExpectation } from './facts/pool.js';
+import { viewNode } from './facts/node.js';
 import { findCondition } from './types.js';
 import { waitFor, WaitFailedError, type ProgressSink, type WaitSpec } from './wait.js';
 
@@ -62,6 +63,20 @@ export interface PoolExpectation {
   degradedGraceClusterMinutes?: number;
 }
 
+/** When the wait first saw a node of a pool degraded, on the target's clock, and what it saw of the pool just before. */
+export interface FirstDegraded {
+  /**
+   * Target time (epoch ms, clockOf(caps)) when the wait first saw a node of the pool degraded on the awaited config (the
+   * node's daemon reports it before the pool's NodeDegraded follows), asked of the target then (TargetClock.readNow: a
+   * skipping reference clock may have jumped minutes since the last read).
+   */
+  targetMs: number;
+  /** The wall moment of that reading (epoch ms). */
+  wallMs: number;
+  /** The pool's progress line at the judgement before it (poolProgressLine), or 'nothing observed yet'. */
+  lastSeenBefore: string;
+}
+
 /** The wait stopped on a pool whose nodes cannot reach their config; `nodes` says which, moving where, and why. */
 export class PoolDegradedError extends WaitFailedError {
   constructor(
@@ -70,6 +85,8 @@ export class PoolDegradedError extends WaitFailedError {
     observed: string,
     readonly pool: string,
     readonly nodes: DegradedNode[],
+    /** When the wait first saw this pool report a degraded node (the grace ran from then or later). */
+    readonly firstDegraded: FirstDegraded,
   ) {
     super(spec, failure, observed);
     this.name = 'PoolDegradedError';
@@ -101,6 +118,8 @@ export function waitForPools(ctx: WaitContext, expectation: PoolExpectation): Pr
   const graceMs = (expectation.degradedGraceClusterMinutes ?? 15) * 60_000;
   const clock = clockOf(ctx.caps);
   const degradedSince = new Map<string, number>();
+  const firstDegraded = new Map<string, { at: Promise<{ targetMs: number; wallMs: number }>; lastSeenBefore: string }>();
+  const lastSeen = new Map<string, string>();
   let degraded: { pool: string; nodes: DegradedNode[] } | undefined;
   const spec: WaitSpec = {
     what: `pools ${expectation.pools.join(', ')} to roll out`,
@@ -120,6 +139,19 @@ export function waitForPools(ctx: WaitContext, expectation: PoolExpectation): Pr
         const rendered = poolRenderedAs(p, renderExpectation(expectation, name), snap.machineConfigs);
         if (!allOf(rendered, poolRolledOut(p)).ok) done = false;
         lines.push(rendered.ok ? poolLine(snap, name) : rendered.why);
+        // The first sight of a node degraded on the config we wait for: its daemon's report, or the pool's.
+        if (!firstDegraded.has(name)) {
+          const target = p.spec?.configuration?.name;
+          const nodeDegraded = rendered.ok && nodesOfPool(p, snap.pools.values(), snap.nodes.values()).some((n) => {
+            const v = viewNode(n);
+            return v.activity === 'degraded' && v.desired === target;
+          });
+          if (nodeDegraded || (rendered.ok && viewPool(p).nodeDegradedMessage !== undefined)) {
+            firstDegraded.set(name, { at: clock.readNow(), lastSeenBefore: lastSeen.get(name) ?? 'nothing observed yet' });
+          } else {
+            lastSeen.set(name, rendered.ok ? poolLine(snap, name) : rendered.why);
+          }
+        }
         // A pool that stays NodeDegraded on the config we wait for will not get better by waiting out the budget.
         if (rendered.ok && viewPool(p).nodeDegradedMessage !== undefined) {
           const since = degradedSince.get(name) ?? clock.nowMs();
@@ -136,8 +168,11 @@ export function waitForPools(ctx: WaitContext, expectation: PoolExpectation): Pr
     },
     describe: (snap) => [...expectation.pools.map((n) => poolLine(snap, n)), mcoLine(snap)].join('; '),
   };
-  return waitFor(ctx.watcher, spec, ctx.progress).catch((error: unknown) => {
-    if (error instanceof WaitFailedError && degraded) throw new PoolDegradedError(spec, error.failure, error.actual, degraded.pool, degraded.nodes);
+  return waitFor(ctx.watcher, spec, ctx.progress).catch(async (error: unknown) => {
+    if (error instanceof WaitFailedError && degraded) {
+      const first = firstDegraded.get(degraded.pool)!;
+      throw new PoolDegradedError(spec, error.failure, error.actual, degraded.pool, degraded.nodes, { ...(await first.at), lastSeenBefore: first.lastSeenBefore });
+    }
     throw error;
   });
 }

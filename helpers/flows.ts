@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { PoolDegradedError, waitForClusterSettled, waitForPools, waitForUpgrade, type PoolExpectation } from './cluster-waits.js';
 import type { ClusterSnapshot, ClusterWatcher } from './cluster-watcher.js';
 import type { Cluster } from './cluster.js';
-import type { TargetCapabilities } from './capabilities.js';
+import { clockOf, formatTargetDuration, type TargetCapabilities } from './capabilities.js';
 import type { WaitContext } from './cluster-waits.js';
 import { currentVersion } from './facts/cluster-version.js';
 import type { DegradedNode } from './facts/diagnoses.js';
@@ -118,6 +118,22 @@ export interface DegradedRollout {
   nodes: DegradedNode[];
   /** The wait's failure text, as a person reads it. */
   message: string;
+  /**
+   * From the creation of the first override MachineConfig to the wait's first sight of a node of the pool reported
+   * degraded (by its daemon, or by the pool), on the target's clock (cluster time: the reference's server time, the
+   * wall clock on a real cluster) and on the wall; `text` says both ("8m42s cluster time (0.3s wall)"). Undefined for
+   * overrides this process did not create.
+   */
+  reportedAfter?: { targetMs: number; wallMs: number; text: string };
+  /** What the wait last saw of the pool before a node was reported degraded (its progress line). */
+  lastSeenBefore: string;
+}
+
+/** How soon after its MachineConfigs were created a pool must report the node that cannot reach them, and why. */
+export interface DegradedBound {
+  clusterMinutes: number;
+  /** Where the bound comes from, for the failure text. */
+  why: string;
 }
 
 /** Override MachineConfigs on the cluster, with what can be done to them; their undo is their ledger entry's. */
@@ -128,9 +144,11 @@ export interface PoolOverride {
   rolledOut(): Promise<ClusterSnapshot>;
   /**
    * The pools must not roll the overrides out: a node must report that it cannot, and the wait must stop on it.
-   * `because` says why it cannot ("cannot be pulled"). Returns the degraded nodes.
+   * `because` says why it cannot ("cannot be pulled"). Returns the degraded nodes. With `bound`, a wait that ends
+   * without a degraded node says how long it has been since the MachineConfigs were created, against the bound (the
+   * caller judges the span of a node reported degraded, `reportedAfter`).
    */
-  expectDegradedNode(because: string): Promise<DegradedRollout>;
+  expectDegradedNode(because: string, bound?: DegradedBound): Promise<DegradedRollout>;
   /**
    * Runs the overrides' registered undo now: deletes them, points degraded nodes back and waits until the pools roll
    * out without them; with `settledAt`, then also until the pools run configs of that release and machine-config and
@@ -148,9 +166,12 @@ export async function applyOverrides(session: FlowSession, asked: MachineConfigO
   const list = overrides.map((o) => o.name).join(', ');
   // Only what this run created is ever deleted: an MC of the same name left by someone else is not ours to remove.
   let entry: LedgerEntry | undefined;
+  // When the first exists, on the target's clock as every budget and span of the suite, asked of the target then.
+  let appliedAt: { targetMs: number; wallMs: number } | undefined;
   await step(`create MachineConfigs ${list}`, async () => {
     for (const override of overrides) {
       const mc = await createOverrideMachineConfig(session.cluster, override, session.target.runId, { markPool: session.target.poolPlan !== undefined });
+      appliedAt ??= await clockOf(session.waits.caps).readNow();
       // One ledger entry for all of them, undone together: recorded with the first, and each added as it exists.
       const change = { kind: 'MachineConfig', name: override.name, pool: override.role } as const;
       if (entry) entry.add(change);
@@ -158,7 +179,7 @@ export async function applyOverrides(session: FlowSession, asked: MachineConfigO
       await attachYaml(`${mc.metadata.name}.yaml`, mc);
     }
   });
-  return poolOverride(session, overrides, entry);
+  return poolOverride(session, overrides, entry, appliedAt);
 }
 
 /**
@@ -170,7 +191,8 @@ export function adoptOverrides(session: FlowSession, overrides: MachineConfigOve
   return poolOverride(session, overrides, entry);
 }
 
-function poolOverride(session: FlowSession, overrides: MachineConfigOverride[], entry: LedgerEntry | undefined): PoolOverride {
+/** `appliedAt`: when this process created the overrides, on the target's clock and the wall (epoch ms). */
+function poolOverride(session: FlowSession, overrides: MachineConfigOverride[], entry: LedgerEntry | undefined, appliedAt?: { targetMs: number; wallMs: number }): PoolOverride {
   const pools = poolsOf(overrides);
   const byPool = overridesByPool(overrides);
   const withThem: PoolExpectation = { pools, rendered: Object.fromEntries(pools.map((p) => [p, { with: byPool[p] }])) };
@@ -180,7 +202,7 @@ function poolOverride(session: FlowSession, overrides: MachineConfigOverride[], 
     pools,
     toJSON: () => ({ $poolOverride: entry?.id ?? -1, overrides }),
     rolledOut: () => step(`wait until pools ${pools.join(', ')} are updated`, () => waitForPools(session.waits, withThem), session.waits.caps),
-    expectDegradedNode: (because) =>
+    expectDegradedNode: (because, bound) =>
       step(`wait for pools ${pools.join(', ')}: a node must report it cannot move to the override`, async () => {
         const error = await waitForPools(session.waits, withThem).then(
           () => undefined,
@@ -190,9 +212,19 @@ function poolOverride(session: FlowSession, overrides: MachineConfigOverride[], 
           const images = [...new Set(overrides.map((o) => o.osImageURL).filter((i) => i !== undefined))].join(', ');
           expect.fail(`pool ${pools.join(', ')} rolled out ${images || 'the overrides'}, which ${because}, without reporting a degraded node: the error was hidden`);
         }
-        if (!(error instanceof PoolDegradedError)) expect.fail(`expected the wait to stop on a degraded pool, got: ${(error as Error).message}`);
+        if (!(error instanceof PoolDegradedError)) {
+          const now = await clockOf(session.waits.caps).readNow();
+          const since = bound && appliedAt ? sinceApplied(session, appliedAt, now.wallMs, now.targetMs) : undefined;
+          const within = bound && since ? `no node of pool ${pools.join(', ')} was reported degraded in the ${since.text} since MachineConfigs ${overrides.map((o) => o.name).join(', ')} were created, against a bound of ${bound.clusterMinutes}m cluster time (${bound.why}); ` : '';
+          expect.fail(`${within}expected the wait to stop on a degraded pool, got: ${(error as Error).message}`);
+        }
         await attachText('failure text', error.message);
-        return { pool: error.pool, nodes: error.nodes, message: error.message };
+        const reportedAfter = appliedAt ? sinceApplied(session, appliedAt, error.firstDegraded.wallMs, error.firstDegraded.targetMs) : undefined;
+        if (reportedAfter) {
+          console.log(`    a node of pool ${error.pool} was reported degraded ${reportedAfter.text} after the MachineConfigs were created`);
+          await parameter('MachineConfigs created → a node reported degraded', reportedAfter.text);
+        }
+        return { pool: error.pool, nodes: error.nodes, message: error.message, reportedAfter, lastSeenBefore: error.firstDegraded.lastSeenBefore };
       }, session.waits.caps),
     remove: async (options = {}) => {
       if (!entry) throw new Error(`MachineConfigs ${overrides.map((o) => o.name).join(', ')} are not this process's to delete (in a split run, --phase post deletes them)`);
@@ -206,6 +238,12 @@ function poolOverride(session: FlowSession, overrides: MachineConfigOverride[], 
       }
     },
   };
+}
+
+/** The span from `from` to a moment, on both clocks. */
+function sinceApplied(session: FlowSession, from: { targetMs: number; wallMs: number }, wallMs: number, targetMs: number): { targetMs: number; wallMs: number; text: string } {
+  const span = { targetMs: targetMs - from.targetMs, wallMs: wallMs - from.wallMs };
+  return { ...span, text: formatTargetDuration(span.targetMs, span.wallMs, session.waits.caps.timeFactor) };
 }
 
 /** Steps 3-5: create the override MachineConfigs and wait until their pools have rolled out with them. */

@@ -18,6 +18,12 @@ export interface TargetClock {
    * apart at the reference's factor).
    */
   atWallMs(wallMs: number): number;
+  /**
+   * The target's time now, asked of the target at once rather than estimated from the last read, with the wall moment
+   * it stands for (epoch ms both): for a moment that must not lag the clock's jumps, such as the end of a span the suite
+   * judges. Where the target cannot be asked (or the read fails) it is the estimate.
+   */
+  readNow(): Promise<{ targetMs: number; wallMs: number }>;
   /** Target ms per wall ms at the least (1 on a real cluster). */
   readonly factor: number;
   /** Stops reading the server (idempotent). */
@@ -82,17 +88,35 @@ export class ServerTargetClock implements TargetClock {
     if (this.reading || this.stopped) return;
     this.reading = true;
     try {
-      const sample = await this.read();
-      // The header has whole seconds and the estimate counts at the slowest rate: keep whichever is later, so the
-      // clock never runs backwards and a jump shows as soon as the server has made it.
-      const estimate = this.base.serverMs + (sample.wallMs - this.base.wallMs) * this.factor;
-      if (sample.serverMs > estimate) this.base = sample;
+      this.take(await this.read());
       this.lastError = undefined;
     } catch (error) {
       this.lastError = (error as Error).message;
     } finally {
       this.reading = false;
     }
+  }
+
+  /** A read's sample, kept when it is ahead of the estimate; returns the time at the sample's wall moment. */
+  private take(sample: ServerDate): number {
+    // The header has whole seconds and the estimate counts at the slowest rate: keep whichever is later, so the
+    // clock never runs backwards and a jump shows as soon as the server has made it.
+    const estimate = this.atWallMs(sample.wallMs);
+    if (sample.serverMs > estimate) this.base = sample;
+    return Math.max(sample.serverMs, estimate);
+  }
+
+  async readNow(): Promise<{ targetMs: number; wallMs: number }> {
+    if (!this.stopped) {
+      try {
+        const sample = await this.read();
+        return { targetMs: this.take(sample), wallMs: sample.wallMs };
+      } catch (error) {
+        this.lastError = (error as Error).message;
+      }
+    }
+    const wallMs = Date.now();
+    return { targetMs: this.atWallMs(wallMs), wallMs };
   }
 
   stop(): void {

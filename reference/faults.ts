@@ -20,6 +20,12 @@ export interface Deviations {
   /** Daemon: carry on with the old OS image when the pull fails, instead of degrading the node. */
   daemonIgnoresPullErrors: boolean;
   /**
+   * Daemon: after the 4.12 tries of a pull (PULL_RETRY_DELAYS_MS), go on retrying it once a cluster minute, whatever
+   * the error, until an hour has passed since the first try, and only then degrade the node (OCPBUGS-1761 as reported:
+   * pulls that can never succeed are retried as if they might).
+   */
+  daemonRetriesHopelessPulls: boolean;
+  /**
    * Daemon: prepare the extensions repository only when the extensions or the kernel type change, not for an OS-only
    * update, so rpm-ostree cannot re-layer the packages a pool already has (mcd/extensions-repo.ts).
    */
@@ -43,6 +49,7 @@ export const NO_DEVIATIONS: Readonly<Deviations> = Object.freeze({
   renderKeepsCurrentOsImage: false,
   daemonSkipsRebase: false,
   daemonIgnoresPullErrors: false,
+  daemonRetriesHopelessPulls: false,
   daemonOmitsExtensionsRepoOnOsUpdate: false,
   daemonBootsAnyImage: false,
   daemonLayersOnlyChanges: false,
@@ -73,6 +80,10 @@ export const FAULTS = {
   'mcd-ignores-pull-errors': {
     what: 'the daemon reports Done even when the OS image cannot be pulled, booting nothing new',
     deviates: ['daemonIgnoresPullErrors'],
+  },
+  'mcd-retries-unpullable-pulls': {
+    what: 'the daemon retries a pull that can never succeed for an hour of cluster time, whatever the error, before the node goes Degraded (OCPBUGS-1761 as reported)',
+    deviates: ['daemonRetriesHopelessPulls'],
   },
   'mcd-skips-os-update': {
     what: 'the daemon applies new configs and reboots but never rebases, so nodes keep booting their previous OS image',

@@ -38,6 +38,12 @@ const SECOND = 1000;
  * An outage shorter than their sum (158 s) costs the node nothing but time.
  */
 export const PULL_RETRY_DELAYS_MS = [1, 2, 5, 10, 20, 40, 80].map((s) => s * SECOND);
+/**
+ * Fault mcd-retries-unpullable-pulls (OCPBUGS-1761 as reported): after the tries above, the pull is tried again once a
+ * cluster minute, whatever the error, until this long has passed since its first try.
+ */
+const HOPELESS_PULL_RETRIES_FOR_MS = 60 * MINUTE;
+const HOPELESS_PULL_RETRY_EVERY_MS = MINUTE;
 /** The daemon queue's rate limiter after a failed sync: 1 s doubling to at most 60 s (daemon.go maxUpdateBackoff). */
 const requeueDelayMs = (failures: number): number => Math.min(SECOND * 2 ** Math.max(0, failures - 1), 60 * SECOND);
 const DIGEST_REF = /@sha256:[0-9a-f]{64}$/;
@@ -175,16 +181,28 @@ export class DaemonSet implements Controller {
     return content;
   }
 
-  /** One pull as the real daemon makes it: tried again after each of PULL_RETRY_DELAYS_MS; the last error is thrown. */
-  private async pullWithRetries(ref: string, signal: AbortSignal, log: (line: string) => void): Promise<OsImageContent> {
+  /**
+   * One pull as the real daemon makes it: tried again after each of PULL_RETRY_DELAYS_MS; the last error is thrown.
+   * With the fault mcd-retries-unpullable-pulls it is then tried once a cluster minute until an hour has passed, or
+   * until the node is no longer asked for `desired` (`stillWanted`), so that pointing a node back is not held up by
+   * the fault for an hour.
+   */
+  private async pullWithRetries(ref: string, signal: AbortSignal, log: (line: string) => void, stillWanted: () => boolean): Promise<OsImageContent> {
+    const { clock, deviations } = this.ctx;
+    const firstTryMs = clock.nowMs();
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.pull(ref);
       } catch (error) {
-        const delay = PULL_RETRY_DELAYS_MS[attempt];
-        log(`pull of ${ref} failed (try ${attempt + 1} of ${PULL_RETRY_DELAYS_MS.length + 1}): ${(error as Error).message}${delay === undefined ? '' : `; retrying in ${delay / SECOND} s`}`);
+        let delay = PULL_RETRY_DELAYS_MS[attempt];
+        let of = ` of ${PULL_RETRY_DELAYS_MS.length + 1}`;
+        if (deviations.daemonRetriesHopelessPulls) {
+          of = ', retried for up to an hour';
+          if (delay === undefined && clock.nowMs() - firstTryMs < HOPELESS_PULL_RETRIES_FOR_MS && stillWanted()) delay = HOPELESS_PULL_RETRY_EVERY_MS;
+        }
+        log(`pull of ${ref} failed (try ${attempt + 1}${of}): ${(error as Error).message}${delay === undefined ? '' : `; retrying in ${delay / SECOND} s`}`);
         if (delay === undefined) throw error;
-        await this.ctx.clock.sleep(delay, signal);
+        await clock.sleep(delay, signal);
       }
     }
   }
@@ -248,7 +266,7 @@ export class DaemonSet implements Controller {
       log(`pulling ${wanted}`);
       for (let failures = 1; ; failures++) {
         try {
-          const content = await this.pullWithRetries(wanted, signal, log);
+          const content = await this.pullWithRetries(wanted, signal, log, () => this.desiredNow(name) === desired);
           // IsBootableImage's inspection reads the labels; an image that is no OS fails the legacy path's rebase
           const labels = await this.ctx.images.readImageLabels(wanted);
           const notAnOs = deviations.daemonBootsAnyImage ? undefined : notAnOsImageReason(wanted, labels, rngFor(this.ctx.seed, name, wanted, String(failures)));

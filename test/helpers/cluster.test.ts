@@ -167,6 +167,34 @@ describe('helpers against a real API server (mock/ with the reference CRDs)', fu
     expect((err as Error).message).to.include(`node worker-1 failed to move to rendered-worker-bad with osImageURL ${IMAGE}: ${reason}`);
   });
 
+  it('says when it first saw a node degraded on the awaited config, and what it saw of the pool before', async () => {
+    await mock.create(KINDS.MachineConfig, { metadata: { name: 'rendered-worker-late' }, spec: { osImageURL: IMAGE } });
+    watcher = new ClusterWatcher(mock.cluster);
+    await watcher.start();
+    await mock.patch(KINDS.MachineConfigPool, 'worker', { spec: { configuration: { name: 'rendered-worker-late', source: [{ name: 'tc-late' }] } } });
+    await mock.patch(KINDS.Node, 'worker-1', { metadata: { annotations: { 'machineconfiguration.openshift.io/desiredConfig': 'rendered-worker-late', 'machineconfiguration.openshift.io/state': 'Working' } } });
+    const started = Date.now();
+    const waiting = waitForPools({ watcher, caps: { timeFactor: 1 }, progress: quiet }, { pools: ['worker'], rendered: { worker: { with: ['tc-late'] } }, degradedGraceClusterMinutes: 0.02 }).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    // the daemon reports the node degraded first; the pool's NodeDegraded follows
+    const reason = `failed to pull ${IMAGE}: manifest unknown`;
+    const degradedAt = Date.now();
+    await mock.patch(KINDS.Node, 'worker-1', { metadata: { annotations: { 'machineconfiguration.openshift.io/state': 'Degraded', 'machineconfiguration.openshift.io/reason': reason } } });
+    await new Promise((r) => setTimeout(r, 300));
+    await mock.patchStatus(KINDS.MachineConfigPool, 'worker', mock.poolStatus('rendered-worker-late', 2, 'degraded', `Node worker-1 is reporting: "${reason}"`));
+    const err = await waiting;
+    expect(err).to.be.instanceOf(PoolDegradedError);
+    const first = (err as PoolDegradedError).firstDegraded;
+    // on a real cluster's clock (factor 1, no server clock given) target time is wall time
+    expect(first.targetMs).to.be.within(degradedAt, degradedAt + 250);
+    expect(first.wallMs).to.be.within(degradedAt, degradedAt + 250);
+    expect(first.targetMs).to.be.above(started + 250);
+    expect(first.lastSeenBefore).to.match(/^worker \d\/2 updated, node worker-1 updating/);
+  });
+
   it('records the upgrade timeline and judges the invariants', async () => {
     watcher = new ClusterWatcher(mock.cluster);
     await watcher.start();

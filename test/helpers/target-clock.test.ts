@@ -73,6 +73,29 @@ describe('the target clock', function () {
     expect(hits(), 'a stopped clock asks no more').to.equal(stoppedAt);
   });
 
+  it('readNow asks the server at once, so a jump made since the last read is in it (the estimate lags it)', async () => {
+    let serverMs = Date.parse('2022-09-12T10:00:00Z');
+    const { server, kubeConfig } = await versionServer(() => new Date(serverMs).toUTCString());
+    // reads every 10 wall minutes: between two, the estimate knows nothing of a jump
+    const reader = await serverDateReader(kubeConfig);
+    const clock = new ServerTargetClock(600, await reader.read(), reader.read, reader.close, 600_000);
+    try {
+      const before = clock.nowMs();
+      serverMs += 8 * 60_000; // the reference skipped a drain and a pull's waits
+      expect(clock.nowMs() - before, 'the estimate has not seen the jump').to.be.below(60_000);
+      const now = await clock.readNow();
+      // the header has whole seconds, and the estimate counted on at the factor meanwhile
+      expect(now.targetMs - before).to.be.within(8 * 60_000 - 5_000, 9 * 60_000);
+      expect(now.wallMs).to.be.within(Date.now() - 1_000, Date.now());
+      expect(clock.nowMs(), 'the estimate goes on from the read').to.be.at.least(now.targetMs);
+    } finally {
+      clock.stop();
+      server.close();
+    }
+    const stopped = await clock.readNow();
+    expect(stopped.targetMs, 'a stopped clock gives its estimate').to.be.at.least(serverMs);
+  });
+
   it('refuses a server without a readable Date, naming the request', async () => {
     const { server, kubeConfig } = await versionServer(() => 'not a date');
     try {

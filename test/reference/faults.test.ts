@@ -79,6 +79,32 @@ describe('reference faults', function () {
     });
   });
 
+  it('mcd-retries-unpullable-pulls: a node that cannot pull is Degraded only after an hour of retries, not after the 4.12 tries', async () => {
+    // Cluster time from the MachineConfig's creation to the pool's report of the degraded node, as the server stamps both.
+    const untilDegraded = async (h: Harness): Promise<number> => {
+      const missing = `${h.cluster.registry}/ocp-e2e/does-not-exist@sha256:${'2'.repeat(64)}`;
+      const mc = await h.k.create<Obj>('MachineConfig', overrideMachineConfig('tc-hopeless-pull-worker', 'worker', missing));
+      const pool = await waitFor('the worker pool to report a degraded node', async () => {
+        const p = await h.k.get<Obj>('MachineConfigPool', 'worker');
+        return cond(p, 'NodeDegraded').status === 'True' ? p : undefined;
+      }, WAIT_MS, () => describeCluster(h.k, h.cluster));
+      const since = (pool.status.conditions as { type: string; lastTransitionTime: string }[]).find((c) => c.type === 'NodeDegraded')!.lastTransitionTime;
+      return new Date(since).getTime() - new Date(mc.metadata.creationTimestamp!).getTime();
+    };
+    let withoutFault = 0;
+    await withCluster({ profile: '4.12-ga' }, async (h) => {
+      withoutFault = await untilDegraded(h);
+    });
+    await withFault('mcd-retries-unpullable-pulls', async (h) => {
+      const withFault_ = await untilDegraded(h);
+      // the 4.12 tries wait 158 s in all; the fault goes on once a minute until an hour has passed since the first try
+      expect(withFault_, `with the fault ${withFault_ / 1000} s, without ${withoutFault / 1000} s`).to.be.at.least(withoutFault - 158_000 - 60_000 + 60 * 60_000);
+      const node = (await nodesOfRole(h.k, 'worker')).find((n) => n.metadata.annotations?.[ANN.state] === 'Degraded');
+      expect(node?.metadata.annotations?.[ANN.reason]).to.match(/^Error checking type of update image: failed to run command podman \(6 tries\)/);
+    });
+    expect(withoutFault, `without the fault ${withoutFault / 1000} s`).to.be.within(158_000, 15 * 60_000);
+  });
+
   it('mcd-skips-os-update: nodes report Done on an overriding config but keep booting the release image', async () => {
     await withFault('mcd-skips-os-update', async (h) => {
       const custom = await customImage(h.cluster);

@@ -73,6 +73,13 @@ export const KILL_MATRIX: KillRow[] = [
     expect: [/\[phase check\]/, /pool worker rolled out \S+, which cannot be pulled, without reporting a degraded node: the error was hidden/],
   },
   {
+    file: '06-unpullable-custom-image.spec.ts',
+    spec: '06 unpullable custom osImage (E2E-006)',
+    grep: 'E2E-006',
+    fault: 'mcd-retries-unpullable-pulls',
+    expect: [/\[phase check\]/, /node \S+ of pool worker was reported degraded (?:[6-9]\d|\d{3,})m\d\ds cluster time \([\d.]+s wall\) after MachineConfig tc-e2e-006-unpullable-os-image-worker was created, more than the bound of 20m cluster time \(.*\); last seen before it: worker \d\/2 updated, node \S+ updating/],
+  },
+  {
     file: '07-upgrade-with-extension.spec.ts',
     spec: '07 upgrade with an extension and no custom osImage (E2E-007)',
     grep: 'E2E-007',
