@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getProfile, REPORT_PROFILE } from '../../reference/profiles/index.js';
 import { TEST_WORK_DIR } from './support/cluster.js';
+import { clusterUpReady } from './support/report-session.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -37,18 +38,7 @@ describe('ocp-e2e cluster up', function () {
       all: true,
     });
     try {
-      let output = '';
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`cluster up did not become ready in 60 s:\n${output}`)), 60_000);
-        child.all!.on('data', (chunk: Buffer) => {
-          output += chunk.toString();
-          if (output.includes('Press Ctrl-C to stop.')) {
-            clearTimeout(timer);
-            resolve();
-          }
-        });
-        void child.then(() => reject(new Error(`cluster up exited early:\n${output}`)));
-      });
+      const output = await clusterUpReady(child, 60_000);
       const osImageLines = [current.osImageTags.base, current.osImageTags.machineOsContent!, current.osImageTags.extensions!].map((tag) => `    ${tag.padEnd(14)} 127.0.0.1:`);
       for (const line of [`kubeconfig:   ${kubeconfig}`, 'API server:   https://127.0.0.1:', 'time factor:  600 (10 cluster minutes per wall second', ...osImageLines, `next release    ${next.version}`, `profile ${profile.name}`, `a Dockerfile FROM the ${current.osImageTags.base} pullspec`]) {
         expect(output).to.include(line);

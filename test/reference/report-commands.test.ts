@@ -6,117 +6,43 @@
  * a worker with an interactive `oc debug node/W` in a real terminal (tmux), as the first thing one does to reproduce.
  */
 import { expect } from 'chai';
-import { execa, type ResultPromise } from 'execa';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { execa } from 'execa';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { connectEngine } from '../../lib/oci/engine.js';
 import { PushUnauthorizedError, RegistryUnauthorizedError } from '../../lib/oci/errors.js';
 import { pushImage } from '../../lib/oci/push.js';
 import { RegistryClient } from '../../lib/oci/image-files.js';
-import { TEST_WORK_DIR } from './support/cluster.js';
 import { openTerminal } from '../support/terminal.js';
+import { startReportSession, UPSTREAM_BIN, type ReportSession } from './support/report-session.js';
+import { reportDockerfile, reportMachineConfigCommand } from './support/report-steps.js';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const UPSTREAM_BIN = path.resolve(REPO, '..', 'shared', 'upstream', 'bin');
 const CURRENT = '4.12.0-0.nightly-2022-09-08-002336';
 const NEXT = '4.12.0-0.nightly-2022-09-12-152748';
-
-/** Step 2 of the report, word for word but for the FROM line (the base image found in step 1). */
-function reportDockerfile(base: string): string {
-  return `FROM ${base}
-
-RUN printf '[baseos]\\nname=CentOS-$releasever - Base\\nbaseurl=http://mirror.centos.org/centos/$releasever-stream/BaseOS/$basearch/os/\\ngpgcheck=0\\nenabled=1\\n\\n[appstream]\\nname=CentOS-$releasever - AppStream\\nbaseurl=http://mirror.centos.org/centos/$releasever-stream/AppStream/$basearch/os/\\ngpgcheck=0\\nenabled=1\\n\\n' > /etc/yum.repos.d/centos.repo && \\
-    rpm-ostree install zsh && \\
-    rpm-ostree cleanup -m && \\
-    ostree container commit
-`;
-}
-
-/** Steps 3 and 4 of the report, word for word but for the image's registry. */
-function reportMachineConfigCommand(role: 'worker' | 'master', image: string): string {
-  return `cat <<EOF | oc create -f -
-kind: MachineConfig
-apiVersion: machineconfiguration.openshift.io/v1
-metadata:
-  labels:
-    machineconfiguration.openshift.io/role: "${role}"
-  name: "tc-54183-new-os-image-upgrade-${role}"
-spec:
-  osImageURL: "${image}"
-EOF`;
-}
 
 const columns = (header: string | undefined): string[] => (header ?? '').trim().split(/\s+/);
 
 describe('the report\'s commands with the real oc after `cluster up --env-out` (registry over TLS with credentials)', function () {
   this.timeout(180_000);
+  let session: ReportSession;
   let dir: string;
   let envFile: string;
-  let child: ResultPromise | undefined;
-  let output = '';
+  let output: string;
   let registry: string;
   let customImage: string;
-
-  /** Runs a command line in bash after `source <env file>`, with the upstream oc first on PATH. */
-  const sh = (command: string, env: Record<string, string> = {}) =>
-    execa('bash', ['-c', `source ${JSON.stringify(envFile)} && ${command}`], {
-      cwd: dir,
-      reject: false,
-      all: true,
-      env: { PATH: `${UPSTREAM_BIN}:${process.env.PATH}`, ...env },
-      timeout: 120_000,
-    });
-
-  /** Runs `command` until `done(stdout)` holds; fails with the last output seen. */
-  async function until(command: string, done: (stdout: string) => boolean, timeoutMs = 60_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    let last = '';
-    while (Date.now() < deadline) {
-      const r = await sh(command);
-      last = String(r.all);
-      if (r.exitCode === 0 && done(String(r.stdout))) return String(r.stdout);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
-    throw new Error(`\`${command}\` did not show what was expected within ${timeoutMs / 1000} s; last output:\n${last}`);
-  }
+  const sh = (command: string, env: Record<string, string> = {}) => session.sh(command, env);
+  const until = (command: string, done: (stdout: string) => boolean, timeoutMs = 60_000) => session.until(command, done, timeoutMs);
 
   before(async function () {
-    if (!existsSync(path.join(UPSTREAM_BIN, 'oc'))) {
-      throw new Error(`the real oc 4.12 is missing: expected ${path.join(UPSTREAM_BIN, 'oc')} (../shared/upstream/bin/oc, see its README); this test runs it and does not skip`);
-    }
-    dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-report-commands-'));
-    envFile = path.join(dir, 'env');
-    child = execa('node', ['--import', 'tsx', 'bin/ocp-e2e.ts', 'cluster', 'up', '--profile', '4.12-nightly-2022-09-08', '--env-out', envFile], {
-      cwd: REPO,
-      env: { OCP_E2E_REFERENCE_WORKDIR: TEST_WORK_DIR },
-      reject: false,
-      all: true,
-    });
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`cluster up did not become ready in 90 s:\n${output}`)), 90_000);
-      child!.all!.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('Press Ctrl-C to stop.')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      void child!.then(() => reject(new Error(`cluster up exited early:\n${output}`)));
-    });
-    registry = /registry:\s+(127\.0\.0\.1:\d+)/.exec(output)![1]!;
+    session = await startReportSession('4.12-nightly-2022-09-08', 90_000);
+    ({ dir, envFile, output, registry } = session);
     customImage = `${registry}/sregidor/sregidor-os:mco_layering`;
   });
 
   after(async () => {
-    if (child) {
-      child.kill('SIGINT');
-      const result = await child;
-      expect(result.exitCode, String(result.all)).to.equal(0);
-    }
-    if (dir) await rm(dir, { recursive: true, force: true });
+    if (!session) return;
+    const result = await session.stop();
+    expect(result.exitCode, result.all).to.equal(0);
   });
 
   it('writes an env file of paths only (no secret), mode 0600, and says in words what it sets', async () => {
