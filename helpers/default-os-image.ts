@@ -8,13 +8,13 @@
  */
 import type { FlowSession } from './flows.js';
 import { ReleaseImageTagNotFoundError } from './images/release-info.js';
-import { releaseImageOf, BASE_OS_TAG, MACHINE_OS_CONTENT_TAG } from './release.js';
+import { releaseImageTaggedOf, BASE_OS_TAG, MACHINE_OS_CONTENT_TAG } from './release.js';
 import { attachText, step } from './report.js';
 
 export interface DefaultOsImage {
   /** The pullspec the template MachineConfig carries. */
   image: string;
-  /** Which of the release's images it is: rhel-coreos-8 or machine-os-content. */
+  /** Which of the release's images it is, by the release's name for it: rhel-coreos-8 (rhel-coreos from 4.13) or machine-os-content. */
   tag: string;
 }
 
@@ -31,15 +31,15 @@ export async function findDefaultOsImage(session: FlowSession, releaseImage: str
     for (const tag of [BASE_OS_TAG, MACHINE_OS_CONTENT_TAG]) {
       // a release without machine-os-content (4.13 and later) simply does not offer it; any other failure to read the
       // payload is the run's failure
-      const pullspec = await releaseImageOf(session.access, releaseImage, session.cluster, tag).catch((error: unknown) => {
+      const found = await releaseImageTaggedOf(session.access, releaseImage, session.cluster, tag).catch((error: unknown) => {
         if (error instanceof ReleaseImageTagNotFoundError && tag === MACHINE_OS_CONTENT_TAG) return undefined;
         throw error;
       });
-      if (pullspec === image) {
-        await attachText(`default OS image (${tag})`, image);
-        return { image, tag };
+      if (found?.pullspec === image) {
+        await attachText(`default OS image (${found.tag})`, image);
+        return { image, tag: found.tag };
       }
-      if (pullspec) candidates.push(`${tag} ${pullspec}`);
+      if (found) candidates.push(`${found.tag} ${found.pullspec}`);
     }
     const earlier = await earlierReleaseWith(session, releaseImage, image);
     throw new Error(
@@ -55,8 +55,8 @@ async function earlierReleaseWith(session: FlowSession, current: string, image: 
   for (const entry of history) {
     if (!entry.image || entry.image === current) continue;
     for (const tag of [BASE_OS_TAG, MACHINE_OS_CONTENT_TAG]) {
-      const pullspec = await releaseImageOf(session.access, entry.image, session.cluster, tag).catch(() => undefined);
-      if (pullspec === image) return { version: entry.version || entry.image, tag };
+      const found = await releaseImageTaggedOf(session.access, entry.image, session.cluster, tag).catch(() => undefined);
+      if (found?.pullspec === image) return { version: entry.version || entry.image, tag: found.tag };
     }
   }
   return undefined;

@@ -20,7 +20,8 @@ import type { Ledger, LedgerEntry } from './ledger.js';
 import { createOverrideMachineConfig, overridesByPool, poolsOf, type MachineConfigOverride } from './machineconfigs.js';
 import { UpgradeRecorder, type UpgradeRecording } from './monitor/record.js';
 import { keepRecording } from './monitor/recording-file.js';
-import { extensionsImageOfBase, releaseExtensionsImage, releaseOsImage } from './release.js';
+import type { ExpectedFile } from './facts/node.js';
+import { extensionsImageOfBase, osReleaseOf, releaseExtensionsImage, releaseOsImage } from './release.js';
 import { attachText, attachYaml, parameter, step } from './report.js';
 import { reportUpgradeInvariants, verdictSummary } from './report/invariant-steps.js';
 import type { TargetConfig } from './target.js';
@@ -68,6 +69,33 @@ export async function findStartingPoint(session: FlowSession): Promise<StartingP
   });
 }
 
+/** The release an upgrade goes to, and the OS of its base image. */
+export interface UpgradeTargetOs {
+  releaseImage: string;
+  /** Its version when ClusterVersion lists it. */
+  version?: string;
+  /** Its base OS image (rhel-coreos-8; rhel-coreos from 4.13). */
+  osImage: string;
+  /** That image's os-release, as every node booting a build on it shows it. */
+  osRelease: ExpectedFile;
+}
+
+/**
+ * The release the upgrade will go to (--to-image, else ClusterVersion's availableUpdates[0]) and its base OS image:
+ * what a layered image is rebuilt on before the upgrade, so the pool is on the new release's OS once it is done.
+ */
+export async function findUpgradeTargetOs(session: FlowSession): Promise<UpgradeTargetOs> {
+  return step('find the base OS image of the release to upgrade to', async () => {
+    const target = resolveUpgradeTarget(await session.cluster.getClusterVersion(), session.target.toImage);
+    const osImage = await releaseOsImage(session.access, target.image, session.cluster);
+    const osRelease = await osReleaseOf(session.access, session.cluster, osImage);
+    await parameter('release to upgrade to', `${target.image} (${target.source})`);
+    await attachText('its base OS image', osImage);
+    await attachText(`its ${osRelease.path}`, osRelease.contents ?? '');
+    return { releaseImage: target.image, version: target.version, osImage, osRelease };
+  });
+}
+
 /**
  * The extensions image (rhel-coreos-8-extensions) of a release: a package repository in a container image, which every
  * cluster of that release can pull and which is not an OS image (no `ostree.bootable`, no ostree commit).
@@ -80,13 +108,20 @@ export async function findReleaseExtensionsImage(session: FlowSession, releaseIm
   });
 }
 
+export interface CustomOsImageOptions {
+  /** What to layer; default the run's --containerfile, else images/layered-os/Containerfile. */
+  recipe?: LayeredImageRecipe;
+  /** The release whose base OS image `baseImage` is, when the cluster does not run it (yet): its extensions image goes with the base. */
+  releaseImage?: string;
+}
+
 /**
  * Step 2: the layered image on top of the base OS image, pushed and referenced by digest. What is layered is the
  * recipe's (a Containerfile and its build arguments): the run's --containerfile and --build-arg when given, else
  * images/layered-os/Containerfile (a package of the release's extensions image, a file and an enabled unit). The
  * image's `checks` are what its Containerfile declares every node must show.
  */
-export async function buildCustomOsImage(session: FlowSession, caseId: string, baseImage: string, recipe?: LayeredImageRecipe): Promise<LayeredImage> {
+export async function buildCustomOsImage(session: FlowSession, caseId: string, baseImage: string, options: CustomOsImageOptions = {}): Promise<LayeredImage> {
   return step(`build and push the layered OS image FROM ${baseImage}`, async () => {
     const output: string[] = [];
     const engine = await session.engine();
@@ -99,8 +134,9 @@ export async function buildCustomOsImage(session: FlowSession, caseId: string, b
       caseId,
       baseImage,
       // asked only when the Containerfile takes EXTENSIONS_IMAGE: the extensions image of the base image's release
-      extensionsImage: () => extensionsImageOfBase(session.access, session.cluster, baseImage),
-      recipe: recipe ?? (session.target.containerfile ? userRecipe(session.target.containerfile, session.target.buildArgs ?? {}) : DEFAULT_LAYERED_OS),
+      extensionsImage: () =>
+        options.releaseImage ? releaseExtensionsImage(session.access, options.releaseImage, session.cluster) : extensionsImageOfBase(session.access, session.cluster, baseImage),
+      recipe: options.recipe ?? (session.target.containerfile ? userRecipe(session.target.containerfile, session.target.buildArgs ?? {}) : DEFAULT_LAYERED_OS),
       onOutput: (l) => output.push(l),
       onProgress: (l) => console.log(`    ${l}`),
     });

@@ -36,6 +36,14 @@ export function userRecipe(containerfile: string, buildArgs: Record<string, stri
 /** The suite's layered image: images/layered-os/Containerfile (usbguard from the release's extensions image). */
 export const DEFAULT_LAYERED_OS: LayeredImageRecipe = userRecipe(DEFAULT_CONTAINERFILE, {});
 
+/**
+ * One of the suite's layered images made for a case, `images/layered-os/<folder>/Containerfile`, with its folder as the
+ * build context. A case that checks what its own image holds builds it whatever --containerfile says.
+ */
+export function caseRecipe(folder: string): LayeredImageRecipe {
+  return userRecipe(join(dirname(DEFAULT_CONTAINERFILE), folder, 'Containerfile'), {});
+}
+
 /** What the recipe's Containerfile declares, read before anything is built: the checks, and whether it takes the extensions image. */
 export async function readRecipe(recipe: LayeredImageRecipe): Promise<{ checks: DeclaredChecks; wantsExtensions: boolean }> {
   const path = join(recipe.contextDir, recipe.containerfile);

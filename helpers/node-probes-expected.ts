@@ -8,6 +8,8 @@ import {
   nodeHasFile,
   nodeHasKernelArguments,
   nodeHasPackage,
+  nodeLacksFile,
+  nodeLacksPackage,
   nodeRunsKernelType,
   nodeUnitEnabled,
   type ExpectedFile,
@@ -40,6 +42,10 @@ export interface NodeExpectation {
   /** Units every node must have enabled (`enabled: true`) or not enabled. */
   units?: Array<{ name: string; enabled: boolean }>;
   kernelType?: KernelType;
+  /** Packages no node may have (what an image that is no longer booted layered). */
+  absentPackages?: string[];
+  /** Files no node may hold (what an image that is no longer booted added). */
+  absentFiles?: string[];
 }
 
 /** One probe and the fact its answer must satisfy; `judge` may read other answers of the same read. */
@@ -73,6 +79,14 @@ export function nodeChecks(e: NodeExpectation): NodeCheck[] {
     const probe = unitProbe(unit.name);
     checks.push({ probe, judge: (node, r) => nodeUnitEnabled(node, unit.name, r.get(probe), unit.enabled, e.why) });
   }
+  for (const name of e.absentPackages ?? []) {
+    const probe = packageProbe(name);
+    checks.push({ probe, judge: (node, r) => nodeLacksPackage(node, name, r.get(probe), e.why) });
+  }
+  for (const file of e.absentFiles ?? []) {
+    const probe = fileProbe(file);
+    checks.push({ probe, judge: (node, r) => nodeLacksFile(node, file, r.get(probe), e.why) });
+  }
   return checks;
 }
 
@@ -85,5 +99,7 @@ export function describeNodeExpectation(e: NodeExpectation): string {
   if (e.kernelType) parts.push(`the ${e.kernelType} kernel`);
   if (e.files?.length) parts.push(`file${e.files.length > 1 ? 's' : ''} ${e.files.map((f) => f.path).join(', ')}`);
   if (e.units?.length) parts.push(e.units.map((u) => `${u.name} ${u.enabled ? 'enabled' : 'not enabled'}`).join(', '));
+  if (e.absentPackages?.length) parts.push(`no package ${e.absentPackages.join(', ')}`);
+  if (e.absentFiles?.length) parts.push(`no file ${e.absentFiles.join(', ')}`);
   return parts.length ? ` with ${parts.join('; ')}` : '';
 }

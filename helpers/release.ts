@@ -13,7 +13,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Cluster } from './cluster.js';
 import { buildCredentials, type RegistryAccess } from './credentials.js';
-import { releaseImageFor } from './images/release-info.js';
+import { releaseImageTagged } from './images/release-info.js';
+import { RegistryClient } from '../lib/oci/image-files.js';
+import type { ExpectedFile } from './facts/node.js';
 
 /** The tag of a 4.12 release's base OS image (4.13+ call it rhel-coreos). */
 export const BASE_OS_TAG = 'rhel-coreos-8';
@@ -45,14 +47,32 @@ export async function extensionsImageOfBase(access: RegistryAccess, cluster: Clu
 
 /** The pullspec the release `releaseImage` lists under `tag`, read with the session's registry access. */
 export async function releaseImageOf(access: RegistryAccess, releaseImage: string, cluster: Cluster, tag: string): Promise<string> {
+  return (await releaseImageTaggedOf(access, releaseImage, cluster, tag)).pullspec;
+}
+
+/** Like releaseImageOf, with the name the release gives it (4.13 calls rhel-coreos-8 `rhel-coreos`). */
+export async function releaseImageTaggedOf(access: RegistryAccess, releaseImage: string, cluster: Cluster, tag: string): Promise<{ pullspec: string; tag: string }> {
   const credentials = await buildCredentials(cluster, access);
-  if (!credentials.hosts().length) return releaseImageFor(releaseImage, tag, { credentials });
+  if (!credentials.hosts().length) return releaseImageTagged(releaseImage, tag, { credentials });
   const dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-pull-secret-'));
   try {
     const file = path.join(dir, 'config.json');
     await writeFile(file, credentials.toDockerConfigJson(), { mode: 0o600 });
-    return await releaseImageFor(releaseImage, tag, { credentials, pullSecretFile: file });
+    return await releaseImageTagged(releaseImage, tag, { credentials, pullSecretFile: file });
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * The OS an image carries, as a node shows it: its `/usr/lib/os-release` (the file `/etc/os-release` points to on
+ * RHCOS) with mode and content, so a node that boots a build on that image must hold the same file.
+ */
+export async function osReleaseOf(access: RegistryAccess, cluster: Cluster, image: string): Promise<ExpectedFile> {
+  const client = new RegistryClient({ credentials: await buildCredentials(cluster, access) });
+  const found = await client.readFileEntry(image, OS_RELEASE_PATH);
+  if (!found) throw new Error(`${image} has no ${OS_RELEASE_PATH}: it is not an RHCOS image`);
+  return { path: OS_RELEASE_PATH, mode: found.mode, contents: found.data.toString('utf8') };
+}
+
+export const OS_RELEASE_PATH = '/usr/lib/os-release';

@@ -37,6 +37,11 @@ export interface Deviations {
    * arguments), so an update that leaves them alone, as an upgrade does, boots a deployment without them.
    */
   daemonLayersOnlyChanges: boolean;
+  /**
+   * Node: a rebase to another image keeps the /etc of the deployment it leaves whole, every file of it taken for a
+   * local change, so what an image put in /etc (files, unit links) outlives the image (kubelet/hosts.ts etcKeptFrom).
+   */
+  daemonKeepsOldEtc: boolean;
   /** Operator: report the new version as soon as a required pool is Updating, not once the pools are done. */
   operatorReportsVersionEarly: boolean;
   /** CVO: an operator is done once it reports the version, whatever its conditions say. */
@@ -53,6 +58,7 @@ export const NO_DEVIATIONS: Readonly<Deviations> = Object.freeze({
   daemonOmitsExtensionsRepoOnOsUpdate: false,
   daemonBootsAnyImage: false,
   daemonLayersOnlyChanges: false,
+  daemonKeepsOldEtc: false,
   operatorReportsVersionEarly: false,
   cvoTrustsVersionAlone: false,
 });
@@ -100,6 +106,10 @@ export const FAULTS = {
   'mcd-layers-only-changes': {
     what: 'the daemon stages only the extensions, kernel type and kernel arguments an update changes, so after an upgrade a pool boots without the ones it had',
     deviates: ['daemonLayersOnlyChanges'],
+  },
+  'mcd-keeps-old-etc-on-rebase': {
+    what: "a rebase keeps the /etc of the image it leaves, as if all of it were local changes, so a reverted image's /etc files and enabled units stay on the node",
+    deviates: ['daemonKeepsOldEtc'],
   },
   'cvo-completes-early': {
     what: 'the operator reports its new version as soon as the master pool starts rolling and the CVO completes on the version alone',

@@ -6,7 +6,7 @@ import { hasCli } from '../cli.js';
 import { loadRegistryCredentials, type RegistryCredentials } from '../../lib/oci/credentials.js';
 import { ImageHelperError } from '../../lib/oci/errors.js';
 import { RegistryClient } from '../../lib/oci/image-files.js';
-import { BASE_OS_TAG_ALIASES, imageForTag, readReleasePayload } from '../../lib/oci/release-payload.js';
+import { BASE_OS_TAG_ALIASES, readReleasePayload, taggedImage } from '../../lib/oci/release-payload.js';
 
 export class ReleaseImageTagNotFoundError extends ImageHelperError {
   constructor(
@@ -38,13 +38,13 @@ export interface ReleaseImageForOptions {
 }
 
 /** Asks `oc`; undefined when the release has none of the tag's names (oc's "no image tag" answer). */
-async function viaOc(releaseImage: string, tag: string, pullSecretFile?: string): Promise<{ pullspec?: string; notFound: string }> {
+async function viaOc(releaseImage: string, tag: string, pullSecretFile?: string): Promise<{ pullspec?: string; tag?: string; notFound: string }> {
   let notFound = '';
   for (const name of BASE_OS_TAG_ALIASES[tag] ?? [tag]) {
     const args = ['adm', 'release', 'info', `--image-for=${name}`, releaseImage];
     if (pullSecretFile) args.push('-a', pullSecretFile);
     const result = await execa('oc', args, { reject: false, timeout: 120_000 });
-    if (result.exitCode === 0 && result.stdout.trim()) return { pullspec: result.stdout.trim(), notFound };
+    if (result.exitCode === 0 && result.stdout.trim()) return { pullspec: result.stdout.trim(), tag: name, notFound };
     const stderr = result.stderr.trim();
     if (!/no image tag|not found in|does not exist in/i.test(stderr)) {
       throw new ImageHelperError(`oc ${args.slice(0, 4).join(' ')} ${releaseImage} failed (exit ${result.exitCode}): ${stderr.split('\n').slice(-3).join(' ')}`);
@@ -59,16 +59,21 @@ async function viaOc(releaseImage: string, tag: string, pullSecretFile?: string)
  * (4.13 renamed the base OS image). Throws ReleaseImageTagNotFoundError naming the tags the release has.
  */
 export async function releaseImageFor(releaseImage: string, tag: string, opts: ReleaseImageForOptions = {}): Promise<string> {
+  return (await releaseImageTagged(releaseImage, tag, opts)).pullspec;
+}
+
+/** Like releaseImageFor, with the name the release gives the image (`rhel-coreos` when a 4.13 release is asked for `rhel-coreos-8`). */
+export async function releaseImageTagged(releaseImage: string, tag: string, opts: ReleaseImageForOptions = {}): Promise<{ pullspec: string; tag: string }> {
   const via = opts.via ?? 'auto';
   if (via === 'oc' || (via === 'auto' && (await hasCli('oc')))) {
-    const { pullspec, notFound } = await viaOc(releaseImage, tag, opts.pullSecretFile);
-    if (pullspec) return pullspec;
-    throw new ReleaseImageTagNotFoundError(releaseImage, tag, [], notFound);
+    const found = await viaOc(releaseImage, tag, opts.pullSecretFile);
+    if (found.pullspec) return { pullspec: found.pullspec, tag: found.tag! };
+    throw new ReleaseImageTagNotFoundError(releaseImage, tag, [], found.notFound);
   }
   const credentials = opts.credentials ?? (await loadRegistryCredentials(opts.pullSecretFile));
   const client = opts.client ?? new RegistryClient({ credentials });
   const payload = await readReleasePayload(client, releaseImage);
-  const found = imageForTag(payload.images, tag);
+  const found = taggedImage(payload.images, tag);
   if (!found) throw new ReleaseImageTagNotFoundError(releaseImage, tag, Object.keys(payload.images));
   return found;
 }

@@ -103,6 +103,11 @@ export const BASE_OS_TAG_ALIASES: Record<string, string[]> = {
 
 /** Looks a tag up in a payload's images, accepting the 4.12 and 4.13+ names of the OS images for each other. */
 export function imageForTag(images: Record<string, string>, tag: string): string | undefined {
-  for (const name of BASE_OS_TAG_ALIASES[tag] ?? [tag]) if (images[name]) return images[name];
+  return taggedImage(images, tag)?.pullspec;
+}
+
+/** Like imageForTag, with the name the payload gives the image (`rhel-coreos` in a 4.13 payload asked for `rhel-coreos-8`). */
+export function taggedImage(images: Record<string, string>, tag: string): { pullspec: string; tag: string } | undefined {
+  for (const name of BASE_OS_TAG_ALIASES[tag] ?? [tag]) if (images[name]) return { pullspec: images[name], tag: name };
   return undefined;
 }

@@ -51,6 +51,11 @@ export interface HostOs {
   units: ReadonlyMap<string, HostUnit>;
   /** Cluster time of the last boot, ms. */
   bootedAtMs: number;
+  /**
+   * Fault mcd-keeps-old-etc-on-rebase: the deployment the host rebased away from, whose /etc the host kept whole as if
+   * every file of it were a local change (rpm-ostree's /etc merge keeps only what differs from that deployment's image).
+   */
+  etcKeptFrom?: { pullspec: string; deployment: DeploymentConfig };
 }
 
 export class NodeHosts {
@@ -70,12 +75,13 @@ export class NodeHosts {
 
   /**
    * The daemon rebooted `node` into `image` with `deployment`; a deployment of another image leaves the booted one
-   * as the rollback deployment.
+   * as the rollback deployment. `keepsOldEtc`: the fault's host keeps the /etc of the deployment it leaves.
    */
-  boot(node: string, image: BootedImage, deployment: DeploymentConfig = this.get(node).deployment, atMs = image.timestampMs): void {
+  boot(node: string, image: BootedImage, deployment: DeploymentConfig = this.get(node).deployment, atMs = image.timestampMs, keepsOldEtc = false): void {
     const before = this.get(node);
     const sameImage = before.booted.pullspec === image.pullspec && before.booted.content.digest === image.content.digest;
-    this.hosts.set(node, { ...before, booted: sameImage ? before.booted : image, previous: sameImage ? before.previous : before.booted, deployment, bootedAtMs: atMs });
+    const etcKeptFrom = !keepsOldEtc ? undefined : sameImage ? before.etcKeptFrom : { pullspec: before.booted.pullspec, deployment: before.deployment };
+    this.hosts.set(node, { ...before, booted: sameImage ? before.booted : image, previous: sameImage ? before.previous : before.booted, deployment, bootedAtMs: atMs, etcKeptFrom });
   }
 
   forget(node: string): void {

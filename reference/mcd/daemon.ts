@@ -312,7 +312,7 @@ export class DaemonSet implements Controller {
     await this.setReady(client, name, false);
     await clock.sleep(plan.rebootMs, signal);
     if (signal.aborted) throw new AbortedError();
-    this.hosts.boot(name, booted, deviations.daemonLayersOnlyChanges ? changedLayering(target.deployment, change.diff) : target.deployment, clock.nowMs());
+    this.hosts.boot(name, booted, deviations.daemonLayersOnlyChanges ? changedLayering(target.deployment, change.diff) : target.deployment, clock.nowMs(), deviations.daemonKeepsOldEtc);
     await this.setReady(client, name, true, booted);
     await clock.sleep(plan.settleMs, signal);
     const annotations: Record<string, string> = {

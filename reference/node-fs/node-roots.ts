@@ -17,7 +17,7 @@
  * run (prepare), not when the daemon writes the record: a node nobody looks at costs nothing.
  */
 import { createHash } from 'node:crypto';
-import { chmod, chown, lstat, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdir, readFile, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { HostFile, HostOs, HostUnit } from '../kubelet/hosts.js';
 import { copyUpParents, ownerIds, type Accounts, readAccounts } from './ownership.js';
@@ -55,8 +55,9 @@ export class NodeRoots {
   async prepare(node: string, os: HostOs): Promise<PreparedNode> {
     const dir = this.dirOf(node);
     const deployment = await this.deployments.tree(os.booted.pullspec, os.deployment);
+    const keptEtc = os.etcKeptFrom ? (await this.deployments.tree(os.etcKeptFrom.pullspec, os.etcKeptFrom.deployment)).root : undefined;
     for (const d of ['upper', 'work', 'mnt', 'ctr', 'proc/sys/kernel', 'run/ocp-e2e']) await mkdir(path.join(dir, d), { recursive: true });
-    await this.syncWrites(node, dir, deployment.root, os);
+    await this.syncWrites(node, dir, deployment.root, os, keptEtc);
     const packages = parseRpmDb(await readFile(path.join(deployment.root, RPMDB_PATH), 'utf8').catch(() => ''));
     const release = kernelRelease(packages, os.deployment.kernelType);
     const uptime = Math.max(0, (this.now() - os.bootedAtMs) / 1000);
@@ -74,14 +75,14 @@ export class NodeRoots {
   }
 
   /** Brings upper/ to what the record's files and units say, once per change of them (one sync at a time per node). */
-  private async syncWrites(node: string, dir: string, lower: string, os: HostOs): Promise<void> {
-    const key = createHash('sha256').update(lower);
+  private async syncWrites(node: string, dir: string, lower: string, os: HostOs, keptEtc: string | undefined): Promise<void> {
+    const key = createHash('sha256').update(lower).update(`\0${keptEtc ?? ''}\0`);
     for (const f of os.files.values()) key.update(`${f.path}\0${f.mode}\0${JSON.stringify(f.owner ?? {})}\0`).update(f.contents as unknown as Uint8Array);
     for (const u of os.units.values()) key.update(JSON.stringify(u));
     const signature = key.digest('hex');
     while (this.syncing.has(node)) await this.syncing.get(node);
     if (this.synced.get(node) === signature) return;
-    const task = this.writeUpper(dir, lower, os).then(() => void this.synced.set(node, signature));
+    const task = this.writeUpper(dir, lower, os, keptEtc).then(() => void this.synced.set(node, signature));
     this.syncing.set(node, task);
     try {
       await task;
@@ -90,11 +91,11 @@ export class NodeRoots {
     }
   }
 
-  private async writeUpper(dir: string, lower: string, os: HostOs): Promise<void> {
+  private async writeUpper(dir: string, lower: string, os: HostOs, keptEtc: string | undefined): Promise<void> {
     const upper = path.join(dir, 'upper');
     const record = path.join(dir, 'written.json');
     const before = JSON.parse(await readFile(record, 'utf8').catch(() => '[]')) as string[];
-    const wanted = await wantedOf(os, lower);
+    const wanted = await wantedOf(os, lower, keptEtc);
     let accounts: Accounts | undefined;
     for (const p of before) if (!wanted.entries.has(p)) await rm(path.join(upper, p), { force: true });
     for (const [p, entry] of wanted.entries) {
@@ -137,8 +138,8 @@ async function hide(prepared: PreparedNode, paths: string[]): Promise<void> {
  * deployment's own unit file), a disabled one's links gone, a masked one a link to /dev/null (what Ignition and the
  * daemon's `systemctl enable/disable/mask` leave).
  */
-async function wantedOf(os: HostOs, lower: string): Promise<Wanted> {
-  const entries: Wanted['entries'] = new Map();
+async function wantedOf(os: HostOs, lower: string, keptEtc: string | undefined): Promise<Wanted> {
+  const entries: Wanted['entries'] = keptEtc ? await etcOnlyIn(keptEtc, lower) : new Map();
   const hidden = new Set<string>();
   for (const f of os.files.values()) entries.set(normal(f.path), { file: { mode: f.mode, contents: f.contents, owner: f.owner } });
   for (const unit of os.units.values()) {
@@ -157,6 +158,24 @@ async function wantedOf(os: HostOs, lower: string): Promise<Wanted> {
     }
   }
   return { entries, hidden };
+}
+
+/**
+ * Fault mcd-keeps-old-etc-on-rebase: the files and links of `kept`'s /etc that the booted deployment does not have,
+ * as upper-layer entries (what the booted deployment has in /etc shows through, as the real merge takes the new
+ * image's copy of a file nobody changed).
+ */
+async function etcOnlyIn(kept: string, lower: string): Promise<Wanted['entries']> {
+  const entries: Wanted['entries'] = new Map();
+  const names = (await readdir(path.join(kept, 'etc'), { recursive: true }).catch(() => [] as string[])) as string[];
+  for (const name of names) {
+    const p = `/etc/${name.split(path.sep).join('/')}`;
+    if (await exists(path.join(lower, p))) continue;
+    const stats = await lstat(path.join(kept, p));
+    if (stats.isSymbolicLink()) entries.set(p, { link: await readlink(path.join(kept, p)) });
+    else if (stats.isFile()) entries.set(p, { file: { mode: stats.mode, contents: await readFile(path.join(kept, p)) } });
+  }
+  return entries;
 }
 
 const UNIT_DIRS = ['/etc/systemd/system', '/usr/lib/systemd/system'];

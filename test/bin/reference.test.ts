@@ -36,6 +36,14 @@ describe('ocp-e2e run on the embedded reference cluster', function () {
     expect(skipped.length, `upgrade phases with more cluster time than 600 x wall: ${phases.map((p) => p[0]).join('; ')}`).to.be.at.least(1);
   });
 
+  it('the whole suite passes on 4.12-to-4.13: the upgrade to 4.13 keeps every overridden pool on its custom image, the others move to rhel-coreos', async () => {
+    const r = await ocpE2e(['run', '--profile', '4.12-to-4.13'], { timeoutMs: 280_000 });
+    expect(r.exitCode, r.output.slice(-4000)).to.equal(0);
+    expect(lastLine(r.output)).to.equal(`${SPEC_COUNT} passed, 0 failed, 0 skipped`);
+    expect(r.output).to.include('upgrade the cluster to the next release');
+    expect(r.output).to.match(/waiting for the upgrade to 4\.13\.0/);
+  });
+
   it('on the fixed clock (--clock fixed) spec 1 passes, and its durations are wall time x the factor', async () => {
     const r = await ocpE2e(['run', '--clock', 'fixed', '--grep', '54183'], { timeoutMs: 280_000 });
     expect(r.exitCode, r.output).to.equal(0);

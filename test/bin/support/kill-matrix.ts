@@ -10,6 +10,7 @@ export interface KillRow {
   /** --grep selecting the spec. */
   grep: string;
   fault?: string;
+  /** The profile whose bug the spec catches; with a fault, the profile the fault is played on (default 4.12-ga). */
   profile?: string;
   /** What the failure output must contain: the phase and the diagnosis. */
   expect: RegExp[];
@@ -128,7 +129,35 @@ export const KILL_MATRIX: KillRow[] = [
     fault: 'mcd-layers-only-changes',
     expect: [/\[phase check\]/, /node \S+ booted without kernel arguments nosmt ocp-e2e\.layered=1/],
   },
+  {
+    file: '12-custom-os-image-changes-etc-usr-rpm.spec.ts',
+    spec: '12 a custom osImage that changes /etc, /usr and the RPMs, upgraded, then reverted (54085)',
+    grep: '54085',
+    fault: 'mcd-keeps-old-etc-on-rebase',
+    expect: [/\[phase check\]/, /node \S+ still has \/etc\/tc-54085\.txt \(mode 05400, holding "Test case 54085 test file\\n"\) \(rhel-coreos-8 of 4\.12\.0-0\.nightly-2022-09-12-152748; tc-54085-update-os-image-worker was deleted\)/],
+  },
+  {
+    file: '02-upgrade-custom-os-image-worker-only.spec.ts',
+    spec: '02 custom osImage in the worker pool only (E2E-002), upgraded to 4.13',
+    grep: 'E2E-002',
+    profile: '4.12-to-4.13',
+    fault: 'keep-old-os-on-upgrade',
+    expect: [/\[phase check\]/, /MachineConfig 00-master gives master pools \S+, which is none of the OS images of release \S+:4\.13\.0 \(rhel-coreos \S+, machine-os-content \S+\); it is rhel-coreos-8 of 4\.12\.0, a release this cluster ran before/],
+  },
+  {
+    file: '13-custom-os-image-rebuilt-on-next-release.spec.ts',
+    spec: "13 a custom osImage rebuilt on the next release's base, upgraded (E2E-013), 4.12 to 4.13",
+    grep: 'E2E-013',
+    profile: '4.12-to-4.13',
+    fault: 'mcd-skips-os-update',
+    expect: [/\[phase prepare\]/, /node \S+ booted \S+ \(digest sha256:\w+\) according to (?:oc debug|debug pod), expected \S+layered-os@sha256:\w+ \(custom image on \S+, the base of 4\.13\.0\)/],
+  },
 ];
+
+/** The switches of a row, as `ocp-e2e run` takes them: the profile first, then the fault. */
+export function rowSwitches(row: KillRow): string[] {
+  return [...(row.profile ? ['--profile', row.profile] : []), ...(row.fault ? ['--fault', row.fault] : [])];
+}
 
 /** The spec files (names in specs/) that no row of `rows` breaks: a spec nothing can make fail proves nothing. */
 export function specsWithoutRow(specFiles: readonly string[], rows: readonly KillRow[] = KILL_MATRIX): string[] {

@@ -7,7 +7,7 @@ import {
   ContainerfileSyntaxError,
   ImageBuildError,
 } from '../../../lib/oci/errors.js';
-import { imageForTag, makeImageReferences, parseImageReferences } from '../../../lib/oci/release-payload.js';
+import { imageForTag, makeImageReferences, parseImageReferences, taggedImage } from '../../../lib/oci/release-payload.js';
 import { parseOsRelease, parseRpmDb } from '../../../reference/releases/index.js';
 
 describe('images: pure helpers', () => {
@@ -62,6 +62,10 @@ describe('images: pure helpers', () => {
     const images = parseImageReferences(JSON.stringify(doc), 'test');
     expect(imageForTag(images, 'rhel-coreos')).to.equal('r/a@sha256:1');
     expect(imageForTag({ 'rhel-coreos': 'r/c@sha256:3' }, 'rhel-coreos-8')).to.equal('r/c@sha256:3');
+    // the name the payload gives it, for messages about a 4.13 release ("rhel-coreos of 4.13.0")
+    expect(taggedImage({ 'rhel-coreos': 'r/c@sha256:3' }, 'rhel-coreos-8')).to.deep.equal({ pullspec: 'r/c@sha256:3', tag: 'rhel-coreos' });
+    expect(taggedImage(images, 'rhel-coreos-8')).to.deep.equal({ pullspec: 'r/a@sha256:1', tag: 'rhel-coreos-8' });
+    expect(taggedImage(images, 'cli')).to.equal(undefined);
     expect(() => parseImageReferences('{"kind":"List"}', 'payload X')).to.throw(/payload X.*ImageStream/);
   });
 
