@@ -20,7 +20,7 @@ describe('[sig-mco] MCO layering: a custom osImage that changes /etc, /usr and t
   const session = conformanceSession({ disruptive: true, upgrades: true, pools: { worker: { image: 'layered', alone: true } } });
 
   it(
-    session.title(`Author:ocp-e2e-ConnectedOnly-NonPreRelease-Longduration-Critical-${CASE}-[Serial][Disruptive] Update osImage changing /etc /usr and rpm, through an upgrade, then revert`),
+    session.title(`Author:ocp-e2e-NonPreRelease-Longduration-Critical-${CASE}-[Serial][Disruptive] Update osImage changing /etc /usr and rpm, through an upgrade, then revert`),
     session.test(
       { epic: 'MCO layering', feature: 'osImageURL override', story: 'files, modes, RPMs and units of a custom image survive an upgrade and go with the override', caseId: CASE, tags: ['Serial', 'Disruptive'],
         changes: [`MachineConfig ${WORKER_MC} (osImageURL: the layered image of images/layered-os/${CASE}/, built and pushed by the test) on pool worker, deleted after the upgrade`] },

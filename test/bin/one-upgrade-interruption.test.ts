@@ -21,11 +21,11 @@ import { startCli, type CliProcess } from '../support/cli-child.js';
 
 const OC = join(ROOT, '..', 'shared', 'upstream', 'bin', 'oc');
 const RUN_LABEL = 'ocp-e2e.io/run-id';
-const UPGRADE_SPECS = ['01-upgrade-custom-os-image-both-pools', '02-upgrade-custom-os-image-worker-only', '03-upgrade-without-override', '05-remove-override-after-upgrade', '07-upgrade-with-extension', '09-custom-os-image-with-extension', '10-custom-os-image-with-realtime-kernel', '11-custom-os-image-with-kernel-arguments'];
+const UPGRADE_SPECS = ['01-upgrade-custom-os-image-both-pools', '02-upgrade-custom-os-image-worker-only', '03-upgrade-without-override', '05-remove-override-after-upgrade', '07-upgrade-with-extension', '09-custom-os-image-with-extension', '10-custom-os-image-with-realtime-kernel', '11-custom-os-image-with-kernel-arguments', '12-custom-os-image-changes-etc-usr-rpm', '13-custom-os-image-rebuilt-on-next-release'];
 /** The first upgrade spec's process asks ClusterVersion for the upgrade and says so (helpers/flows.ts upgradeCluster). */
 const REQUESTED = /upgrade to (\S+) requested with/;
 
-/** Each upgrade spec's override MachineConfigs (01 overrides both pools, 02 the worker's, 03 none, 05 both, 07 the worker's extensions, 09-11 the worker's image with its layering). */
+/** Each upgrade spec's override MachineConfigs (01 overrides both pools, 02 the worker's, 03 none, 05 both, 07 the worker's extensions, 09-11 the worker's image with its layering, 12 the worker's image, 13 both). */
 const OVERRIDES: Record<string, string[]> = {
   '01-upgrade-custom-os-image-both-pools': ['tc-54183-new-os-image-upgrade-master', 'tc-54183-new-os-image-upgrade-worker'],
   '02-upgrade-custom-os-image-worker-only': ['tc-e2e-002-worker-only-os-image-worker'],
@@ -35,10 +35,12 @@ const OVERRIDES: Record<string, string[]> = {
   '09-custom-os-image-with-extension': ['tc-54909-custom-os-image-extension-worker'],
   '10-custom-os-image-with-realtime-kernel': ['tc-54915-custom-os-image-realtime-worker'],
   '11-custom-os-image-with-kernel-arguments': ['tc-e2e-011-custom-os-image-kargs-worker'],
+  '12-custom-os-image-changes-etc-usr-rpm': ['tc-54085-update-os-image-worker'],
+  '13-custom-os-image-rebuilt-on-next-release': ['tc-e2e-013-next-release-os-image-master', 'tc-e2e-013-next-release-os-image-worker'],
 };
 
-/** The custom pools the plan of these specs makes on a cluster of 7 workers (helpers/plan/pool-plan.ts), one worker each. */
-const CUSTOM_POOLS = ['ocp-e2e-02', 'ocp-e2e-05', 'ocp-e2e-09', 'ocp-e2e-10', 'ocp-e2e-11', 'ocp-e2e-release'];
+/** The custom pools the plan of these specs makes on a cluster of 9 workers (helpers/plan/pool-plan.ts), one worker each. */
+const CUSTOM_POOLS = ['ocp-e2e-02', 'ocp-e2e-05', 'ocp-e2e-09', 'ocp-e2e-10', 'ocp-e2e-11', 'ocp-e2e-12', 'ocp-e2e-13', 'ocp-e2e-release'];
 
 /** The MachineConfigs a spec's checkpoint on the cluster names as left for --phase post to judge and undo. */
 async function checkpointedOverrides(cluster: Cluster, spec: string): Promise<string[] | undefined> {
@@ -81,7 +83,7 @@ describe('reliability: SIGINT once the shared upgrade of the whole suite on one 
 
   before(async () => {
     if (!existsSync(OC)) throw new Error(`the upstream oc is missing at ${OC} (../shared/upstream/bin/oc): the runs upgrade with it, as on a QE engineer's machine`);
-    up = await clusterUp(['--workers', '7', '--profile', '4.12-ga']);
+    up = await clusterUp(['--workers', '9', '--profile', '4.12-ga']);
   });
   after(async () => {
     if (run && run.child.exitCode === null && run.child.signalCode === null) process.kill(-run.child.pid!, 'SIGKILL');
@@ -122,7 +124,7 @@ describe('reliability: SIGINT once the shared upgrade of the whole suite on one 
     expect(printed).to.equal(`ocp-e2e run --target cluster --kubeconfig ${up!.kubeconfig} --allow-disruptive --phase post`);
     const post = await ocpE2e(printed!.split(' ').slice(1), { env, timeoutMs: 900_000 });
     expect(post.exitCode, post.output.slice(-4000)).to.equal(0);
-    expect(lastLine(post.output)).to.equal('8 passed, 0 failed, 3 skipped');
+    expect(lastLine(post.output)).to.equal('10 passed, 0 failed, 3 skipped');
     const history = (await cluster.getClusterVersion()).status?.history ?? [];
     expect(history.map((h) => h.state), 'the install and the one upgrade').to.deep.equal(['Completed', 'Completed']);
     expect(history[0]?.image, 'the upgrade to the release asked for').to.equal(next);

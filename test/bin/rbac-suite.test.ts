@@ -87,7 +87,7 @@ describe('the suite as a ServiceAccount bound to deploy/clusterrole.yaml, agains
     auditFile = join(dir, 'audit.jsonl');
     // seven workers: the whole suite shares one upgrade over custom pools (bin/run/targets/one-upgrade.ts), so the audit
     // sees every request a real cluster's run makes, the pools' included
-    up = await clusterUp(['--workers', '7', '--service-account', 'ocp-e2e/ocp-e2e', '--cluster-role', ROLE_FILE, '--audit-log', auditFile]);
+    up = await clusterUp(['--workers', '9', '--service-account', 'ocp-e2e/ocp-e2e', '--cluster-role', ROLE_FILE, '--audit-log', auditFile]);
     saKubeconfig = `${up.kubeconfig}.sa`;
     env = { ...up.env, PATH: `${UPSTREAM_BIN}${delimiter}${process.env.PATH ?? ''}` };
   });

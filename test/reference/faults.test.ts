@@ -20,7 +20,11 @@ const workerConfig = async (h: Harness): Promise<string> => (await h.k.get<Obj>(
 async function overrideWorkers(h: Harness, name: string, image: string, what: string): Promise<{ before: string; pool: Obj }> {
   const before = await workerConfig(h);
   await h.k.create('MachineConfig', overrideMachineConfig(name, 'worker', image));
-  const pool = await waitFor(what, () => poolSettledOnNew(h.k, 'worker', before), WAIT_MS, () => describeCluster(h.k, h.cluster));
+  // settled on a config made from the override: a busy machine may first settle on a config rendered before it
+  const pool = await waitFor(what, async () => {
+    const settled = await poolSettledOnNew(h.k, 'worker', before);
+    return settled?.status?.configuration?.source?.some((source: { name: string }) => source.name === name) ? settled : undefined;
+  }, WAIT_MS, () => describeCluster(h.k, h.cluster));
   return { before, pool };
 }
 
