@@ -64,6 +64,9 @@ export async function releaseImageTaggedOf(access: RegistryAccess, releaseImage:
   }
 }
 
+/** Where an RHCOS image keeps its os-release (`/etc/os-release` links to it). */
+export const OS_RELEASE_PATH = '/usr/lib/os-release';
+
 /**
  * The OS an image carries, as a node shows it: its `/usr/lib/os-release` (the file `/etc/os-release` points to on
  * RHCOS) with mode and content, so a node that boots a build on that image must hold the same file.
@@ -74,5 +77,3 @@ export async function osReleaseOf(access: RegistryAccess, cluster: Cluster, imag
   if (!found) throw new Error(`${image} has no ${OS_RELEASE_PATH}: it is not an RHCOS image`);
   return { path: OS_RELEASE_PATH, mode: found.mode, contents: found.data.toString('utf8') };
 }
-
-export const OS_RELEASE_PATH = '/usr/lib/os-release';
