@@ -15,7 +15,7 @@ import { RenderObserver } from './support/render-observer.js';
 import { DIFF_SEED } from './support/run-settings.js';
 import { unreconcilableReason } from '../../../reference/mcd/reconcilable.js';
 import type { MachineConfig } from '../../../reference/mco/types.js';
-import { PROFILE_NAMES, PROFILES, type ProfileName } from '../../../reference/profiles/index.js';
+import { mcoAt, PROFILE_NAMES, PROFILES, type McoCode, type ProfileName } from '../../../reference/profiles/index.js';
 import { ANN } from '../../../reference/constants.js';
 
 const WAIT_MS = 60_000;
@@ -44,20 +44,36 @@ function renders(mc: Parameters<typeof validateMachineConfig>[0], run: ProfileRu
  */
 interface ProfileRun {
   profile: ProfileName;
-  codes: UpstreamCommit[];
+  /** The upstream commit of the installed release's code, and of the next release's. */
+  before: UpstreamCommit;
+  after: UpstreamCommit;
   /** Whether the upgrade completes on this code (the report's nightly stays Degraded). */
   upgradeCompletes: boolean;
 }
 
-const RUNS: ProfileRun[] = PROFILE_NAMES.map((profile) => ({
-  profile,
-  codes: COMMITS.filter((c) => c.profile === profile),
-  upgradeCompletes: PROFILES[profile].annotateOverriddenOsImage,
-}));
+/** The oracle of an MCO code the profiles play (each has one: test/reference/upstream/support/oracle.ts). */
+function commitOf(code: McoCode): UpstreamCommit {
+  const commit = COMMITS.find((c) => c.commit === code.upstream.commit);
+  if (!commit) throw new Error(`no mco-oracle for MCO code ${code.upstream.label} (${code.upstream.commit})`);
+  return commit;
+}
+
+const RUNS: ProfileRun[] = PROFILE_NAMES.map((profile) => {
+  const { releases } = PROFILES[profile];
+  return {
+    profile,
+    before: commitOf(mcoAt(PROFILES[profile], releases.current.version)),
+    after: commitOf(mcoAt(PROFILES[profile], releases.next.version)),
+    upgradeCompletes: PROFILES[profile].annotateOverriddenOsImage,
+  };
+});
 
 function codeOf(run: ProfileRun, cc: { metadata?: { annotations?: Record<string, string> } }): UpstreamCommit {
-  const after = cc.metadata?.annotations?.[ANN.releaseImageVersion] === PROFILES[run.profile].releases.next.version;
-  return run.codes.find((c) => c.afterUpgrade === after) ?? run.codes[0]!;
+  return cc.metadata?.annotations?.[ANN.releaseImageVersion] === PROFILES[run.profile].releases.next.version ? run.after : run.before;
+}
+
+function codesLabel(run: ProfileRun): string {
+  return run.before === run.after ? run.before.label : `${run.before.label}, then ${run.after.label}`;
 }
 
 async function spec1Flow(run: ProfileRun): Promise<{ checks: Awaited<ReturnType<RenderObserver['judge']>>; notes: string[] }> {
@@ -102,7 +118,7 @@ async function spec1Flow(run: ProfileRun): Promise<{ checks: Awaited<ReturnType<
 describe('upstream differential: the running reference cluster renders as upstream', function () {
   this.timeout(400_000);
   for (const run of RUNS) {
-    it(`${run.profile} (${run.codes.map((c) => c.label).join(', then ')}): its initial rendered configs and every one created during spec 1 equal the upstream render of the cluster's inputs at that moment`, async () => {
+    it(`${run.profile} (${codesLabel(run)}): its initial rendered configs and every one created during spec 1 equal the upstream render of the cluster's inputs at that moment`, async () => {
       const { checks, notes } = await spec1Flow(run);
       const mismatches = checks.filter((c) => c.mismatch).map((c) => `${c.rendered} (pool ${c.pool}): ${c.mismatch}`);
       expect(mismatches, notes.join('; ')).to.deep.equal([]);

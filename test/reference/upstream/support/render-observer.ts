@@ -174,7 +174,7 @@ export class RenderObserver {
         delete result.mismatch;
       } else if (back === 0) {
         result.mismatch = upstream
-          ? `upstream renders ${upstream.metadata.name} with annotations ${JSON.stringify(upstream.metadata.annotations)}; the cluster created ${created[check]!.rendered.metadata.name} with ${JSON.stringify(created[check]!.rendered.metadata.annotations)}`
+          ? `upstream renders ${upstream.metadata.name} with annotations ${JSON.stringify(upstream.metadata.annotations)}; the cluster created ${created[check]!.rendered.metadata.name} with ${JSON.stringify(created[check]!.rendered.metadata.annotations)}; the specs differ at ${differences(upstream.spec, created[check]!.rendered.spec).join('; ')}`
           : `upstream refuses the inputs: ${answer.error ?? answer.inputError}`;
       }
     });
@@ -192,4 +192,18 @@ function forCommit(cc: Obj, commit: UpstreamCommit): Obj {
   spec[commit.baseOSField] = base ?? '';
   spec[commit.baseOSExtensionsField] = ext ?? '';
   return { ...cc, spec };
+}
+
+/** Where two JSON values differ: up to five paths, each with both values (shortened), for a mismatch's message. */
+function differences(upstream: unknown, cluster: unknown, path = 'spec', out: string[] = []): string[] {
+  if (out.length >= 5) return out;
+  if (canonicalJson(upstream) === canonicalJson(cluster)) return out;
+  if (upstream && cluster && typeof upstream === 'object' && typeof cluster === 'object') {
+    const keys = new Set([...Object.keys(upstream), ...Object.keys(cluster)]);
+    for (const key of keys) differences((upstream as Record<string, unknown>)[key], (cluster as Record<string, unknown>)[key], `${path}.${key}`, out);
+    return out;
+  }
+  const show = (v: unknown): string => (JSON.stringify(v) ?? 'absent').slice(0, 160);
+  out.push(`${path}: upstream ${show(upstream)}, cluster ${show(cluster)}`);
+  return out;
 }
