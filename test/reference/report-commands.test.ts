@@ -148,7 +148,8 @@ describe('the report\'s commands with the real oc after `cluster up --env-out` (
       // the shell printed its prompt before oc attached: as the hint says, Enter brings a new one
       await term.waitFor(/If you don't see a command prompt, try pressing enter\./, 60_000);
       await term.typeLine('');
-      await term.waitFor(/enter\.\s*#\s*$/, 20_000);
+      // a prompt, or two: the one printed before the hint reached the screen may show again beside the new one
+      await term.waitFor(/enter\.(\s*#)+\s*$/, 20_000);
       await term.typeLine('chroot /host');
       let seen = (await term.screen()).length;
       await term.typeLine('cat /etc/os-release');
