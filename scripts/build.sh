@@ -15,7 +15,8 @@
 # code reads at run time (images/, reference/crds/*.yaml, specs/mocharc.json, package.json), and the launchers.
 # Compiled specs keep their source names: specs/NAME.spec.ts is a link to NAME.spec.js (node loads the link's target,
 # a .js file, while mocha, Allure, JUnit and the run know the spec by its usual name). In the checkout, the tree's
-# node_modules and .cache are links to the checkout's.
+# .cache is a link to the checkout's, and its node_modules a folder of links to the checkout's packages, except that
+# the heaviest ones link to their one-file bundles in .build/vendor-<lockfile hash> (scripts/vendor-bundles.mjs).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,7 +32,7 @@ esac
 
 # What the product is made of. images/ocp-e2e and images/node-base build the suite's own image: not part of the tree.
 SOURCE_DIRS=(bin helpers lib mock reference specs images)
-SOURCE_FILES=(package.json package-lock.json tsconfig.json tsconfig.build.json scripts/build.sh)
+SOURCE_FILES=(package.json package-lock.json tsconfig.json tsconfig.build.json scripts/build.sh scripts/vendor-bundles.mjs)
 
 source_stamp() {
   cd "$root"
@@ -90,6 +91,56 @@ if [ "$missing_output" = 1 ]; then
   compile
 fi
 
+# The heaviest dependencies bundled one file each (scripts/vendor-bundles.mjs), once per lockfile: prints the folder,
+# or nothing when bundling is impossible (the tree then loads those packages as installed, only slower).
+vendor_bundles() {
+  local hash dir tmpdir
+  hash="$(cat "$root/package-lock.json" "$root/scripts/vendor-bundles.mjs" | sha256sum | cut -c1-16)"
+  dir="$build/vendor-$hash"
+  if [ ! -f "$dir/.complete" ]; then
+    tmpdir="$build/.vendor-$hash.$$"
+    rm -rf "$tmpdir"
+    if (cd "$root" && node scripts/vendor-bundles.mjs "$tmpdir" >&2); then
+      touch "$tmpdir/.complete"
+      rm -rf "$dir"
+      mv "$tmpdir" "$dir"
+    else
+      rm -rf "$tmpdir"
+      echo "build: could not bundle the dependencies (above); the tree loads them as installed" >&2
+      return 0
+    fi
+  fi
+  echo "$dir"
+}
+
+# The tree's node_modules: a link per package of the checkout's (relative, so a checkout that moves keeps working),
+# and for each bundled package a link to its bundle instead.
+link_node_modules() {
+  local tree="$1" vendor="$2" entry name scoped
+  mkdir "$tree/node_modules"
+  for entry in "$root"/node_modules/* "$root"/node_modules/.bin; do
+    [ -e "$entry" ] || continue
+    name="$(basename "$entry")"
+    if [[ "$name" == @* ]]; then
+      mkdir "$tree/node_modules/$name"
+      for scoped in "$entry"/*; do ln -s "../../../../node_modules/$name/$(basename "$scoped")" "$tree/node_modules/$name/$(basename "$scoped")"; done
+    else
+      ln -s "../../../node_modules/$name" "$tree/node_modules/$name"
+    fi
+  done
+  [ -n "$vendor" ] || return 0
+  while IFS= read -r -d '' manifest; do
+    name="${manifest#"$vendor/node_modules/"}"
+    name="${name%/package.json}"
+    rm -f "$tree/node_modules/$name"
+    if [[ "$name" == @*/* ]]; then
+      ln -s "../../../$(basename "$vendor")/node_modules/$name" "$tree/node_modules/$name"
+    else
+      ln -s "../../$(basename "$vendor")/node_modules/$name" "$tree/node_modules/$name"
+    fi
+  done < <(find "$vendor/node_modules" -name package.json -print0)
+}
+
 tree="$build/tree-$stamp"
 tmp="$build/.tree-$stamp.$$"
 rm -rf "$tmp"
@@ -103,7 +154,7 @@ cp -a "$root/package.json" "$root/package-lock.json" "$tmp/"
 for js in "$tmp"/specs/*.spec.js; do
   [ -e "$js" ] && ln -s "$(basename "$js")" "${js%.js}.ts"
 done
-ln -s ../../node_modules "$tmp/node_modules"
+link_node_modules "$tmp" "$(vendor_bundles)"
 ln -s ../../.cache "$tmp/.cache"
 echo "$stamp" > "$tmp/.complete"
 rm -rf "$tree"
@@ -118,4 +169,9 @@ if [ "$(find "$build" -mindepth 1 -maxdepth 1 -name 'tree-*' | wc -l)" -gt 30 ];
   find "$build" -mindepth 1 -maxdepth 1 -name 'tree-*' ! -name "tree-$stamp" -mmin +120 -exec rm -rf {} +
 fi
 find "$build" -mindepth 1 -maxdepth 1 -name '.tree-*' -mmin +60 -exec rm -rf {} +
+# bundles of an older lockfile, once no tree of the last day links to them
+for old in "$build"/vendor-*; do
+  [ -d "$old" ] || continue
+  find "$build" -mindepth 3 -maxdepth 4 -lname "*$(basename "$old")/*" -print -quit | grep -q . || rm -rf "$old"
+done
 echo "$tree"

@@ -26,6 +26,12 @@ function copyOfCheckout(without: string[] = []): string {
     }
   }
   if (existsSync(join(ROOT, '.build', 'stage'))) cpSync(join(ROOT, '.build', 'stage'), join(dir, '.build', 'stage'), { recursive: true, preserveTimestamps: true });
+  // the dependency bundles of the same lockfile, unless the copy is to go without the bundler
+  if (!without.includes('esbuild') && existsSync(join(ROOT, '.build'))) {
+    for (const name of readdirSync(join(ROOT, '.build')).filter((n) => /^vendor-[0-9a-f]+$/.test(n))) {
+      cpSync(join(ROOT, '.build', name), join(dir, '.build', name), { recursive: true, preserveTimestamps: true });
+    }
+  }
   return dir;
 }
 
@@ -76,6 +82,32 @@ describe('scripts/build.sh and the launcher: compiled JavaScript, rebuilt when t
     const third = await build(dir);
     expect(third.exitCode, third.stderr).to.equal(0);
     expect(readdirSync(join(third.stdout.trim(), 'specs')).filter((n) => n.startsWith('99-'))).to.deep.equal([]);
+  });
+
+  it('links the heaviest packages to one-file bundles that export what the packages do; without esbuild, to the packages', async () => {
+    const dir = copyOfCheckout();
+    dirs.push(dir);
+    const built = await build(dir);
+    expect(built.exitCode, built.stderr).to.equal(0);
+    const tree = built.stdout.trim();
+    const names = `const pkgs = ['@kubernetes/client-node', 'dockerode', 'execa', 'yaml'];
+      for (const p of pkgs) { const m = await import(p); console.log(p, Object.keys(m).sort().join(',').length, typeof m.default); }`;
+    const fromTree = await execa('node', ['--input-type=module', '-e', names], { cwd: join(tree, 'bin'), reject: false });
+    const fromCheckout = await execa('node', ['--input-type=module', '-e', names], { cwd: ROOT, reject: false });
+    expect(fromTree.exitCode, fromTree.stderr).to.equal(0);
+    expect(fromTree.stdout, 'the same export names through a bundle').to.equal(fromCheckout.stdout);
+    expect(readlinkSync(join(tree, 'node_modules', '@kubernetes', 'client-node'))).to.match(/^\.\.\/\.\.\/\.\.\/vendor-[0-9a-f]+\/node_modules\/@kubernetes\/client-node$/);
+    expect(readdirSync(join(tree, 'node_modules', '@kubernetes', 'client-node'))).to.deep.equal(['index.mjs', 'package.json']);
+    expect(readlinkSync(join(tree, 'node_modules', 'mocha')), 'the runner stays the installed package').to.equal('../../../node_modules/mocha');
+
+    const noBundler = copyOfCheckout(['esbuild']);
+    dirs.push(noBundler);
+    const plain = await build(noBundler);
+    expect(plain.exitCode, plain.stderr).to.equal(0);
+    expect(plain.stderr).to.match(/build: could not bundle the dependencies \(above\); the tree loads them as installed/);
+    expect(readlinkSync(join(plain.stdout.trim(), 'node_modules', 'dockerode'))).to.equal('../../../node_modules/dockerode');
+    const version = await execa(join(noBundler, 'bin', 'ocp-e2e'), ['--version'], { reject: false });
+    expect(version.exitCode, version.stderr).to.equal(0);
   });
 
   it('bin/ocp-e2e runs the compiled entry point; without TypeScript installed it runs tsx, saying so once on stderr', async () => {
