@@ -4,12 +4,14 @@
  *
  *   node --import tsx bench/startup/load-time.ts [--runs 10]
  *
- * Prints one Markdown table for bench/RESULTS.md. Needs hyperfine (apt-get install hyperfine).
+ * Prints two Markdown tables for bench/RESULTS.md: tsx against compiled, and the heaviest packages as installed against
+ * their one-file bundles in the tree (scripts/vendor-bundles.mjs). Needs hyperfine (apt-get install hyperfine).
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -45,6 +47,24 @@ console.log('|---|---|---|---|---|---|');
 for (const row of ROWS) {
   const a = await measure(row.tsx);
   const b = await measure(row.compiled);
+  const cpuA = a.user + a.system;
+  const cpuB = b.user + b.system;
+  console.log(`| ${row.what} | ${s(a.mean)} | ${s(cpuA)} | ${s(b.mean)} | ${s(cpuB)} | ${s(cpuA - cpuB)} s (${Math.round((100 * (cpuA - cpuB)) / cpuA)}%) |`);
+}
+
+// The packages scripts/vendor-bundles.mjs bundles, imported as installed (the checkout's node_modules) and through
+// the tree's links to their bundles: one process each, all of them in it.
+const BUNDLED = ['@kubernetes/client-node', 'dockerode', 'execa', 'undici', 'yaml', 'ws', 'node-forge', 'semver'];
+const importAll = (root: string) => {
+  const resolve = createRequire(join(root, 'package.json')).resolve;
+  const urls = BUNDLED.map((p) => pathToFileURL(resolve(p)).href);
+  return `node --input-type=module -e ${urls.map((u) => `await import('${u}');`).join('')}`;
+};
+console.log('\n| what | as installed wall s | CPU s | bundled wall s | CPU s | CPU saved |');
+console.log('|---|---|---|---|---|---|');
+for (const row of [{ what: `import of ${BUNDLED.length} packages (${BUNDLED.join(', ')})`, plain: importAll(ROOT), bundled: importAll(tree) }]) {
+  const a = await measure(row.plain);
+  const b = await measure(row.bundled);
   const cpuA = a.user + a.system;
   const cpuB = b.user + b.system;
   console.log(`| ${row.what} | ${s(a.mean)} | ${s(cpuA)} | ${s(b.mean)} | ${s(cpuB)} | ${s(cpuA - cpuB)} s (${Math.round((100 * (cpuA - cpuB)) / cpuA)}%) |`);

@@ -13,8 +13,12 @@ import { agentFor, reasonOf, seededRandom, send, statusProblem } from '../suppor
 const SEED = Number(process.env.FUZZ_SEED ?? 20260907);
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 10_000);
 const CONCURRENCY = 16;
-/** Wall-time bound of the fuzzing loop itself: the test fails rather than run on. */
-const BUDGET_MS = 90_000;
+/**
+ * Wall-time bound of the fuzzing loop itself, so a server that hangs fails the test rather than run on. Not a speed
+ * target (bench/ holds those): 10,000 requests take about 30 s alone on 2 cores, and were 8,037 after 90 s inside a
+ * loaded npm test (its YAML bodies nest deep, the parser's costly case).
+ */
+const BUDGET_MS = 240_000;
 
 describe('reliability: API fuzzing of the mock API server', function () {
   this.timeout(BUDGET_MS + 30_000);

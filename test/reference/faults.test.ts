@@ -101,14 +101,15 @@ describe('reference faults', function () {
     });
     await withFault('mcd-retries-unpullable-pulls', async (h) => {
       const withFault_ = await untilDegraded(h);
-      // The 4.12 tries wait 158 s in all; the fault goes on once a minute until an hour has passed since the first try:
-      // about 57 cluster minutes more, less the retry interval (a minute) and the two clusters' own spread before the
-      // first try (their work runs at the factor: a tenth of a loaded wall second is a cluster minute).
-      expect(withFault_ - withoutFault, `with the fault ${withFault_ / 1000} s, without ${withoutFault / 1000} s`).to.be.at.least(60 * 60_000 - 158_000 - 3 * 60_000);
+      // The fault goes on once a minute until an hour has passed since the first try, so the node is Degraded an hour or
+      // more after its MachineConfig; the 4.12 tries (158 s in all) report it within minutes. Each cluster is judged
+      // on its own: work runs at the clock's factor, so a loaded machine adds cluster minutes to either (1010 s
+      // without the fault were seen under a full npm test), never an hour.
+      expect(withFault_, `with the fault ${withFault_ / 1000} s, without ${withoutFault / 1000} s`).to.be.at.least(60 * 60_000);
       const node = (await nodesOfRole(h.k, 'worker')).find((n) => n.metadata.annotations?.[ANN.state] === 'Degraded');
       expect(node?.metadata.annotations?.[ANN.reason]).to.match(/^Error checking type of update image: failed to run command podman \(6 tries\)/);
     });
-    expect(withoutFault, `without the fault ${withoutFault / 1000} s`).to.be.within(158_000, 15 * 60_000);
+    expect(withoutFault, `without the fault ${withoutFault / 1000} s`).to.be.within(158_000, 30 * 60_000);
   });
 
   it('mcd-skips-os-update: nodes report Done on an overriding config but keep booting the release image', async () => {

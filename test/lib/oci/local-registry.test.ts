@@ -66,7 +66,8 @@ describe('lib/oci: the local registry process', function () {
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', () => resolve()));
     const port = (holder.address() as { port: number }).port;
     try {
-      const error = await startLocalRegistry({ storageDir: dir, port }).then(
+      // the registry exits at once with the bind error; a loaded machine (npm test) took over the default 10 s once
+      const error = await startLocalRegistry({ storageDir: dir, port, readyTimeoutMs: 30_000 }).then(
         () => undefined,
         (e: unknown) => e as Error,
       );
