@@ -43,7 +43,7 @@ interface Classified {
 
 /** The README's commands that are not `bin/ocp-e2e run` (those are all run with --list). */
 const CLASSIFIED: Classified[] = [
-  { command: /^npm test$/, why: 'the project\'s whole test suite: about 40 minutes on 2 cores', handling: { how: 'not-run' } },
+  { command: /^npm test$/, why: 'the project\'s whole test suite: about 30 minutes on 2 cores', handling: { how: 'not-run' } },
   { command: /^source \S+$/, why: 'a shell builtin reading the env file `cluster up --env-out` wrote; test/bin/user-environment.test.ts sources one', handling: { how: 'not-run' } },
   { command: /^bin\/ocp-e2e cluster up /, why: 'starts a reference cluster that runs until stopped', handling: { how: 'parse-only' } },
   { command: /^bin\/ocp-e2e apiserver /, why: 'starts the mock API server, which runs until stopped', handling: { how: 'parse-only' } },
