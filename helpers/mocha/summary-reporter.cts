@@ -6,7 +6,8 @@
  * A long run (more than SLOWEST tests, i.e. `npm test`, not a suite run) also lists, before that line, its slowest
  * tests and its slowest files: a file's time includes its hooks (the clusters its `before` starts), which a test's
  * own time does not, and it is the file that one would split or share to make the run faster. Every file's time
- * goes to reports/test-file-times.json.
+ * goes to reports/test-file-times.json. Where the run's root hooks measured each file's CPU (test/support/file-cpu.ts
+ * writes reports/test-file-cpu.jsonl), the costliest files by CPU follow, with the run's total.
  *
  * CommonJS on purpose: allure-mocha loads its extra reporters with a synchronous require().
  */
@@ -18,10 +19,13 @@ const { Spec } = Mocha.reporters;
 const { EVENT_HOOK_END, EVENT_RUN_END, EVENT_TEST_END } = Mocha.Runner.constants;
 
 const SLOWEST = 20;
+/** Written by the project's root hooks (test/support/file-cpu.ts), one line per file; removed when a run starts. */
+const FILE_CPU_LOG = path.join('reports', 'test-file-cpu.jsonl');
 
 class SummaryReporter extends Spec {
   constructor(runner: Mocha.Runner, options?: Mocha.MochaOptions) {
     super(runner, options);
+    fs.rmSync(FILE_CPU_LOG, { force: true });
     const tests: { title: string; ms: number }[] = [];
     const fileMs = new Map<string, number>();
     // A file's time is the sum of its tests' and its hooks' own durations: mocha measures both where they run, so the
@@ -45,6 +49,7 @@ class SummaryReporter extends Spec {
           for (const t of [...tests].sort((a, b) => b.ms - a.ms).slice(0, SLOWEST)) console.log(`  ${seconds(t.ms)}  ${t.title}`);
           console.log(`slowest ${SLOWEST} files (s, with their hooks):`);
           for (const [file, ms] of [...fileMs].sort((a, b) => b[1] - a[1]).slice(0, SLOWEST)) console.log(`  ${seconds(ms)}  ${file}`);
+          printFileCpu();
           console.log('');
           writeFileTimes(fileMs);
         }
@@ -65,6 +70,22 @@ function writeFileTimes(fileMs: Map<string, number>): void {
     fs.writeFileSync(path.join('reports', 'test-file-times.json'), `${JSON.stringify(sorted, null, 2)}\n`);
   } catch (error) {
     console.log(`(the file times could not be written to reports/test-file-times.json: ${(error as Error).message})`);
+  }
+}
+
+/** The costliest files by CPU, own and children's, from the root hooks' lines (none: nothing is printed). */
+function printFileCpu(): void {
+  let lines: { file: string; ownCpuS: number; childrenCpuS?: number }[];
+  try {
+    lines = fs.readFileSync(FILE_CPU_LOG, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  } catch {
+    return;
+  }
+  const total = (l: (typeof lines)[number]) => l.ownCpuS + (l.childrenCpuS ?? 0);
+  const sum = lines.reduce((s, l) => s + total(l), 0);
+  console.log(`costliest ${SLOWEST} files by CPU (s: in all = own + child processes'; ${lines.length} files, ${sum.toFixed(0)} CPU s in all):`);
+  for (const l of [...lines].sort((a, b) => total(b) - total(a)).slice(0, SLOWEST)) {
+    console.log(`  ${total(l).toFixed(1).padStart(6)} = ${l.ownCpuS.toFixed(1)} + ${(l.childrenCpuS ?? 0).toFixed(1)}  ${l.file}`);
   }
 }
 
