@@ -12,7 +12,8 @@
 # <stamp> hashes the path, size and modification time of every source file, so checking costs one `find`.
 #
 # A tree is the product as it runs anywhere (the image copies one): compiled .js/.cjs with source maps, the files the
-# code reads at run time (images/, reference/crds/*.yaml, specs/mocharc.json, package.json), and the launchers.
+# code reads at run time (images/, reference/crds/*.yaml and their parsed copy, specs/mocharc.json, package.json), and
+# the launchers.
 # Compiled specs keep their source names: specs/NAME.spec.ts is a link to NAME.spec.js (node loads the link's target,
 # a .js file, while mocha, Allure, JUnit and the run know the spec by its usual name). In the checkout, the tree's
 # .cache is a link to the checkout's, and its node_modules a folder of links to the checkout's packages, except that
@@ -155,6 +156,9 @@ for js in "$tmp"/specs/*.spec.js; do
   [ -e "$js" ] && ln -s "$(basename "$js")" "${js%.js}.ts"
 done
 link_node_modules "$tmp" "$(vendor_bundles)"
+# The project's CRDs parsed once, here: parsing their YAML cost every reference cluster's start about 150 ms of CPU
+# (reference/crds/index.ts reads this copy when it is there, the YAML otherwise).
+node --input-type=module -e 'const [dir] = process.argv.slice(1); const m = await import(`${dir}/reference/crds/index.js`); (await import("node:fs")).writeFileSync(`${dir}/reference/crds/${m.PARSED_CRDS_FILE}`, JSON.stringify(m.loadCrdsFrom(m.CRD_DIR)));' "$tmp"
 ln -s ../../.cache "$tmp/.cache"
 echo "$stamp" > "$tmp/.complete"
 rm -rf "$tree"

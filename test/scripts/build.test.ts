@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { CRD_DIR, loadCrdsFrom, PARSED_CRDS_FILE } from '../../reference/crds/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** What a checkout needs for the build and the launcher (its tests and benches are not built). */
@@ -66,6 +67,8 @@ describe('scripts/build.sh and the launcher: compiled JavaScript, rebuilt when t
       expect(existsSync(join(tree, f)), f).to.equal(true);
     }
     expect(existsSync(join(tree, 'bin', 'ocp-e2e.ts')), 'no TypeScript in a tree but the spec links').to.equal(false);
+    // the CRDs parsed at build time, so that no cluster's start parses their YAML: the same objects as the YAML
+    expect(JSON.parse(readFileSync(join(tree, 'reference', 'crds', PARSED_CRDS_FILE), 'utf8'))).to.deep.equal(loadCrdsFrom(CRD_DIR));
     expect((await build(dir, '--check')).stdout.trim()).to.equal(tree);
 
     const added = join(dir, 'specs', '99-added.spec.ts');
