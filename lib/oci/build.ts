@@ -288,14 +288,15 @@ export async function buildImage(engine: Engine, opts: BuildOptions): Promise<Bu
     // dockerd's classic builder reuses the cached step images of earlier builds. Removing an image also removes its
     // untagged parents, so a build beside another that removed its image (two runs on one engine, or the parallel
     // test files) may find a cached step gone at export: "failed to set parent …: unknown parent image ID". Nothing
-    // is wrong with the build; once more, it rebuilds the steps whose cache went.
+    // is wrong with the build; once more, it rebuilds the steps whose cache went. The step after a cached one can
+    // find it gone too: 'unable to find image "sha256:…"' (an image ID, never a name the Containerfile gave).
     if (!(error instanceof ImageBuildError) || !CACHE_RACE.test(error.message)) throw error;
     return buildOnce(engine, opts);
   }
 }
 
 /** What dockerd says when a cached step image disappeared under a build. */
-const CACHE_RACE = /unknown parent image ID|failed to set parent|No such image: sha256:/i;
+const CACHE_RACE = /unknown parent image ID|failed to set parent|No such image: sha256:|unable to find image "sha256:/i;
 
 async function buildOnce(engine: Engine, opts: BuildOptions): Promise<BuildResult> {
   const started = Date.now();

@@ -113,7 +113,11 @@ function imageEnsurer(opts: EnsureReleasesOptions): { image(recipe: ImageRecipe)
         labels: recipe.labels,
         tag: localTag,
         timeoutMs: opts.timeoutMs ?? 120_000,
-        noCache: opts.forceRebuild,
+        // A payload never uses the engine's build cache: its content names this registry, so the cache cannot
+        // help, and a step it found there (`ARG RELEASE_VERSION` after `FROM scratch`, the same for every cluster of
+        // that release) may be another cluster's intermediate image, which that cluster's removal of its payload
+        // (below) takes with it: with six clusters starting at once a build failed "unable to find image".
+        noCache: opts.forceRebuild || !recipe.needsBase,
       });
       // A forced rebuild leaves the old image without a name: remove it rather than leak it.
       if (previousId) await removeImage(engine, previousId).catch(() => undefined);
