@@ -138,13 +138,22 @@ const masterBeforeCompletion: Judge = {
     const state = stateAt(recording, MASTER_POOL, index);
     if (state.size === 0) return { ok: false, why: 'when ClusterVersion reported Completed, there was no master pool', evidence: [completed] };
     const pool = poolAt('master', state);
-    const renderedFor = state.get(States.pool.targetConfig)?.fields?.renderedFor;
+    const target = state.get(States.pool.targetConfig);
+    const renderedFor = target?.fields?.renderedFor;
     const version = completed.fields?.version;
+    // Two releases that render a pool alike give its config the same name, and the controller stamps the new release
+    // on that config in place. The name pins the content, so a stamp for the new version that the recording shows
+    // later (its MachineConfig watch may deliver after ClusterVersion's: separate streams, resumed after an API
+    // restart) says the target was the new release's config already.
+    const stampedLater =
+      renderedFor !== version &&
+      recording.timeline.slice(index + 1).some((i) => i.locator === target?.locator && i.condition === States.pool.targetConfig && i.value === target?.value && i.fields?.renderedFor === version);
     // Following an upgrade someone else started (--phase post), it may have been over before the recording began.
     const note = completed.found ? ' (the upgrade had completed before monitoring began: the pool as found then)' : '';
+    const stamp = stampedLater ? ` (stamped for ${version} in place, as the recording shows later)` : '';
     return {
-      ok: poolRolledOut(pool).ok && (renderedFor === undefined || renderedFor === version),
-      why: `when ClusterVersion reported Completed, master was: ${poolLine(pool)}, rolled out ${pool.status?.configuration?.name ?? '-'}, target rendered for ${renderedFor ?? 'unknown release'}${note}`,
+      ok: poolRolledOut(pool).ok && (renderedFor === undefined || renderedFor === version || stampedLater),
+      why: `when ClusterVersion reported Completed, master was: ${poolLine(pool)}, rolled out ${pool.status?.configuration?.name ?? '-'}, target rendered for ${renderedFor ?? 'unknown release'}${stamp}${note}`,
       evidence: [completed, ...state.values()],
     };
   },

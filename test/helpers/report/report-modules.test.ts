@@ -185,6 +185,26 @@ describe('report: the upgrade recording, judged and drawn', () => {
     expect(judgeRecording(never).find((i) => i.id === 'master-updated-before-completion')).to.include({ ok: false, why: 'ClusterVersion never reported the new version as Completed while monitored' });
   });
 
+  it('takes a target config the controller stamps for the new release in place, seen after Completed, as that release\'s; not without the stamp', () => {
+    const judged = (restamp: boolean) => {
+      const w = new FakeWatcher();
+      w.set('ClusterVersion', clusterVersion({ desired: '4.12.1', head: 'Partial', version: '4.12.1', progressing: true }));
+      w.set('MachineConfig', renderedConfig('rendered-master-a', '4.12.0'));
+      w.set('MachineConfigPool', masterPool({ target: 'rendered-master-a', rolledOut: 'rendered-master-a', updated: 3 }));
+      const recorder = new UpgradeRecorder(w, { timeFactor: TIME_FACTOR }, { image: 'r/ocp/release:4.12.1', version: '4.12.1' }, { now: () => at(0) });
+      w.change('ClusterVersion', clusterVersion({ desired: '4.12.1', head: 'Completed', version: '4.12.1', progressing: false }), at(600));
+      // the same config (same name, same content) stamped for 4.12.1; its watch event arrives after ClusterVersion's
+      if (restamp) w.change('MachineConfig', renderedConfig('rendered-master-a', '4.12.1'), at(601));
+      return judgeRecording(recorder.stop(at(700))).find((i) => i.id === 'master-updated-before-completion')!;
+    };
+    const restamped = judged(true);
+    expect(restamped.ok, restamped.why).to.equal(true);
+    expect(restamped.why).to.match(/target rendered for 4\.12\.0 \(stamped for 4\.12\.1 in place, as the recording shows later\)$/);
+    const old = judged(false);
+    expect(old.ok, 'a target rendered for the old release and never stamped for the new one breaks it').to.equal(false);
+    expect(old.why).to.match(/target rendered for 4\.12\.0$/);
+  });
+
   it('judges an upgrade that was over before the recording began (--phase post) on the pool as found then', () => {
     const w = new FakeWatcher();
     w.set('ClusterVersion', clusterVersion({ desired: '4.12.1', head: 'Completed', version: '4.12.1', progressing: false }));
