@@ -73,7 +73,7 @@ function writeFileTimes(fileMs: Map<string, number>): void {
   }
 }
 
-/** The costliest files by CPU, own and children's, from the root hooks' lines (none: nothing is printed). */
+/** The costliest files by CPU, own and children's, from the root hooks' lines (one line per file: a parallel run). */
 function printFileCpu(): void {
   let lines: { file: string; ownCpuS: number; childrenCpuS?: number }[];
   try {
@@ -81,6 +81,7 @@ function printFileCpu(): void {
   } catch {
     return;
   }
+  if (lines.length < 2) return; // a serial run has one line for all its files: nothing to rank
   const total = (l: (typeof lines)[number]) => l.ownCpuS + (l.childrenCpuS ?? 0);
   const sum = lines.reduce((s, l) => s + total(l), 0);
   console.log(`costliest ${SLOWEST} files by CPU (s: in all = own + child processes'; ${lines.length} files, ${sum.toFixed(0)} CPU s in all):`);
