@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
+import { cliClientVersion } from '../cli.js';
 import { maskSecrets } from '../secrets.js';
 
 export interface RunFacts {
@@ -48,9 +48,9 @@ export function readRunFacts(resultsDir: string): RunFacts[] {
 
 /** `oc version --client` as one line, or undefined when `oc` is not installed. */
 export async function ocClientVersion(): Promise<string | undefined> {
-  const r = await execa('oc', ['version', '--client'], { reject: false, timeout: 10_000 }).catch(() => undefined);
-  if (!r || r.exitCode !== 0) return undefined;
-  const line = String(r.stdout).split('\n').find((l) => /version/i.test(l)) ?? String(r.stdout).split('\n')[0];
+  const stdout = await cliClientVersion('oc');
+  if (stdout === undefined) return undefined;
+  const line = stdout.split('\n').find((l) => /version/i.test(l)) ?? stdout.split('\n')[0];
   return line?.replace(/^Client Version:\s*/i, '').trim() || undefined;
 }
 
