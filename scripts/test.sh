@@ -64,4 +64,7 @@ if ! bash scripts/build.sh >/dev/null; then
 fi
 
 echo "== tests (mocha)"
+# each file's CPU, for the costliest-files list at the end (test/support/file-cpu.ts)
+rm -f reports/test-file-cpu.jsonl
+export OCP_E2E_TEST_CPU_LOG=1
 exec npx --no-install mocha "$@"

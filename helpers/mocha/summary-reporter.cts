@@ -19,13 +19,14 @@ const { Spec } = Mocha.reporters;
 const { EVENT_HOOK_END, EVENT_RUN_END, EVENT_TEST_END } = Mocha.Runner.constants;
 
 const SLOWEST = 20;
-/** Written by the project's root hooks (test/support/file-cpu.ts), one line per file; removed when a run starts. */
+/** Written by the project's root hooks (test/support/file-cpu.ts), one line per file; scripts/test.sh empties it. */
 const FILE_CPU_LOG = path.join('reports', 'test-file-cpu.jsonl');
 
 class SummaryReporter extends Spec {
   constructor(runner: Mocha.Runner, options?: Mocha.MochaOptions) {
     super(runner, options);
-    fs.rmSync(FILE_CPU_LOG, { force: true });
+    // the project's own test run only: the suite's reporter (a subclass) runs in spec processes those tests start
+    const ranksCpu = this.constructor === SummaryReporter && process.env.OCP_E2E_TEST_CPU_LOG === '1';
     const tests: { title: string; ms: number }[] = [];
     const fileMs = new Map<string, number>();
     // A file's time is the sum of its tests' and its hooks' own durations: mocha measures both where they run, so the
@@ -49,7 +50,7 @@ class SummaryReporter extends Spec {
           for (const t of [...tests].sort((a, b) => b.ms - a.ms).slice(0, SLOWEST)) console.log(`  ${seconds(t.ms)}  ${t.title}`);
           console.log(`slowest ${SLOWEST} files (s, with their hooks):`);
           for (const [file, ms] of [...fileMs].sort((a, b) => b[1] - a[1]).slice(0, SLOWEST)) console.log(`  ${seconds(ms)}  ${file}`);
-          printFileCpu();
+          if (ranksCpu) printFileCpu();
           console.log('');
           writeFileTimes(fileMs);
         }

@@ -4,6 +4,10 @@
  * in reports/test-file-cpu.jsonl. The summary reporter lists the costliest files from it. Why: on 2 cores npm test is
  * bound by CPU, and a file's wall time does not say how much it slowed the file running beside it.
  *
+ * Only where scripts/test.sh asked for it (OCP_E2E_TEST_CPU_LOG=1; it empties the file first), and only for files
+ * named *.test.ts: a mocha a test starts on a fixture reads the same .mocharc.json, and its lines would not be files
+ * of this run.
+ *
  * In a parallel run (npm test) the root hooks run once per file, in the file's worker; a serial run (named files)
  * runs them once for all files, and its one line names them all.
  */
@@ -42,8 +46,9 @@ export const mochaHooks = {
     startChildren = childrenCpuSeconds();
   },
   afterAll(this: Context): void {
+    if (process.env.OCP_E2E_TEST_CPU_LOG !== '1') return;
     const files = [...new Set((this.test?.parent?.suites ?? []).map((s) => s.file).filter((f): f is string => !!f))];
-    if (files.length === 0) return;
+    if (files.length === 0 || !files.every((f) => f.endsWith('.test.ts'))) return;
     const children = childrenCpuSeconds();
     const line = {
       file: files.length === 1 ? relative(process.cwd(), files[0]!) : `${files.length} files`,
