@@ -78,8 +78,9 @@ export async function checkPoolRunsImage(session: ConformanceSession, asked: Poo
   const nodes = nodesOfPool(pool, pools, await cluster.listNodes());
   expect(nodes.length, `mcp/${expectation.pool} has no nodes`).to.be.greaterThan(0);
   const checks = nodeChecks(expectation);
-  // one debug pod on each node answers every probe; the pool's nodes are read at once and judged in order
-  const nodeReads = readNodes(cluster, session.kubeconfig, nodes, checks.map((c) => c.probe), { [RunIdLabel]: session.target.runId });
+  // one command on each node (in its daemon pod, or a debug pod) answers every probe; the pool's nodes are read at
+  // once and judged in order
+  const nodeReads = readNodes(cluster, session.kubeconfig, nodes, checks.map((c) => c.probe), { [RunIdLabel]: session.target.runId }, session.target.nodeReads);
   try {
     for (const [i, node] of nodes.entries()) {
       const name = node.metadata?.name ?? '?';

@@ -6,8 +6,11 @@
  * every target: `rpm-ostree status --json`, `cat /proc/cmdline`, `rpm -q`, `stat`/`cat`, `systemctl is-enabled`, `uname -r`.
  */
 
-/** How the node was asked: `oc debug node/…`, or a debug pod created through the API. */
-export type ProbeSource = 'oc debug' | 'debug pod';
+/**
+ * How the node was asked: an exec into the node's machine-config-daemon pod, `oc debug node/…`, or a debug pod created
+ * through the API.
+ */
+export type ProbeSource = 'daemon exec' | 'oc debug' | 'debug pod';
 
 export interface NodeProbe<T> {
   /** Names the probe's section in the output; one read holds each name once. */

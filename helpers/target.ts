@@ -15,6 +15,14 @@ export type TargetKind = 'reference' | 'cluster';
 export type RunPhase = 'all' | 'pre' | 'upgrade' | 'post';
 export const RUN_PHASES: readonly RunPhase[] = ['all', 'pre', 'upgrade', 'post'];
 
+/**
+ * How the checks read a node (helpers/node-os.ts): `daemon` execs into the node's machine-config-daemon pod, `debug`
+ * makes a debug pod (`oc debug node/N`, or the same pod through the API without oc), `auto` the daemon where one is
+ * ready and a debug pod where not.
+ */
+export type NodeReadMode = 'auto' | 'daemon' | 'debug';
+export const NODE_READ_MODES: readonly NodeReadMode[] = ['auto', 'daemon', 'debug'];
+
 export interface TargetConfig {
   kind: TargetKind;
   kubeconfigPath: string;
@@ -51,6 +59,8 @@ export interface TargetConfig {
    * cleanup changes the cluster while another spec still judges it (deferred-cleanup.ts).
    */
   cleanupAfter?: string;
+  /** How the checks read nodes (`--node-reads`; default auto). */
+  nodeReads: NodeReadMode;
 }
 
 /** Before the session knows the cluster's pools: enough for a small or fast cluster's pools to settle back. */
@@ -74,6 +84,7 @@ export const TargetEnv = {
   buildArgs: 'OCP_E2E_BUILD_ARGS',
   poolPlan: 'OCP_E2E_POOL_PLAN',
   cleanupAfter: 'OCP_E2E_CLEANUP_AFTER',
+  nodeReads: 'OCP_E2E_NODE_READS',
 } as const;
 
 /** The phase of the run. Read on its own, at spec load, because it changes the tests' titles (PreChkUpgrade). */
@@ -81,6 +92,12 @@ export function readRunPhase(env: NodeJS.ProcessEnv = process.env): RunPhase {
   const phase = (env[TargetEnv.phase]?.trim() || 'all') as RunPhase;
   if (!RUN_PHASES.includes(phase)) throw new Error(`${TargetEnv.phase}=${phase} is not a phase; use ${RUN_PHASES.join(', ')}`);
   return phase;
+}
+
+function readNodeReadMode(env: NodeJS.ProcessEnv): NodeReadMode {
+  const mode = (env[TargetEnv.nodeReads]?.trim() || 'auto') as NodeReadMode;
+  if (!NODE_READ_MODES.includes(mode)) throw new Error(`${TargetEnv.nodeReads}=${mode} is not a way to read nodes; use ${NODE_READ_MODES.join(', ')}`);
+  return mode;
 }
 
 function flag(value: string | undefined): boolean {
@@ -134,6 +151,7 @@ export function readTargetConfig(env: NodeJS.ProcessEnv = process.env): TargetCo
     runId,
     reportsDir: env[TargetEnv.reportsDir]?.trim() || 'reports',
     phase: readRunPhase(env),
+    nodeReads: readNodeReadMode(env),
   };
 }
 
@@ -164,6 +182,7 @@ export function targetEnvironment(config: TargetConfig): Record<string, string> 
     [TargetEnv.runId]: config.runId,
     [TargetEnv.reportsDir]: config.reportsDir,
     [TargetEnv.phase]: config.phase,
+    [TargetEnv.nodeReads]: config.nodeReads,
   };
   if (config.toImage) env[TargetEnv.toImage] = config.toImage;
   if (config.imageRepo) env[TargetEnv.imageRepo] = config.imageRepo;

@@ -128,6 +128,7 @@ function runConfig(options: RunOptions, reportsDir: string): RunConfig {
     keepOnFailure: Boolean(options.keepOnFailure),
     runId: newRunId(),
     phase: options.phase ?? 'all',
+    nodeReads: options.nodeReads ?? 'auto',
     ...(options.timeoutScale !== undefined ? { timeoutScale: options.timeoutScale } : {}),
     ...(options.containerfile ? { containerfile: resolve(options.containerfile) } : {}),
     ...(options.buildArg?.length ? { buildArgs: parseBuildArgs(options.buildArg) } : {}),

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { loadPullSecret } from '../../helpers/secrets.js';
-import { RUN_PHASES, type RunPhase } from '../../helpers/target.js';
+import { NODE_READ_MODES, RUN_PHASES, type NodeReadMode, type RunPhase } from '../../helpers/target.js';
 import { resolveFaults } from '../../reference/faults.js';
 import { CLOCK_MODES, DEFAULT_CLOCK, type ClockMode } from '../../reference/clock.js';
 
@@ -53,6 +53,8 @@ export interface RunOptions {
   rerunFailed?: string | true;
   /** The part of each upgrade spec this run does (default all); pre, upgrade and post need --target cluster. */
   phase?: RunPhase;
+  /** How the checks read nodes: through their machine-config-daemon pods, debug pods, or auto (default). */
+  nodeReads?: NodeReadMode;
   /** Every wait's budget, and the tests' timeouts with them, times this (default 1). */
   timeoutScale?: number;
   /** Reference only: one reference cluster for every selected spec, run as on a real cluster (one upgrade, planned). */
@@ -90,6 +92,7 @@ export function defineRunOptions(command: Command): Command {
     .option('--jobs <n>', 'reference only: spec files run at the same time, each on its own reference cluster (default: one per core)', positiveInteger)
     .option('--known-issues <file>', 'YAML list of {case, message, bug, expires}: a failure an unexpired entry matches is reported as a known issue with its bug link, not as a failure (default: none)')
     .option('--rerun-failed [reports-dir]', 'run only the tests that failed in the run whose reports are in this folder (default: --reports-dir)')
+    .addOption(new Option('--node-reads <mode>', 'how the checks read a node\'s OS (rpm-ostree status, files, units): daemon (exec into the node\'s machine-config-daemon pod, chroot /rootfs, as the MCO\'s own e2e tests do: one API call, needs pods/exec in openshift-machine-config-operator), debug (a debug pod per node and check: `oc debug node/N`, or the same pod through the API without oc) or auto (the daemon where one is ready, else a debug pod) (default: auto)').choices([...NODE_READ_MODES]).default('auto'))
     .addOption(new Option('--phase <phase>', 'cluster only: the part of each upgrade spec to run: pre (prepare, leave a checkpoint on the cluster), upgrade (upgrade and wait), post (judge whoever upgraded, clean up, remove the checkpoint) or all').choices([...RUN_PHASES]).default('all'))
     .option('--containerfile <file>', 'the Containerfile of the layered OS image: FROM ${BASE_IMAGE} (the release\'s base OS image; ARG EXTENSIONS_IMAGE gets its extensions image), its folder the build context, its ocp-e2e.io/check-packages, check-files and check-units labels what every node must show (README.md, "Your own layered image") (default: images/layered-os/Containerfile, usbguard from the release\'s extensions image, a file and an enabled unit)')
     .option('--build-arg <name=value>', 'a build argument of the layered image\'s Containerfile, which must declare it with ARG (repeatable) (default: none)', collect)

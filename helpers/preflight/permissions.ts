@@ -13,6 +13,7 @@ import { AuthenticationV1Api, AuthorizationV1Api, CustomObjectsApi, type KubeCon
 import { classifyApiError, KubeApiError } from '../../lib/kube/errors.js';
 import { withRetry } from '../../lib/kube/retry.js';
 import { clusterApiError } from '../api-errors.js';
+import type { NodeReadMode } from '../target.js';
 
 export interface SuitePermission {
   /** API group ('' for the core group). */
@@ -28,6 +29,11 @@ export interface SuitePermission {
   disruptive: boolean;
   /** Which step needs it and why. */
   why: string;
+  /**
+   * Needed only when nodes are read this way (`--node-reads`, helpers/node-os.ts): `daemon`, an exec into the node's
+   * machine-config-daemon pod; `debug`, a debug pod. auto may use both. Absent: whatever the reads.
+   */
+  nodeReads?: 'daemon' | 'debug';
 }
 
 const MCO_GROUP = 'machineconfiguration.openshift.io';
@@ -47,11 +53,13 @@ export const SUITE_PERMISSIONS: readonly SuitePermission[] = [
   { group: '', resource: 'events', verbs: ['list'], namespace: '', disruptive: true, why: 'component restarts during the upgrade are read from events; failure artefacts keep them' },
   { group: '', resource: 'namespaces', verbs: ['get'], namespace: '', disruptive: true, why: 'oc checks that its current namespace exists; the checkpoint store looks for ocp-e2e' },
   { group: '', resource: 'namespaces', verbs: ['list'], namespace: '', disruptive: true, why: 'the leak check at the end of each spec looks for debug namespaces of the run (its run-id label) left behind' },
-  { group: '', resource: 'namespaces', verbs: ['create', 'delete'], namespace: '', disruptive: true, why: 'oc debug node (and the suite without oc) runs each node read in a temporary namespace openshift-debug-*, deleted after' },
-  { group: '', resource: 'pods', verbs: ['create', 'get', 'list', 'watch', 'delete'], namespace: '', disruptive: true, why: 'the privileged debug pod of each node read, in its generated namespace; failure artefacts list the MCO pods' },
+  { group: '', resource: 'namespaces', verbs: ['create', 'delete'], namespace: '', disruptive: true, nodeReads: 'debug', why: 'oc debug node (and the suite without oc) runs each node read in a temporary namespace openshift-debug-*, deleted after' },
+  { group: '', resource: 'pods', verbs: ['create'], namespace: '', disruptive: true, nodeReads: 'debug', why: 'the privileged debug pod of each node read, in its generated namespace' },
+  { group: '', resource: 'pods', verbs: ['get', 'list', 'watch', 'delete'], namespace: '', disruptive: true, why: 'the debug pod is watched (oc) or read (no oc) until it ends, then deleted; node reads list the machine-config daemons; failure artefacts list the MCO pods' },
   { group: '', resource: 'pods/log', verbs: ['get'], namespace: '', disruptive: true, why: 'the debug pod\'s output is its log; failure artefacts read the MCO operator, controller and daemon logs' },
-  { group: 'security.openshift.io', resource: 'securitycontextconstraints', verbs: ['use'], resourceNames: ['privileged'], namespace: '', disruptive: true, why: 'OpenShift admits the privileged, host-PID, host-network debug pod only for a user that may use SCC privileged' },
-  { group: 'image.openshift.io', resource: 'imagestreams', verbs: ['get'], resourceNames: ['tools'], namespace: 'openshift', disruptive: true, why: 'oc debug node takes its image from the imagestream openshift/tools' },
+  { group: '', resource: 'pods/exec', verbs: ['get', 'create'], namespace: 'openshift-machine-config-operator', disruptive: true, nodeReads: 'daemon', why: 'node reads exec into the node\'s machine-config-daemon (chroot /rootfs) as the MCO\'s e2e tests do: a WebSocket exec is a get on 4.12 (Kubernetes 1.25), and newer servers also ask create' },
+  { group: 'security.openshift.io', resource: 'securitycontextconstraints', verbs: ['use'], resourceNames: ['privileged'], namespace: '', disruptive: true, nodeReads: 'debug', why: 'OpenShift admits the privileged, host-PID, host-network debug pod only for a user that may use SCC privileged' },
+  { group: 'image.openshift.io', resource: 'imagestreams', verbs: ['get'], resourceNames: ['tools'], namespace: 'openshift', disruptive: true, nodeReads: 'debug', why: 'oc debug node takes its image from the imagestream openshift/tools' },
   { group: '', resource: 'configmaps', verbs: ['get'], namespace: 'kube-system', disruptive: false, why: 'the suite asks whether it runs on the reference (kube-system/ocp-e2e-reference-cluster: time factor, registry); a real cluster answers 404' },
   { group: '', resource: 'configmaps', verbs: ['get', 'list', 'create', 'update', 'delete'], namespace: 'ocp-e2e', disruptive: true, why: 'split runs (--phase pre|upgrade|post) keep their checkpoint as a ConfigMap in the namespace ocp-e2e; the leak check lists the run\'s own' },
   { group: '', resource: 'secrets', verbs: ['get'], resourceNames: ['pull-secret'], namespace: 'openshift-config', disruptive: true, why: 'the preflight checks that the nodes can pull from --image-repo with the cluster\'s pull secret; it completes the run\'s credentials to pull the release\'s base OS image for the layered build' },
@@ -88,18 +96,19 @@ function missingMessage(user: string, missing: MissingPermission[]): string {
   return [`User "${user}" lacks ${count} the suite needs:`, ...lines, ROLE_HINT].join('\n');
 }
 
-/** One access review per verb of each permission the run needs. */
-export function reviewsFor(disruptive: boolean): MissingPermission[] {
-  const needed = SUITE_PERMISSIONS.filter((p) => disruptive || !p.disruptive);
+/** One access review per verb of each permission the run needs; auto node reads may use both ways of reading. */
+export function reviewsFor(disruptive: boolean, nodeReads: NodeReadMode = 'auto'): MissingPermission[] {
+  const readsThisWay = (p: SuitePermission) => !p.nodeReads || nodeReads === 'auto' || p.nodeReads === nodeReads;
+  const needed = SUITE_PERMISSIONS.filter((p) => (disruptive || !p.disruptive) && readsThisWay(p));
   return needed.flatMap((p) => p.verbs.map((verb) => ({ verb, group: p.group, resource: p.resource, namespace: p.namespace, name: p.resourceNames?.[0], why: p.why })));
 }
 
 const AT_ONCE = 8;
 
 /** Throws MissingPermissionsError naming every permission the server says the user lacks. */
-export async function checkPermissions(kubeConfig: KubeConfig, options: { disruptive: boolean }): Promise<void> {
+export async function checkPermissions(kubeConfig: KubeConfig, options: { disruptive: boolean; nodeReads?: NodeReadMode }): Promise<void> {
   const authz = kubeConfig.makeApiClient(AuthorizationV1Api);
-  const reviews = reviewsFor(options.disruptive);
+  const reviews = reviewsFor(options.disruptive, options.nodeReads);
   const answers: Answer[] = [];
   for (let i = 0; i < reviews.length; i += AT_ONCE) {
     answers.push(...(await Promise.all(reviews.slice(i, i + AT_ONCE).map((r) => mayDo(authz, r)))));

@@ -82,7 +82,7 @@ describe('the suite as a ServiceAccount bound to deploy/clusterrole.yaml, agains
   };
 
   before(async () => {
-    if (!existsSync(join(UPSTREAM_BIN, 'oc'))) throw new Error(`the real oc 4.12 is missing: expected ${join(UPSTREAM_BIN, 'oc')} (../shared/upstream/bin/oc); the suite reads nodes with oc debug node, and the role must cover it`);
+    if (!existsSync(join(UPSTREAM_BIN, 'oc'))) throw new Error(`the real oc 4.12 is missing: expected ${join(UPSTREAM_BIN, 'oc')} (../shared/upstream/bin/oc); the suite reads nodes with oc debug node (--node-reads debug), and the role must cover it`);
     dir = mkdtempSync(join(tmpdir(), 'ocp-e2e-rbac-'));
     auditFile = join(dir, 'audit.jsonl');
     // seven workers: the whole suite shares one upgrade over custom pools (bin/run/targets/one-upgrade.ts), so the audit
@@ -193,10 +193,16 @@ describe('the suite as a ServiceAccount bound to deploy/clusterrole.yaml, agains
   });
 
   it('the whole suite passes as the account (spec 1 included), and the audit shows the role is enough and every rule needed', async () => {
-    const r = await ocpE2e(['run', '--target', 'cluster', '--kubeconfig', saKubeconfig, '--allow-disruptive'], { timeoutMs: 540_000, env });
+    // the whole suite reads nodes with oc debug (the debug pods' rules), then E2E-004 (no upgrade: it can run again on
+    // the upgraded cluster) reads them through the daemons (the default: pods/exec); a run may do either, so the
+    // audit must see both
+    const r = await ocpE2e(['run', '--target', 'cluster', '--kubeconfig', saKubeconfig, '--allow-disruptive', '--node-reads', 'debug'], { timeoutMs: 540_000, env });
     expect(r.exitCode, r.output).to.equal(0);
     expect(r.output).to.match(/✔ Author:[^\n]*54183-\[Serial\]\[Disruptive\] upgrade with custom osImage in master and worker pools/);
     expect(lastLine(r.output)).to.match(/^[1-9]\d* passed, 0 failed, \d+ skipped$/);
+    const daemonReads = await ocpE2e(['run', '--target', 'cluster', '--kubeconfig', saKubeconfig, '--allow-disruptive', '--grep', 'E2E-004'], { timeoutMs: 50_000, env });
+    expect(daemonReads.exitCode, daemonReads.output).to.equal(0);
+    expect(lastLine(daemonReads.output)).to.equal('1 passed, 0 failed, 0 skipped');
 
     const lines = readFileSync(auditFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as AuditLine).filter((l) => l.user === SUITE_USER);
     expect(lines.length).to.be.greaterThan(50);

@@ -34,13 +34,13 @@ function pathFor(ocDir: string | undefined): string {
 const upgradeCall = (c: string): boolean => /(^| )adm upgrade --to-image=/.test(c);
 
 /** What the run did through oc: release info, the upgrade, node reads. */
-function expectOcPaths(calls: string[], withOc: boolean): void {
+function expectOcPaths(calls: string[], expected: { withOc: boolean; ocDebug: boolean }): void {
   const used = {
     'release info': calls.some((c) => /(^| )adm release info /.test(c)),
     'oc adm upgrade': calls.some(upgradeCall),
     'oc debug node': calls.some((c) => /(^| )debug node\//.test(c)),
   };
-  expect(used, calls.join('\n')).to.deep.equal({ 'release info': withOc, 'oc adm upgrade': withOc, 'oc debug node': withOc });
+  expect(used, calls.join('\n')).to.deep.equal({ 'release info': expected.withOc, 'oc adm upgrade': expected.withOc, 'oc debug node': expected.ocDebug });
 }
 
 /** The names of every step of every Allure result. */
@@ -81,21 +81,22 @@ describe('spec 1 with and without the real oc on PATH', function () {
   });
 
   // With oc on PATH every step goes through it: release info (over TLS to the reference's registry, trusting the
-  // cluster's CA), the upgrade (`oc adm upgrade`) and the nodes (`oc debug node`); without it, the API paths.
+  // cluster's CA), the upgrade (`oc adm upgrade`) and, with --node-reads debug, the nodes (`oc debug node`); without
+  // it, the API paths. The default (auto) reads the nodes through their machine-config daemons, oc or not.
   for (const withOc of [true, false]) {
     const how = withOc ? /^node \S+ asked: oc debug node\/\S+ -- chroot \/host sh -c / : /^node \S+ asked: debug pod openshift-debug-[a-z0-9]+\/\S+-debug on node \S+: chroot \/host sh -c /;
-    const label = withOc ? 'with oc (nodes through oc debug)' : 'without oc (nodes through a debug pod made through the API)';
+    const label = withOc ? 'with oc (--node-reads debug: nodes through oc debug)' : 'without oc (--node-reads debug: nodes through a debug pod made through the API)';
 
     it(`${label}: passes on 4.12-ga`, async () => {
       const oc = recordingOc();
-      const r = await ocpE2e(['run', '--grep', '54183'], { timeoutMs: 280_000, env: { PATH: pathFor(withOc ? oc.dir : undefined) } });
+      const r = await ocpE2e(['run', '--grep', '54183', '--node-reads', 'debug'], { timeoutMs: 280_000, env: { PATH: pathFor(withOc ? oc.dir : undefined) } });
       expect(r.exitCode, r.output).to.equal(0);
       expect(lastLine(r.output)).to.equal('1 passed, 0 failed, 0 skipped');
       const asked = askedNodes(r);
       expect(asked, 'one debug pod per node and check: 3 masters + 2 workers').to.have.length(5);
       for (const name of asked) expect(name).to.match(how);
       expect(r.output).to.include(`requested with ${withOc ? 'oc adm upgrade' : 'merge patch of clusterversion/version'}`);
-      expectOcPaths(oc.calls(), withOc);
+      expectOcPaths(oc.calls(), { withOc, ocDebug: withOc });
       // Allure shows wall durations only: the long waits say in their titles how long they took on the cluster's clock
       expect(stepNames(r).join('\n')).to.match(/^wait for ClusterVersion to complete the upgrade · took [1-9]\d*m\d\ds cluster time \(\d+\.\ds wall\)$/m);
     });
@@ -111,4 +112,19 @@ describe('spec 1 with and without the real oc on PATH', function () {
       expect(calls.some(upgradeCall), calls.join('\n')).to.equal(withOc);
     });
   }
+
+  it('with oc and the default --node-reads auto: the nodes are read through their machine-config daemons, no oc debug', async () => {
+    const oc = recordingOc();
+    const r = await ocpE2e(['run', '--grep', '54183'], { timeoutMs: 280_000, env: { PATH: pathFor(oc.dir) } });
+    expect(r.exitCode, r.output).to.equal(0);
+    expect(lastLine(r.output)).to.equal('1 passed, 0 failed, 0 skipped');
+    const asked = askedNodes(r);
+    expect(asked, 'one read per node and check: 3 masters + 2 workers').to.have.length(5);
+    for (const name of asked) {
+      expect(name).to.match(/^node (\S+) asked: exec in openshift-machine-config-operator\/machine-config-daemon-[a-z0-9]{5} \(container machine-config-daemon\) on node (\S+): chroot \/rootfs sh -c /);
+      const [, asked1, on] = /^node (\S+) asked: .* on node (\S+):/.exec(name)!;
+      expect(on, 'the daemon of the node itself').to.equal(asked1);
+    }
+    expectOcPaths(oc.calls(), { withOc: true, ocDebug: false });
+  });
 });

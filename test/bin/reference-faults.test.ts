@@ -34,26 +34,33 @@ describe('reliability: the report\'s flow on the reference cluster under API fau
 
   const runArgs = (ref: ReferenceCluster) => ['run', '--target', 'cluster', '--kubeconfig', ref.kubeconfigPath, '--allow-disruptive', '--grep', '54183', '--reports-dir', join(dir, 'reports')];
 
-  // Nodes are read through `oc debug` when oc is installed and through the suite's own debug pod otherwise: both paths
-  // must ride out the same faults (in CI oc is on PATH, so the second case takes it away).
-  for (const withOc of [true, false]) {
-    it(`passes with 5% of API requests failing and watches cut every 3 s, ${withOc ? 'reading nodes with oc debug' : 'without oc (the API debug pod)'}`, async () => {
+  // Nodes are read through their machine-config daemons (the default, auto: a debug pod where an exec fails), or
+  // with --node-reads debug through `oc debug` when oc is installed and the suite's own debug pod otherwise: every
+  // path must ride out the same faults (in CI oc is on PATH, so the last case takes it away).
+  const cases = [
+    { label: 'reading nodes through their daemons (auto: a debug pod where an exec fails)', withOc: true, args: [], ways: ['exec in', 'oc debug'], first: 'exec in' },
+    { label: 'reading nodes with oc debug (--node-reads debug)', withOc: true, args: ['--node-reads', 'debug'], ways: ['oc debug'], first: 'oc debug' },
+    { label: 'without oc (--node-reads debug: the API debug pod)', withOc: false, args: ['--node-reads', 'debug'], ways: ['debug pod'], first: 'debug pod' },
+  ];
+  for (const { label, withOc, args, ways, first } of cases) {
+    it(`passes with 5% of API requests failing and watches cut every 3 s, ${label}`, async () => {
       const path = withOc ? process.env.PATH ?? '' : pathWithoutOc();
-      if (withOc && !hasOc(path)) throw new Error('oc is not on PATH: this case reads the nodes through oc debug (CI has ../shared/upstream/bin on PATH)');
+      if (withOc && !hasOc(path)) throw new Error('oc is not on PATH: this case uses oc (CI has ../shared/upstream/bin on PATH)');
       reference = await startReferenceCluster({ profile: '4.12-ga' });
       reference.setApiFaults(FIVE_PERCENT);
       const started = Date.now();
-      const run = startCli(runArgs(reference), { ...referenceClientEnv(reference), PATH: path });
+      const run = startCli([...runArgs(reference), ...args], { ...referenceClientEnv(reference), PATH: path });
       const { code } = await run.exited;
       const output = run.output();
-      console.log(`reference flow under 5% API errors + watch cuts every 3 s (${withOc ? 'oc debug' : 'API debug pod'}): exit ${code} in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
+      console.log(`reference flow under 5% API errors + watch cuts every 3 s (${label}): exit ${code} in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
         `${(output.match(/retrying|retry/gi) ?? []).length} retry mentions in the output`);
       expect(code, output.slice(-4000)).to.equal(0);
       // each node read is attached to the report as "node N asked: <how>"
       const asked = readdirSync(join(dir, 'reports', 'allure-results')).filter((f) => f.endsWith('-result.json'))
-        .flatMap((f) => [...readFileSync(join(dir, 'reports', 'allure-results', f), 'utf8').matchAll(/asked: (oc debug|debug pod)/g)].map((m) => m[1]));
+        .flatMap((f) => [...readFileSync(join(dir, 'reports', 'allure-results', f), 'utf8').matchAll(/asked: (exec in|oc debug|debug pod)/g)].map((m) => m[1]!));
       expect(asked, 'the nodes were read the way this case says').to.not.be.empty;
-      expect([...new Set(asked)]).to.deep.equal([withOc ? 'oc debug' : 'debug pod']);
+      expect([...new Set(asked)].filter((w) => !ways.includes(w)), `ways of reading beyond ${ways.join(', ')}`).to.deep.equal([]);
+      expect(asked, `the case's own way (${first}) reads nodes`).to.include(first);
       expect(output.trimEnd().split('\n').at(-1)).to.equal('1 passed, 0 failed, 0 skipped');
     });
   }

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readTargetConfig, targetEnvironment, type TargetConfig } from '../../helpers/target.js';
 
 describe('helpers/target: the layered image\'s --containerfile and --build-arg reach the spec process', () => {
-  const base: TargetConfig = { kind: 'cluster', kubeconfigPath: '/k', allowDisruptive: true, keepOnFailure: false, runId: 'r1', reportsDir: 'reports', phase: 'all' };
+  const base: TargetConfig = { kind: 'cluster', kubeconfigPath: '/k', allowDisruptive: true, keepOnFailure: false, runId: 'r1', reportsDir: 'reports', phase: 'all', nodeReads: 'auto' };
 
   it('as OCP_E2E_CONTAINERFILE and OCP_E2E_BUILD_ARGS (a JSON object), read back as given', () => {
     const config: TargetConfig = { ...base, containerfile: '/qe/Containerfile', buildArgs: { MIRROR: 'http://m/x y', EMPTY: '' } };

@@ -181,6 +181,7 @@ describe('helpers: target configuration from the environment', () => {
       reportsDir: '/tmp/reports',
       interruptGraceSeconds: 0,
       phase: 'post' as const,
+      nodeReads: 'daemon' as const,
     };
     expect(readTargetConfig(targetEnvironment(config))).to.deep.equal(config);
   });

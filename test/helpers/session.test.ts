@@ -17,6 +17,7 @@ describe('helpers: the conformance session refuses unsafe or meaningless runs, s
     runId: 'session-test',
     reportsDir: '/tmp/ocp-e2e-session-test',
     phase: 'all',
+    nodeReads: 'auto',
     ...overrides,
   });
 

@@ -14,6 +14,7 @@ import { checkNodesCanPull } from '../../../helpers/preflight/node-pull.js';
 import { checkOpenShift, NotOpenShiftError, type OpenShiftFacts } from '../../../helpers/preflight/openshift.js';
 import { checkPermissions, MissingPermissionsError } from '../../../helpers/preflight/permissions.js';
 import { checkReleaseImage, type ReleaseImage } from '../../../helpers/preflight/release-image.js';
+import type { NodeReadMode } from '../../../helpers/target.js';
 import { classifyApiError } from '../../../lib/kube/errors.js';
 import { KubeconfigError, loadKubeConfig } from '../../../lib/kube/kubeconfig.js';
 import { RegistryClient } from '../../../lib/oci/image-files.js';
@@ -41,11 +42,13 @@ export interface PreflightInputs {
   willPush: boolean;
   /** Specs will change the cluster (--allow-disruptive): the user must have every permission of the suite, not only its reads. */
   disruptive?: boolean;
+  /** How the checks will read nodes: the permissions of that way are asked (default auto: both ways). */
+  nodeReads?: NodeReadMode;
 }
 
 export async function preflightCluster(kubeconfigPath: string, inputs: PreflightInputs): Promise<ClusterPreflight> {
   const cluster = connect(kubeconfigPath);
-  const facts = await openShiftFacts(cluster, kubeconfigPath, Boolean(inputs.disruptive));
+  const facts = await openShiftFacts(cluster, kubeconfigPath, { disruptive: Boolean(inputs.disruptive), nodeReads: inputs.nodeReads ?? 'auto' });
   try {
     // the credentials the specs pull and push with: the run's file, completed by the cluster's pull secret
     const registry = new RegistryClient({ credentials: await buildCredentials(cluster, inputs.access), timeoutMs: REGISTRY_TIMEOUT_MS });
@@ -95,14 +98,14 @@ function connect(kubeconfigPath: string): Cluster {
   }
 }
 
-async function openShiftFacts(cluster: Cluster, kubeconfigPath: string, disruptive: boolean): Promise<OpenShiftFacts> {
+async function openShiftFacts(cluster: Cluster, kubeconfigPath: string, asked: { disruptive: boolean; nodeReads: NodeReadMode }): Promise<OpenShiftFacts> {
   let timer: NodeJS.Timeout | undefined;
   const noAnswer = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${ANSWER_WITHIN_MS / 1000} s`), { code: 'ETIMEDOUT' })), ANSWER_WITHIN_MS);
   });
   try {
     // what the user may do first: a missing permission is named before anything else is asked
-    return await Promise.race([checkPermissions(cluster.kubeConfig, { disruptive }).then(() => checkOpenShift(cluster)), noAnswer]);
+    return await Promise.race([checkPermissions(cluster.kubeConfig, asked).then(() => checkOpenShift(cluster)), noAnswer]);
   } catch (error) {
     throw classify(error, cluster.apiUrl, kubeconfigPath);
   } finally {

@@ -24,6 +24,7 @@ export async function runOnCluster(files: string[], options: RunOptions, config:
     // only a whole run and pre push the layered image
     willPush: Boolean(options.allowDisruptive) && (config.phase === 'all' || config.phase === 'pre'),
     disruptive: Boolean(options.allowDisruptive),
+    nodeReads: config.nodeReads,
   });
   const { version, nodes } = facts;
   const caps: TargetCapabilities = await discoverCapabilities(cluster).catch(() => ({ isReference: false, timeFactor: 1 }));

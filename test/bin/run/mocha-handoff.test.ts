@@ -47,7 +47,7 @@ describe('bin/run/mocha: a spec process started before its target, which it is h
     await until('the fixture is loaded', () => existsSync(join(dir, 'loaded')));
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(existsSync(join(dir, 'seen.json')), 'no test ran before the hand-off').to.equal(false);
-    const target: TargetConfig = { kind: 'reference', kubeconfigPath: join(dir, 'kubeconfig'), allowDisruptive: true, keepOnFailure: false, runId: 'r-handoff', reportsDir: join(dir, 'reports'), phase: 'all' };
+    const target: TargetConfig = { kind: 'reference', kubeconfigPath: join(dir, 'kubeconfig'), allowDisruptive: true, keepOnFailure: false, runId: 'r-handoff', reportsDir: join(dir, 'reports'), phase: 'all', nodeReads: 'auto' };
     const counts = await pending.run(target, { EXTRA_FROM_RUN: 'from the run' });
     expect(counts).to.deep.include({ passed: 1, failed: 0 });
     expect(JSON.parse(readFileSync(join(dir, 'seen.json'), 'utf8'))).to.deep.equal({ kubeconfig: join(dir, 'kubeconfig'), target: 'reference', extra: 'from the run', handoff: null });

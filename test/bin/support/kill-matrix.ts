@@ -36,7 +36,7 @@ export const KILL_MATRIX: KillRow[] = [
     spec: '01 upgrade with custom osImage in master and worker pools (54183)',
     grep: '54183',
     fault: 'mcd-skips-os-update',
-    expect: [/\[phase check\]/, /node \S+ booted \S+ \(digest sha256:\w+\) according to (?:oc debug|debug pod), expected \S+layered-os@sha256:\w+/],
+    expect: [/\[phase check\]/, /node \S+ booted \S+ \(digest sha256:\w+\) according to (?:daemon exec|oc debug|debug pod), expected \S+layered-os@sha256:\w+/],
   },
   {
     file: '02-upgrade-custom-os-image-worker-only.spec.ts',
@@ -150,7 +150,7 @@ export const KILL_MATRIX: KillRow[] = [
     grep: 'E2E-013',
     profile: '4.12-to-4.13',
     fault: 'mcd-skips-os-update',
-    expect: [/\[phase prepare\]/, /node \S+ booted \S+ \(digest sha256:\w+\) according to (?:oc debug|debug pod), expected \S+layered-os@sha256:\w+ \(custom image on \S+, the base of 4\.13\.0\)/],
+    expect: [/\[phase prepare\]/, /node \S+ booted \S+ \(digest sha256:\w+\) according to (?:daemon exec|oc debug|debug pod), expected \S+layered-os@sha256:\w+ \(custom image on \S+, the base of 4\.13\.0\)/],
   },
 ];
 
