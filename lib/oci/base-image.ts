@@ -4,7 +4,7 @@
 // so a second start finds it and imports nothing.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, symlink, writeFile, copyFile, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -93,19 +93,85 @@ async function imageExists(engine: Engine, name: string): Promise<boolean> {
   }
 }
 
-/**
- * Makes sure the busybox base image is in the engine and returns its tag. The tag carries a hash of the busybox
- * binary and of the layout, so the image is rebuilt only when one of them changes.
- */
-/** The tag the base image has for this busybox binary (a hash of the binary, its applets and our layout). */
-export function busyboxBaseTag(opts: { busybox?: string } = {}): {
+export interface BusyboxBaseInputs {
   tag: string;
   hash: string;
   busybox: string;
   appletNames: string[];
   shell: PosixShell | undefined;
-} {
+}
+
+/**
+ * The tag the base image has for this busybox binary (a hash of the binary, its applets and our layout). Every
+ * reference cluster's start asks for it, and finding the shell's libraries runs `ldd` (about 0.2 s of blocked event
+ * loop on this machine), so the answer is kept, in this process and in a file under the temporary folder, for as long
+ * as none of its input files changes (size, mtime, inode of busybox, the shell candidates and each library).
+ */
+export function busyboxBaseTag(opts: { busybox?: string } = {}): BusyboxBaseInputs {
   const busybox = opts.busybox ?? '/bin/busybox';
+  const kept = memo.get(busybox) ?? readKept(busybox);
+  if (kept && signatureOf(inputFiles(kept.inputs)) === kept.signature) {
+    memo.set(busybox, kept);
+    return kept.inputs;
+  }
+  const inputs = computeBusyboxBaseTag(busybox);
+  const fresh: KeptInputs = { layout: LAYOUT_VERSION, inputs, signature: signatureOf(inputFiles(inputs)) };
+  memo.set(busybox, fresh);
+  writeKept(busybox, fresh);
+  return inputs;
+}
+
+interface KeptInputs {
+  layout: string;
+  inputs: BusyboxBaseInputs;
+  /** The stat signature of every input file when the inputs were read. */
+  signature: string;
+}
+
+const memo = new Map<string, KeptInputs>();
+
+function inputFiles(inputs: BusyboxBaseInputs): string[] {
+  // the shell candidates too: a dash installed or removed since changes which shell is found
+  return [inputs.busybox, '/bin/dash', '/usr/bin/dash', ...(inputs.shell ? [inputs.shell.path, ...inputs.shell.libraries] : [])];
+}
+
+function signatureOf(files: string[]): string {
+  return files
+    .map((file) => {
+      const st = statSync(file, { throwIfNoEntry: false });
+      return st ? `${file}:${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}` : `${file}:-`;
+    })
+    .join('|');
+}
+
+function keptFile(busybox: string): string {
+  const user = typeof process.getuid === 'function' ? process.getuid() : 'user';
+  const key = createHash('sha256').update(busybox).digest('hex').slice(0, 12);
+  return path.join(tmpdir(), `ocp-e2e-busybox-base-${user}-${key}.json`);
+}
+
+function readKept(busybox: string): KeptInputs | undefined {
+  try {
+    const kept = JSON.parse(readFileSync(keptFile(busybox), 'utf8')) as KeptInputs;
+    return kept.layout === LAYOUT_VERSION && kept.inputs?.busybox === busybox ? kept : undefined;
+  } catch {
+    return undefined; // none yet, or unreadable: computed again
+  }
+}
+
+function writeKept(busybox: string, kept: KeptInputs): void {
+  const file = keptFile(busybox);
+  const partial = `${file}.${process.pid}.partial`;
+  try {
+    // renamed into place whole, so a process reading at the same time sees the old file or the new one
+    writeFileSync(partial, JSON.stringify(kept), { mode: 0o600 });
+    renameSync(partial, file);
+  } catch {
+    rmSync(partial, { force: true }); // a read-only temporary folder costs the next start the ldd again, nothing else
+  }
+}
+
+function computeBusyboxBaseTag(busybox: string): BusyboxBaseInputs {
   let binary: Buffer;
   try {
     binary = readFileSync(busybox);
