@@ -3,7 +3,7 @@
 // setting (`ocp-e2e cluster up --env-out` writes SSL_CERT_FILE) serves oc and this project alike, our clients follow
 // Go's rule, and take further CAs explicitly (the reference cluster's own CA, known in-process).
 import { readFileSync } from 'node:fs';
-import { createSecureContext, rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { Agent, fetch as undiciFetch } from 'undici';
 
 export type Fetch = typeof globalThis.fetch;
@@ -37,12 +37,25 @@ export function fetchTrusting(extraCas: string[] = [], env: NodeJS.ProcessEnv = 
   if (!agent) {
     // one secure context per trust set: given only `ca`, every new connection parses the whole bundle again (some
     // 140 roots), which was most of the CPU of a node's image pull on the reference (bench/RESULTS.md)
-    agent = new Agent({ connect: { secureContext: createSecureContext({ ca }) } });
+    agent = new Agent({ connect: { secureContext: secureContextTrusting(extraCas, env) } });
     agents.set(key, agent);
   }
   const dispatcher = agent;
   return ((input: string | URL, init?: RequestInit) =>
     undiciFetch(input, { ...(init as object), dispatcher } as Parameters<typeof undiciFetch>[1])) as unknown as Fetch;
+}
+
+/**
+ * A secure context trusting `trustedRoots(env)` and `extraCas`. Without SSL_CERT_FILE the roots are Node's own, which
+ * the process parsed once and shares: a context that starts from them and adds the few extra CAs costs about a
+ * millisecond, where the same roots passed as `ca` are parsed again, 30-70 ms on this machine, at every reference
+ * cluster's start (each has its own CA, so its own trust set).
+ */
+function secureContextTrusting(extraCas: string[], env: NodeJS.ProcessEnv): SecureContext {
+  if (env.SSL_CERT_FILE) return createSecureContext({ ca: [...trustedRoots(env), ...extraCas] });
+  const context = createSecureContext();
+  for (const pem of [...readPems(env.NODE_EXTRA_CA_CERTS), ...extraCas]) (context.context as { addCACert(pem: string): void }).addCACert(pem);
+  return context;
 }
 
 /** The error code (or message) at the bottom of a failed fetch. */
