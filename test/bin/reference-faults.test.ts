@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { startReferenceCluster, type ReferenceCluster } from '../../reference/index.js';
-import { referenceClientEnv, startCli } from '../support/cli-child.js';
+import { outputTail, referenceClientEnv, startCli } from '../support/cli-child.js';
 
 const hasOc = (path: string): boolean => path.split(delimiter).some((dir) => dir && existsSync(join(dir, 'oc')));
 /** PATH without the folders that hold an `oc`. */
@@ -54,7 +54,7 @@ describe('reliability: the report\'s flow on the reference cluster under API fau
       const output = run.output();
       console.log(`reference flow under 5% API errors + watch cuts every 3 s (${label}): exit ${code} in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
         `${(output.match(/retrying|retry/gi) ?? []).length} retry mentions in the output`);
-      expect(code, output.slice(-4000)).to.equal(0);
+      expect(code, outputTail(output)).to.equal(0);
       // each node read is attached to the report as "node N asked: <how>"
       const asked = readdirSync(join(dir, 'reports', 'allure-results')).filter((f) => f.endsWith('-result.json'))
         .flatMap((f) => [...readFileSync(join(dir, 'reports', 'allure-results', f), 'utf8').matchAll(/asked: (exec in|oc debug|debug pod)/g)].map((m) => m[1]!));
@@ -82,7 +82,7 @@ describe('reliability: the report\'s flow on the reference cluster under API fau
     const timeToFail = (failedAt ?? at) - brokenAt;
     console.log(`reference flow with 100% API errors from mid-run: the spec failed ${(timeToFail / 1000).toFixed(1)} s after the fault ` +
       `(budget ${SPEC_BUDGET_MS / 1000} s); the process exited ${((at - brokenAt) / 1000).toFixed(1)} s after it (artefacts and cleanup retried first)`);
-    expect(code, output.slice(-4000)).to.equal(1);
+    expect(code, outputTail(output)).to.equal(1);
     // The spec's own failure (not only a later hook) must say the API is failing.
     const listed = output.indexOf('  1) ', output.indexOf('failing'));
     const next = output.indexOf('  2) ', listed);

@@ -71,3 +71,15 @@ export function startCli(args: string[], env: Record<string, string> = {}): CliP
     },
   };
 }
+
+/**
+ * The end of a run's output for an assertion's message, without stack frames: a failing spec prints its reason and
+ * then a long stack, which a plain tail keeps instead of the reason.
+ */
+export function outputTail(output: string, chars = 4000): string {
+  return output
+    .split('\n')
+    .filter((line) => !/^(?:\S+\s+)?\s+at \S/.test(line))
+    .join('\n')
+    .slice(-chars);
+}
