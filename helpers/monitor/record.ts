@@ -37,8 +37,14 @@ export interface RecorderOptions {
 
 const RECORDED_KINDS: ReadonlySet<string> = new Set<RecordedKind>(['ClusterVersion', 'ClusterOperator', 'MachineConfigPool', 'Node']);
 
-function conditionReadings(conditions: Condition[] | undefined): Reading[] {
-  return (conditions ?? []).map((c) => ({ condition: c.type, value: c.status, reason: c.reason || undefined, message: c.message || undefined }));
+function conditionReadings(conditions: Condition[] | undefined, withChangeTime = false): Reading[] {
+  return (conditions ?? []).map((c) => ({
+    condition: c.type,
+    value: c.status,
+    reason: c.reason || undefined,
+    message: c.message || undefined,
+    ...(withChangeTime && c.lastTransitionTime ? { fields: { changedAt: c.lastTransitionTime } } : {}),
+  }));
 }
 
 function clusterVersionReadings(cv: ClusterVersion): Reading[] {
@@ -46,7 +52,7 @@ function clusterVersionReadings(cv: ClusterVersion): Reading[] {
   const desired = cv.status?.desired;
   return [
     ...conditionReadings(cv.status?.conditions),
-    { condition: States.clusterVersion.history, value: head?.state ?? '-', fields: { version: head?.version || undefined, image: head?.image || undefined } },
+    { condition: States.clusterVersion.history, value: head?.state ?? '-', fields: { version: head?.version || undefined, image: head?.image || undefined, completedAt: head?.completionTime || undefined } },
     { condition: States.clusterVersion.desired, value: desired?.version || desired?.image || '-', fields: { version: desired?.version || undefined, image: desired?.image || undefined } },
   ];
 }
@@ -59,7 +65,8 @@ function poolReadings(pool: MachineConfigPool, snapshot: ClusterSnapshot): Readi
   const target = pool.spec?.configuration?.name;
   const status = pool.status;
   return [
-    ...conditionReadings(status?.conditions),
+    // with their change times: the judges order a pool's rollout against ClusterVersion by them (judge.ts)
+    ...conditionReadings(status?.conditions, true),
     { condition: States.pool.targetConfig, value: target ?? '-', fields: { renderedFor: target ? renderedRelease(snapshot.machineConfigs.get(target)) : undefined } },
     { condition: States.pool.rolledOutConfig, value: status?.configuration?.name ?? '-' },
     {

@@ -42,6 +42,13 @@ export interface IntervalFields {
   degradedMachineCount?: number;
   /** MachineConfigPool `observedGeneration`: the pool's own generation, beside the one its controller has seen. */
   generation?: number;
+  /**
+   * A pool condition's lastTransitionTime (the cluster's clock, ISO): when it changed on the cluster. Separate watches
+   * deliver in their own time (a cut watch resumes later), so this, not the timeline's order, says what came first.
+   */
+  changedAt?: string;
+  /** ClusterVersion `history[0].completionTime` (the cluster's clock, ISO). */
+  completedAt?: string;
 }
 
 export interface Interval {

@@ -14,7 +14,7 @@ import { invariantEvidence, invariantWhy } from '../../../helpers/report/invaria
 import { JUDGES, judgeRecording } from '../../../helpers/monitor/judge.js';
 import { judgeRecordingFile, keepRecording } from '../../../helpers/monitor/recording-file.js';
 import { UpgradeRecorder } from '../../../helpers/monitor/record.js';
-import { at, clusterVersion, FakeWatcher, masterPool, MISMATCH, recordUpgrade, renderedConfig, T0, TIME_FACTOR } from './support/recorded-upgrade.js';
+import { at, clusterIso, clusterVersion, FakeWatcher, masterPool, MISMATCH, recordUpgrade, renderedConfig, T0, TIME_FACTOR } from './support/recorded-upgrade.js';
 
 const ANALYTICS_PAGE = `<!DOCTYPE html><html><head><script>window.allureReportOptions = {}</script></head><body><div id="app"></div>
 <script async src="https://www.googletagmanager.com/gtag/js?id=G-X"></script>
@@ -203,6 +203,29 @@ describe('report: the upgrade recording, judged and drawn', () => {
     const old = judged(false);
     expect(old.ok, 'a target rendered for the old release and never stamped for the new one breaks it').to.equal(false);
     expect(old.why).to.match(/target rendered for 4\.12\.0$/);
+  });
+
+  it('orders the master rollout against Completed by the cluster\'s timestamps when the pool\'s watch delivers late, and still catches a rollout after the completion', () => {
+    // master rolls out at cluster second `rolledOutAt`; its watch delivers that at second 1250, after ClusterVersion's
+    // Completed (completionTime second 1200) arrived at 1200
+    const judged = (rolledOutAt: number) => {
+      const w = new FakeWatcher();
+      w.set('ClusterVersion', clusterVersion({ desired: '4.12.1', head: 'Partial', version: '4.12.1', progressing: true }));
+      w.set('MachineConfig', renderedConfig('rendered-master-a', '4.12.0'));
+      w.set('MachineConfig', renderedConfig('rendered-master-b', '4.12.1'));
+      w.set('MachineConfigPool', masterPool({ target: 'rendered-master-b', rolledOut: 'rendered-master-a', updated: 2, updatedAt: clusterIso(100) }));
+      const recorder = new UpgradeRecorder(w, { timeFactor: TIME_FACTOR }, { image: 'r/ocp/release:4.12.1', version: '4.12.1' }, { now: () => at(0) });
+      w.change('ClusterVersion', clusterVersion({ desired: '4.12.1', head: 'Completed', version: '4.12.1', progressing: false, completedAt: clusterIso(1200) }), at(1200));
+      w.change('MachineConfigPool', masterPool({ target: 'rendered-master-b', rolledOut: 'rendered-master-b', updated: 3, updatedAt: clusterIso(rolledOutAt) }), at(1250));
+      return judgeRecording(recorder.stop(at(1300))).find((i) => i.id === 'master-updated-before-completion')!;
+    };
+    const delivered = judged(900);
+    expect(delivered.ok, delivered.why).to.equal(true);
+    expect(delivered.why).to.match(/^when ClusterVersion reported Completed, master was: .* 2\/3 updated, .*; but its Updated condition changed at 2026-12-01T08:15:00\.000Z by the cluster's clock, not after ClusterVersion's completionTime 2026-12-01T08:20:00\.000Z \(its watch delivered the rollout later\)$/);
+    expect(delivered.evidence.slice(1).some((i) => i.condition === 'Updated' && i.fields?.changedAt === clusterIso(900))).to.equal(true);
+    const after = judged(1230);
+    expect(after.ok, 'a master pool that rolled out after the completion breaks it, whenever its watch delivers').to.equal(false);
+    expect(after.why).to.match(/^when ClusterVersion reported Completed, master was: .* 2\/3 updated, rolled out rendered-master-a, target rendered for 4\.12\.1$/);
   });
 
   it('judges an upgrade that was over before the recording began (--phase post) on the pool as found then', () => {

@@ -13,7 +13,10 @@ export const TIME_FACTOR = 600;
 /** Wall time of a cluster second since T0. */
 export const at = (clusterSeconds: number): Date => new Date(T0 + (clusterSeconds * 1000) / TIME_FACTOR);
 
-const cond = (type: string, status: string, message = '', reason = '') => ({ type, status, message, reason, lastTransitionTime: '2026-12-01T08:00:00Z' });
+const cond = (type: string, status: string, message = '', reason = '', lastTransitionTime = '2026-12-01T08:00:00Z') => ({ type, status, message, reason, lastTransitionTime });
+
+/** The cluster's clock (ISO) `clusterSeconds` after T0: what the API's timestamps say. */
+export const clusterIso = (clusterSeconds: number): string => new Date(T0 + clusterSeconds * 1000).toISOString();
 
 /** Holds the cluster's objects; `change` replaces one and tells the listeners, at a given wall time. */
 export class FakeWatcher implements WatchedChanges {
@@ -47,12 +50,12 @@ export class FakeWatcher implements WatchedChanges {
   }
 }
 
-export const clusterVersion = (o: { desired: string; head: 'Completed' | 'Partial'; version: string; progressing: boolean }): ClusterVersion =>
+export const clusterVersion = (o: { desired: string; head: 'Completed' | 'Partial'; version: string; progressing: boolean; completedAt?: string }): ClusterVersion =>
   ({
     metadata: { name: 'version' },
     status: {
       desired: { version: o.desired, image: `r/ocp/release:${o.desired}` },
-      history: [{ state: o.head, version: o.version, image: `r/ocp/release:${o.version}` }],
+      history: [{ state: o.head, version: o.version, image: `r/ocp/release:${o.version}`, ...(o.completedAt ? { completionTime: o.completedAt } : {}) }],
       conditions: [cond('Available', 'True'), cond('Failing', 'False'), cond('Progressing', o.progressing ? 'True' : 'False', o.progressing ? `Working towards ${o.desired}` : `Cluster version is ${o.version}`)],
     },
   }) as unknown as ClusterVersion;
@@ -70,7 +73,7 @@ export const machineConfigOperator = (o: { progressing: boolean; degraded?: { re
     },
   }) as unknown as ClusterOperator;
 
-export const masterPool = (o: { target: string; rolledOut: string; updated: number; generation?: number }): MachineConfigPool => {
+export const masterPool = (o: { target: string; rolledOut: string; updated: number; generation?: number; updatedAt?: string }): MachineConfigPool => {
   const done = o.updated === 3 && o.target === o.rolledOut;
   return {
     metadata: { name: 'master', generation: o.generation ?? 1 },
@@ -81,7 +84,7 @@ export const masterPool = (o: { target: string; rolledOut: string; updated: numb
       machineCount: 3,
       updatedMachineCount: o.updated,
       degradedMachineCount: 0,
-      conditions: [cond('Updated', done ? 'True' : 'False'), cond('Updating', done ? 'False' : 'True'), cond('Degraded', 'False')],
+      conditions: [cond('Updated', done ? 'True' : 'False', '', '', o.updatedAt), cond('Updating', done ? 'False' : 'True', '', '', o.updatedAt), cond('Degraded', 'False')],
     },
   } as unknown as MachineConfigPool;
 };
