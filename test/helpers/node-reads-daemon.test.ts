@@ -13,7 +13,7 @@ import { readNodes } from '../../helpers/node-reads.js';
 import type { Node } from '../../helpers/types.js';
 import { type Harness, startHarness, waitFor } from '../reference/support/cluster.js';
 
-const PROBES: ReadonlyArray<NodeProbe<unknown>> = [bootedImageProbe, kernelArgumentsProbe, fileProbe('/etc/machine-config-daemon/currentconfig')];
+const PROBES: ReadonlyArray<NodeProbe<unknown>> = [bootedImageProbe, kernelArgumentsProbe, fileProbe('/etc/os-release')];
 
 describe('node reads through the machine-config-daemon pod, on the reference', function () {
   this.timeout(120_000);
@@ -50,6 +50,8 @@ describe('node reads through the machine-config-daemon pod, on the reference', f
         expect({ ...a, source: undefined }, `${name}: ${probe.name}`).to.deep.equal({ ...b, source: undefined });
       }
       expect((daemon.readings.get(bootedImageProbe) as { image: string }).image).to.match(/@sha256:[0-9a-f]{64}$/);
+      expect(daemon.readings.get(PROBES[2]!) as { exists: boolean; contents?: string }, 'the booted image\'s os-release, read through /rootfs').to.deep.include({ exists: true });
+      expect((daemon.readings.get(PROBES[2]!) as { contents?: string }).contents).to.match(/Red Hat Enterprise Linux CoreOS/);
     }
   });
 
