@@ -6,7 +6,8 @@ import { StringDecoder } from 'node:string_decoder';
 import path from 'node:path';
 import { create as createTar } from 'tar';
 import type { RegistryCredentials } from './credentials.js';
-import type { Engine } from './engine.js';
+import { identifyEngine, type Engine } from './engine.js';
+import { labelsAsInstruction } from './build-labels.js';
 import { engineTlsQuery, registriesIn } from './engine-tls.js';
 import {
   BaseImageUnavailableError,
@@ -303,6 +304,7 @@ async function buildOnce(engine: Engine, opts: BuildOptions): Promise<BuildResul
   const timeoutMs = opts.timeoutMs ?? 5 * 60_000;
   // The base image comes from a build argument (FROM ${BASE_IMAGE}) in every build of this project.
   const tlsQuery = await engineTlsQuery(engine, registriesIn([...Object.values(opts.buildArgs ?? {}), opts.tag]));
+  opts = await withLabelInstruction(engine, opts);
   const progress = new BuildProgress(opts);
   const abort = new AbortController();
   // A context file that cannot be read (permissions, removed meanwhile) ends the build: the engine would otherwise
@@ -331,6 +333,14 @@ async function buildOnce(engine: Engine, opts: BuildOptions): Promise<BuildResul
     throw new ImageBuildError('The build stream ended without a result (no image id and no error); the engine may have stopped', progress.step, progress.output.slice(-LAST_LINES));
   }
   return { tag: opts.tag, imageId: progress.imageId, durationMs: Date.now() - started, output: progress.output };
+}
+
+/** For dockerd, the labels as one LABEL instruction of the build (build-labels.ts); for podman, as given. */
+async function withLabelInstruction(engine: Engine, opts: BuildOptions): Promise<BuildOptions> {
+  if ((await identifyEngine(engine)).kind !== 'docker') return opts;
+  const plan = await labelsAsInstruction(opts);
+  if (!plan) return opts;
+  return { ...opts, labels: {}, containerfile: plan.containerfile, files: { ...opts.files, ...plan.files } };
 }
 
 /** Removes a local image (by tag or id). Missing images are fine: cleanups must be idempotent. */

@@ -91,6 +91,31 @@ describe('images: layered OS image build and push (real engine, real registry)',
     expect(zsh.output).to.match(/^zsh 5\.5\.1/);
   });
 
+  it('labels reach the image as given (quotes, $ and all); on dockerd as one LABEL step, the steps seeing the context as given', async () => {
+    const given = { 'ocp-e2e.io/run-id': runId, 'ocp-e2e.io/quoted': 'a "quoted" $HOME \\ value', 'quay.expires-after': '2h' };
+    const build = async (caseId: string, files: Record<string, string>) => {
+      const tag = tagFor(caseId);
+      localImages.push(tag);
+      const built = await buildImage(engine, {
+        files: { Containerfile: `FROM ${baseOsImage(release)}\nCOPY . /ctx/\nRUN ls -A /ctx | tr '\\n' ' '; echo\n`, ...files },
+        labels: given,
+        tag,
+        noCache: true,
+      });
+      return { labels: (await engine.getImage(tag).inspect()).Config.Labels, output: built.output.join('\n') };
+    };
+    const podman = (await identifyEngine(engine)).kind === 'podman';
+    const plain = await build('labels', { 'a.txt': 'a\n' });
+    expect(plain.labels).to.include(given);
+    // what COPY . saw: the files given and nothing the build added to carry the labels
+    expect(plain.output).to.match(/^Containerfile a\.txt ?$/m);
+    if (!podman) expect(plain.output.match(/^Step \d+\/\d+ : LABEL /gm), plain.output).to.have.length(1);
+    const ignoring = await build('labels-ignore', { 'a.txt': 'a\n', 'b.txt': 'b\n', '.dockerignore': 'b.txt\n' });
+    expect(ignoring.labels).to.include(given);
+    // the context's own .dockerignore stays for the steps (podman applies it; dockerd leaves that to the client)
+    expect(ignoring.output).to.match(podman ? /^\.dockerignore Containerfile a\.txt ?$/m : /^\.dockerignore Containerfile a\.txt b\.txt ?$/m);
+  });
+
   it('a failing RUN (`rpm-ostree install nosuchpkg`) names the step and shows its output', async () => {
     const tag = tagFor('nosuchpkg');
     localImages.push(tag);
