@@ -337,7 +337,7 @@ async function buildOnce(engine: Engine, opts: BuildOptions): Promise<BuildResul
 
 /** For dockerd, the labels as one LABEL instruction of the build (build-labels.ts); for podman, as given. */
 async function withLabelInstruction(engine: Engine, opts: BuildOptions): Promise<BuildOptions> {
-  if ((await identifyEngine(engine)).kind !== 'docker') return opts;
+  if (!Object.keys(opts.labels ?? {}).length || (await identifyEngine(engine)).kind !== 'docker') return opts;
   const plan = await labelsAsInstruction(opts);
   if (!plan) return opts;
   return { ...opts, labels: {}, containerfile: plan.containerfile, files: { ...opts.files, ...plan.files } };
