@@ -126,7 +126,8 @@ export async function readNode(
       fellBack = `no ready ${DAEMON_CONTAINER} pod on node ${name}`;
     } else {
       const command = ['chroot', '/rootfs', 'sh', '-c', script];
-      const how = `exec in ${DAEMON_NAMESPACE}/${route.daemonPod} (container ${DAEMON_CONTAINER}) on node ${name}: ${command.join(' ')}`;
+      const where = `exec in ${DAEMON_NAMESPACE}/${route.daemonPod} (container ${DAEMON_CONTAINER}) on node ${name}`;
+      const how = `${where}: ${command.join(' ')}`;
       try {
         const r = await execInDaemon(cluster.kubeConfig, route.daemonPod, command);
         // like oc debug's, an answer that holds every probe's section is the node's answer whatever the exit code
@@ -135,7 +136,7 @@ export async function readNode(
         }
         return { readings: splitProbeOutput(name, r.output, probes, 'daemon exec'), asked: { how, output: r.output } };
       } catch (error) {
-        if (route.mode === 'daemon') throw new Error(`node ${name}: ${how.slice(0, how.indexOf(':'))}: ${(error as Error).message}`);
+        if (route.mode === 'daemon') throw new Error(`node ${name}: ${where}: ${(error as Error).message}`);
         fellBack = `the daemon exec failed (${(error as Error).message.split('\n')[0]})`;
       }
     }
