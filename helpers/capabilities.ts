@@ -81,10 +81,14 @@ export interface Stopwatch {
   format(): string;
 }
 
-export function stopwatch(caps: ClockCaps): Stopwatch {
+/**
+ * A stopwatch started now, or at `start` (a reading of the target's clock, TargetClock.readNow): a span that a jump of
+ * the cluster's clock just before it must not be charged with starts from a reading, not from the estimate.
+ */
+export function stopwatch(caps: ClockCaps, start?: { targetMs: number; wallMs: number }): Stopwatch {
   const clock = clockOf(caps);
-  const target0 = clock.nowMs();
-  const wall0 = Date.now();
+  const target0 = start?.targetMs ?? clock.nowMs();
+  const wall0 = start?.wallMs ?? Date.now();
   const watch: Stopwatch = {
     targetMs: () => clock.nowMs() - target0,
     wallMs: () => Date.now() - wall0,

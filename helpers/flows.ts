@@ -345,13 +345,13 @@ async function followUpgrade(session: FlowSession, from: string, target: Upgrade
     const pools = [...reached.pools.keys()];
     await step(`wait until pools ${pools.join(', ')} run configs of ${version}`, () => waitForPools(session.waits, { pools, releaseVersion: version }), session.waits.caps);
     await step(`wait for machine-config and ClusterVersion to settle at ${version}`, () => waitForClusterSettled(session.waits, version), session.waits.caps);
-    return { from, version, image: target.image, recording: recorder.stop() };
+    return { from, version, image: target.image, recording: await recorder.finish() };
   } catch (error) {
     // An upgrade that did not complete has no check phase to judge it: its failure report judges and shows the
     // invariants, once. A completed upgrade returned above and is judged by the check phase (checkUpgradeInvariants).
     session.onFailure(async () => ({ 'upgrade-invariants': verdictSummary((await reportUpgradeInvariants(recorder.stop())).invariants) }));
     throw error;
   } finally {
-    await keepRecording(session.target.reportsDir, recorder.stop());
+    await keepRecording(session.target.reportsDir, await recorder.finish());
   }
 }

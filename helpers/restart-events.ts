@@ -50,23 +50,39 @@ export class RestartRecorder {
     void this.poll();
   }
 
-  /** Stops polling (a restart in the last interval before the stop is not reported). */
+  /** Stops polling (a restart in the last interval before the stop is not reported: see `finish`). */
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
   }
 
+  /**
+   * Stops polling after one last look, whose new restarts are reported at `at` (the end of what is recorded): on the
+   * reference a whole upgrade can take less wall time than one interval, and its restarts would otherwise be missed.
+   */
+  async finish(at: Date): Promise<void> {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    await this.inFlight;
+    if (this.stopped) return;
+    this.stopped = true;
+    await this.pollOnce(at, true).catch(() => undefined);
+  }
+
+  private inFlight: Promise<void> = Promise.resolve();
+
   private async poll(): Promise<void> {
     if (this.stopped) return;
     // an API that does not answer now will answer a later poll: the events are still there
-    await this.pollOnce().catch(() => undefined);
+    this.inFlight = this.pollOnce().catch(() => undefined);
+    await this.inFlight;
     if (!this.stopped) this.timer = setTimeout(() => void this.poll(), this.intervalMs);
   }
 
-  private async pollOnce(): Promise<void> {
+  private async pollOnce(at?: Date, last = false): Promise<void> {
     const events = await this.listEvents();
-    if (this.stopped) return;
-    const at = new Date();
+    if (this.stopped && !last) return;
+    at ??= new Date();
     const fresh = events
       .filter((e) => {
         const key = `${e.metadata?.uid ?? e.metadata?.name}/${e.count ?? 1}`;

@@ -4,7 +4,7 @@
  * the last error, because "timed out" alone helps nobody.
  */
 import type { ClusterSnapshot, ClusterWatcher } from './cluster-watcher.js';
-import { formatBudget, stopwatch, type Stopwatch, type TargetCapabilities } from './capabilities.js';
+import { clockOf, formatBudget, stopwatch, type Stopwatch, type TargetCapabilities } from './capabilities.js';
 import { maskSecrets } from './secrets.js';
 
 export interface Judgement {
@@ -123,7 +123,11 @@ export function consoleProgress(stream: NodeJS.WriteStream = process.stderr): Pr
 
 /** Resolves with the snapshot that satisfied the wait; rejects with WaitTimeoutError or WaitFailedError. */
 export function waitFor(watcher: ClusterWatcher, spec: WaitSpec, progress: ProgressSink = consoleProgress()): Promise<ClusterSnapshot> {
-  const elapsed = stopwatch(spec.caps);
+  // The budget starts at the target's time as read from the server (where it has one): the estimate lags a jump by
+  // up to one read, and a reference cluster may have run far ahead while the suite was busy elsewhere (building,
+  // between specs), which must not count against this wait. Until that read is back the budget is not judged.
+  let elapsed = stopwatch(spec.caps);
+  let started = !spec.caps.clock;
   const heartbeatMs = spec.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const budget = formatBudget(spec.budgetMs, spec.caps);
   const budgetTargetMs = spec.budgetMs * spec.caps.timeFactor;
@@ -157,7 +161,7 @@ export function waitFor(watcher: ClusterWatcher, spec: WaitSpec, progress: Progr
       lastProgress = judgement.progress;
       if (judgement.done) return finish(undefined, snapshot);
       if (judgement.failure) return finish(new WaitFailedError(spec, judgement.failure, spec.describe?.(snapshot) ?? judgement.progress));
-      if (elapsed.targetMs() >= budgetTargetMs) return timeOut();
+      if (started && elapsed.targetMs() >= budgetTargetMs) return timeOut();
       progress(judgement.progress);
       const now = Date.now();
       if (changed) lastSaidAt = now;
@@ -175,6 +179,13 @@ export function waitFor(watcher: ClusterWatcher, spec: WaitSpec, progress: Progr
     const ticker = setInterval(evaluate, tickMs);
     // The wall budget: the target's time never runs slower than its factor, so this only fires if its clock stalls.
     const timer = setTimeout(timeOut, spec.budgetMs);
+    if (!started) {
+      void clockOf(spec.caps).readNow().then((reading) => {
+        elapsed = stopwatch(spec.caps, reading);
+        started = true;
+        evaluate();
+      });
+    }
     evaluate();
   });
 }

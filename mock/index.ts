@@ -24,6 +24,7 @@ import { makeServingCertificates, type ServingCertificates } from './tls.js';
 import { withActivity, type RequestActivity } from './activity.js';
 
 export type { FaultConfig } from './faults.js';
+export type { RequestActivity } from './activity.js';
 export { issueServingCertificate, makeCertificateAuthority, type CertificateAuthority, type ServingCertificates } from './tls.js';
 export type { ExtraPrinterColumns } from './resources.js';
 export type { AuthorizationHook, AuthorizationRecord } from './rbac/index.js';

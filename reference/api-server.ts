@@ -5,10 +5,13 @@
  */
 import { startApiServer, type ApiServerOptions, type AuthorizationHook, type FaultConfig, type RunningApiServer, type ServingCertificates } from '../mock/index.js';
 import type { ClusterClock } from './clock.js';
+import type { ClusterTraffic } from './cluster-traffic.js';
 import { OPENSHIFT_EXTRA_PRINTER_COLUMNS, openShiftCrds } from './crds/index.js';
 
 export interface ReferenceApiServerOptions {
   clock: ClusterClock;
+  /** What its requests and streams mean for the clock; the cluster's own clients use the same one. */
+  traffic: ClusterTraffic;
   faults?: FaultConfig;
   /** Keeps every write; needed to restart. */
   dataDir?: string;
@@ -76,6 +79,6 @@ function serverOptions(options: ReferenceApiServerOptions): ApiServerOptions {
     // only other users (ServiceAccounts given to the suite) are held to their roles.
     rbac: true,
     onAuthorize: options.onAuthorize,
-    activity: options.clock,
+    activity: options.traffic,
   };
 }

@@ -16,6 +16,7 @@ import { ReferenceApiServer } from './api-server.js';
 import { Cleanups, type Say } from './cleanups.js';
 import { ClusterClock, DEFAULT_CLOCK, DEFAULT_TIME_FACTOR, type ClockMode } from './clock.js';
 import { clusterHandle, type ReferenceCluster, type RunningComponents } from './cluster-handle.js';
+import { ClusterTraffic } from './cluster-traffic.js';
 import { COMPONENTS, ComponentProcess, OperatorRollout, type ComponentName, type ProcessBase } from './components.js';
 import type { Controller, ControllerContext } from './context.js';
 import { resolveFaults, withDeviations } from './faults.js';
@@ -86,27 +87,28 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
   if (!Number.isInteger(workers) || workers < 0) throw new Error(`workers must be a non-negative integer, got ${workers}`);
   const say = options.log ?? (() => undefined);
   const clock = new ClusterClock({ factor: timeFactor, mode: options.clock ?? DEFAULT_CLOCK });
+  const traffic = new ClusterTraffic(clock);
   const cleanups = new Cleanups(say);
   cleanups.push(async () => clock.stop()); // last: the controllers stop first
   try {
     const kubeconfigPath = await kubeconfigFile(options, cleanups);
     const shared = await registryFor(profile, options, cleanups, say);
-    const api = await startApi(clock, options, kubeconfigPath, shared.ca, cleanups, say);
+    const api = await startApi({ clock, traffic }, options, kubeconfigPath, shared.ca, cleanups, say);
     const abort = new AbortController();
     // every sleeping daemon and poll listens to this one signal: a thousand nodes mean a thousand listeners
     setMaxListeners(0, abort.signal);
     const logs = componentLogging(clock, say);
-    const client = KubeClient.fromFile(kubeconfigPath, { signal: abort.signal, log: (l) => logs.log('client', l) });
+    const client = KubeClient.fromFile(kubeconfigPath, { signal: abort.signal, log: (l) => logs.log('client', l), headers: traffic.clientHeaders('cluster') });
     const pulls = await pullWithPullSecret(client, shared);
     const machines = await seedMachines({ client, clock, profile, shared, images: pulls.images, timeFactor, seed, workers, faultNames: faults.names });
     const { current, next } = shared.releases;
     say(`cluster seeded: 3 masters, ${workers} workers at ${current.version}`);
 
-    const informers = new InformerFactory(client, { log: (l) => logs.log('informer', l) });
+    const informers = new InformerFactory(client, { log: (l) => logs.log('informer', l), receipts: traffic.receipts });
     const ctx: ControllerContext = { client, informers, clock, profile, deviations, seed, images: pulls.images, log: logs.log, signal: abort.signal };
     const graph = [current, { ...next, previous: next.previous?.length ? next.previous : [current.version] }];
     await startNodes(ctx, abort, cleanups, { hosts: machines.hosts, layers: pulls.hostLayers, logs: logs.componentLogs, releases: [current, next] });
-    const base: ProcessBase = { kubeconfigPath, kubelet: client, clusterSignal: abort.signal, graph, hosts: machines.hosts, clock, profile, deviations, seed, images: pulls.images, log: logs.log };
+    const base: ProcessBase = { kubeconfigPath, traffic, kubelet: client, clusterSignal: abort.signal, graph, hosts: machines.hosts, clock, profile, deviations, seed, images: pulls.images, log: logs.log };
     const components = await startComponents(base, cleanups);
     if (options.apiFaults) api.setFaults(options.apiFaults);
     say('controllers running');
@@ -201,8 +203,8 @@ async function kubeconfigFile(options: ReferenceClusterOptions, cleanups: Cleanu
 }
 
 /** The API server (its serving certificate signed by the cluster's CA), and its kubeconfig written. */
-async function startApi(clock: ClusterClock, options: ReferenceClusterOptions, kubeconfigPath: string, ca: CertificateAuthority, cleanups: Cleanups, say: Say): Promise<ReferenceApiServer> {
-  const api = await ReferenceApiServer.start({ clock, faults: options.apiFaults, dataDir: options.apiDataDir, certificates: issueServingCertificate(ca, ['127.0.0.1', 'localhost', '::1']), onAuthorize: options.onAuthorize });
+async function startApi(pace: { clock: ClusterClock; traffic: ClusterTraffic }, options: ReferenceClusterOptions, kubeconfigPath: string, ca: CertificateAuthority, cleanups: Cleanups, say: Say): Promise<ReferenceApiServer> {
+  const api = await ReferenceApiServer.start({ ...pace, faults: options.apiFaults, dataDir: options.apiDataDir, certificates: issueServingCertificate(ca, ['127.0.0.1', 'localhost', '::1']), onAuthorize: options.onAuthorize });
   cleanups.push(() => api.close());
   await api.writeKubeconfig(kubeconfigPath);
   say(`API server ${api.url}`);
@@ -228,7 +230,7 @@ async function startMachines(ctx: ControllerContext, abort: AbortController, cle
 async function startComponents(base: ProcessBase, cleanups: Cleanups): Promise<RunningComponents> {
   const processes = new Map(COMPONENTS.map((name) => [name, new ComponentProcess(name, base)] as const));
   const get = (name: ComponentName): ComponentProcess => processes.get(name)!;
-  const kubeletInformers = new InformerFactory(base.kubelet, { log: (l) => base.log('informer', `kubelet: ${l}`) });
+  const kubeletInformers = new InformerFactory(base.kubelet, { log: (l) => base.log('informer', `kubelet: ${l}`), receipts: base.traffic.receipts });
   const rollout = new OperatorRollout(get('machine-config-operator'), kubeletInformers, base.log);
   rollout.setup();
   cleanups.push(async () => {
@@ -240,15 +242,16 @@ async function startComponents(base: ProcessBase, cleanups: Cleanups): Promise<R
   await Promise.all([...processes.values()].map((p) => p.start()));
   return {
     get,
-    restartDaemon: async (node, why) => {
+    // work for the cluster clock, as a component's restart is (ComponentProcess.cycle)
+    restartDaemon: (node, why) => base.clock.busyDuring(async () => {
       const daemons = get('machine-config-daemon');
       const set = daemons.controllers().find((c): c is DaemonSet => c instanceof DaemonSet);
       if (!set) throw new Error('the machine-config-daemon process is not running');
       const pod = await daemons.daemonPodOn(node, `machine-config-daemon-${stableSuffix(node)}`);
       await daemons.postEvent(pod, 'Killing', `Stopping container machine-config-daemon: ${why}`);
-      await set.restartNode(node);
+      await base.clock.outsideWork(() => set.restartNode(node));
       await daemons.postEvent(pod, 'Started', 'Started container machine-config-daemon');
-    },
+    }),
   };
 }
 

@@ -10,6 +10,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { MCO_DEPLOYMENT_CONFIGMAP, MCO_NAMESPACE } from './constants.js';
+import type { ClusterTraffic } from './cluster-traffic.js';
 import type { Controller, ControllerContext } from './context.js';
 import { ClusterVersionOperator, type CvoOptions } from './cvo/cvo.js';
 import { KubeClient, type KubeObject } from '../lib/kube/client.js';
@@ -29,6 +30,8 @@ export type ComponentName = (typeof COMPONENTS)[number];
 /** What every process shares: the cluster (clock, profile, deviations, images) and the kubelet's connection. */
 export interface ProcessBase extends Omit<ControllerContext, 'client' | 'informers' | 'signal'> {
   kubeconfigPath: string;
+  /** How each process's client names itself to the API server, and its informers report handled events. */
+  traffic: ClusterTraffic;
   /** The kubelet stand-in's connection: posts the pod events and outlives every process. */
   kubelet: KubeClient;
   /** Fires when the whole cluster stops. */
@@ -100,9 +103,9 @@ export class ComponentProcess {
     this.base.clusterSignal.addEventListener('abort', stopWithCluster, { once: true });
     abort.signal.addEventListener('abort', () => this.base.clusterSignal.removeEventListener('abort', stopWithCluster), { once: true });
     const log = this.base.log;
-    const client = KubeClient.fromFile(this.base.kubeconfigPath, { signal: abort.signal, log: (l) => log('client', `${this.name}: ${l}`) });
-    const informers = new InformerFactory(client, { log: (l) => log('informer', `${this.name}: ${l}`) });
-    const { kubeconfigPath: _k, kubelet: _c, clusterSignal: _s, graph: _g, hosts: _h, ...shared } = this.base;
+    const client = KubeClient.fromFile(this.base.kubeconfigPath, { signal: abort.signal, log: (l) => log('client', `${this.name}: ${l}`), headers: this.base.traffic.clientHeaders(this.name) });
+    const informers = new InformerFactory(client, { log: (l) => log('informer', `${this.name}: ${l}`), receipts: this.base.traffic.receipts });
+    const { kubeconfigPath: _k, traffic: _t, kubelet: _c, clusterSignal: _s, graph: _g, hosts: _h, ...shared } = this.base;
     const ctx: ControllerContext = { ...shared, client, informers, signal: abort.signal };
     const controllers = await DEFINITIONS[this.name].make(ctx, this.base);
     for (const c of controllers) c.setup();
@@ -138,13 +141,21 @@ export class ComponentProcess {
     });
   }
 
-  /** Killing on the current pod, the process stopped and started, Started on the pod `nextPod` names. */
-  private async cycle(why: string, done: string, nextPod: (old: string) => Promise<string>): Promise<void> {
+  /**
+   * Killing on the current pod, the process stopped and started, Started on the pod `nextPod` names. The whole cycle
+   * is work for the cluster clock: a restart is under way, and the cluster must not jump past it (an idle reference
+   * runs hours ahead between two of these requests, and a wait on the cluster would see the restart after its end).
+   */
+  private cycle(why: string, done: string, nextPod: (old: string) => Promise<string>): Promise<void> {
+    return this.base.clock.busyDuring(() => this.cycleNow(why, done, nextPod));
+  }
+
+  private async cycleNow(why: string, done: string, nextPod: (old: string) => Promise<string>): Promise<void> {
     if (this.base.clusterSignal.aborted) return;
     const old = await this.apiPod();
     await this.postEvent(old, 'Killing', `Stopping container ${this.name}: ${why}`);
     await this.stop();
-    await this.start();
+    await this.base.clock.outsideWork(() => this.start());
     this.pod = await nextPod(old);
     await this.postEvent(this.pod, 'Started', `Started container ${this.name}`);
     this.base.log('kubelet', `${this.name} ${done} (${why}); pod ${old === this.pod ? old : `${old} -> ${this.pod}`}`);

@@ -218,6 +218,12 @@ export class UpgradeRecorder {
     for (const [stream, interval] of this.open) if (interval.locator === locator) this.close(stream, at);
   }
 
+  /** As stop(), after a last look at the events, so that no restart before the end is left out. */
+  async finish(now = new Date()): Promise<UpgradeRecording> {
+    if (!this.stopped) await this.restarts?.finish(now);
+    return this.stop(now);
+  }
+
   /** Stops recording and returns the recording; intervals still open stay without an end. */
   stop(now = new Date()): UpgradeRecording {
     if (!this.stopped) {

@@ -44,6 +44,8 @@ export interface KubeClientOptions {
   log?: (line: string) => void;
   /** The error thrown when a call gives up (default KubeApiError): lets the suite add its hints. */
   errorFor?: (what: string, failure: ApiFailure, attempts: number) => Error;
+  /** Headers sent with every request (fromFile only). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -79,7 +81,7 @@ export class KubeClient {
   }
 
   static fromFile(path: string, options?: KubeClientOptions): KubeClient {
-    const kc = new PooledKubeConfig();
+    const kc = new PooledKubeConfig(options?.headers);
     kc.loadFromFile(path);
     return new KubeClient(kc, options);
   }

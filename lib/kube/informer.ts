@@ -8,7 +8,7 @@ import { ListWatch, type KubernetesObject } from '@kubernetes/client-node';
 import type { KubeClient, KubeObject } from './client.js';
 import { classifyApiError } from './errors.js';
 import { collectionPath, KINDS, type Kind } from './kinds.js';
-import { PacedWatch } from './paced-watch.js';
+import { PacedWatch, type WatchReceipts } from './paced-watch.js';
 
 export type ChangeType = 'add' | 'update' | 'delete';
 export type ChangeHandler<T> = (type: ChangeType, object: T) => void;
@@ -21,6 +21,8 @@ export interface InformerOptions {
   maxWatchFailures?: number;
   /** How often a polling informer re-lists. */
   pollIntervalMs?: number;
+  /** Where a server in this process is told that a watch event was handled (see paced-watch.ts). */
+  receipts?: WatchReceipts;
 }
 
 const MAX_BACKOFF_MS = 5000;
@@ -57,7 +59,7 @@ export class Informer<T extends KubeObject> {
       healthy: () => {
         this.failures = 0;
       },
-    });
+    }, options.receipts);
     const list = async () => {
       const result = await client.list<KubeObject>(kind, { namespace: this.namespace });
       this.listed = true;

@@ -22,6 +22,18 @@ export interface WatchPacing {
   healthy(): void;
 }
 
+/**
+ * For a server in this same process that keeps its clock from jumping while a watch's events are unhandled (the
+ * reference cluster's skipping clock): each stream carries an id in the query parameter `param`, and every event the
+ * informer has handled (its handlers have run) is reported by that id.
+ */
+export interface WatchReceipts {
+  param: string;
+  /** A new stream's id. */
+  open(): string;
+  handled(stream: string): void;
+}
+
 type WatchCallback = (type: string, object: unknown, raw: unknown) => void;
 type DoneCallback = (error: unknown) => void;
 
@@ -39,6 +51,7 @@ export class PacedWatch extends Watch {
   constructor(
     kubeConfig: KubeConfig,
     private readonly pacing: WatchPacing,
+    private readonly receipts?: WatchReceipts,
   ) {
     super(kubeConfig);
   }
@@ -56,12 +69,18 @@ export class PacedWatch extends Watch {
     };
     const lasted = setTimeout(markHealthy, SHORT_STREAM_MS);
     lasted.unref();
+    const receipt = this.receipts?.open();
+    const params = receipt === undefined ? queryParams : { ...queryParams, [this.receipts!.param]: receipt };
     const stream = await super.watch(
       path,
-      queryParams,
+      params,
       (type, object, raw) => {
-        if (type !== 'ERROR') markHealthy();
-        callback(type, object, raw);
+        try {
+          if (type !== 'ERROR') markHealthy();
+          callback(type, object, raw);
+        } finally {
+          if (receipt !== undefined) this.receipts!.handled(receipt);
+        }
       },
       (error: unknown) => {
         clearTimeout(lasted);

@@ -14,8 +14,22 @@ type RequestContext = Parameters<KubeConfig['applySecurityAuthentication']>[0];
 export class PooledKubeConfig extends KubeConfig {
   private pooled?: Agent;
 
+  /** `headers` go with every request, API calls and watches alike (the reference's components name themselves). */
+  constructor(private readonly headers: Readonly<Record<string, string>> = {}) {
+    super();
+  }
+
+  override async applyToFetchOptions(opts: Parameters<KubeConfig['applyToFetchOptions']>[0]): ReturnType<KubeConfig['applyToFetchOptions']> {
+    const init = await super.applyToFetchOptions(opts);
+    // client-node builds the headers as a WHATWG Headers (config.js), whatever node-fetch's type says
+    const headers = init.headers as unknown as Headers;
+    for (const [name, value] of Object.entries(this.headers)) headers.set(name, value);
+    return init;
+  }
+
   override async applySecurityAuthentication(context: RequestContext): Promise<void> {
     await super.applySecurityAuthentication(context);
+    for (const [name, value] of Object.entries(this.headers)) context.setHeaderParam(name, value);
     const made = context.getAgent();
     if (!made || made.constructor !== Agent) return;
     this.pooled ??= new Agent({ ...(made as Agent).options, keepAlive: true });

@@ -1,10 +1,11 @@
 /**
  * The loop of an operator whose whole state is one object (the CVO's ClusterVersion, the MCO's ClusterOperator): a
  * single key, so no queue. Events mark it dirty; a sync may ask to run again at a cluster time when a timeout expires
- * without any event (the CVO's 40-minute wait, the MCO's informer resync); a short wall pause batches a burst of events
- * into one sync; a failed sync runs again after a pause.
+ * without any event (the CVO's 40-minute wait, the MCO's informer resync); it syncs at most once a batch window, so a
+ * burst of events is one sync and a lone event runs at once (sync-pause.ts); a failed sync runs again after a pause.
  */
 import { wallSleep, type ClusterClock } from '../clock.js';
+import { SyncPause } from './sync-pause.js';
 
 const FAILURE_PAUSE_WALL_MS = 100;
 
@@ -12,7 +13,7 @@ export interface SyncLoopOptions {
   clock: ClusterClock;
   signal: AbortSignal;
   sync: () => Promise<void>;
-  /** Wall ms to wait after an event before syncing, to coalesce bursts. */
+  /** Longest pause between two syncs, to coalesce bursts (see sync-pause.ts). */
   batchWallMs: number;
   log: (line: string) => void;
   /** Return true for an error after which the sync should run again at once, without the failure pause. */
@@ -24,8 +25,11 @@ export class SyncLoop {
   private wake?: () => void;
   private loop?: Promise<void>;
   private wakeAtMs?: number;
+  private readonly pause: SyncPause;
 
-  constructor(private readonly options: SyncLoopOptions) {}
+  constructor(private readonly options: SyncLoopOptions) {
+    this.pause = new SyncPause(options.batchWallMs);
+  }
 
   start(): void {
     this.loop = this.run();
@@ -64,12 +68,12 @@ export class SyncLoop {
 
   private async syncOnce(): Promise<void> {
     const { signal } = this.options;
-    await wallSleep(this.options.batchWallMs, signal).catch(() => undefined);
+    const synced = await this.pause.wait('', signal);
     if (signal.aborted) return;
     this.dirty = false;
     this.wakeAtMs = undefined;
     try {
-      await this.options.sync();
+      await this.options.sync().finally(synced);
     } catch (error) {
       if (signal.aborted) return;
       this.dirty = true;

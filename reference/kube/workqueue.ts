@@ -1,13 +1,14 @@
 /**
  * A work queue like client-go's: keys are coalesced, one key is never processed twice at the same time, a key added
- * while it is being processed runs once more afterwards, and a failed key is retried with backoff. A short wall
- * delay before each run batches bursts of watch events (a 1,000-node rollout sends thousands) into one sync.
+ * while it is being processed runs once more afterwards, and a failed key is retried with backoff. A key runs at most
+ * once a batch window (sync-pause.ts): bursts of watch events become one sync, a lone event runs at once.
  */
 import { wallSleep, type ClusterClock } from '../clock.js';
+import { SyncPause } from './sync-pause.js';
 
 export interface WorkQueueOptions {
   name: string;
-  /** Wall ms to wait after the first add before running, to coalesce bursts. */
+  /** Longest pause between two runs of one key, to coalesce bursts (default 10; see sync-pause.ts). */
   batchWallMs?: number;
   log?: (line: string) => void;
   signal: AbortSignal;
@@ -21,17 +22,32 @@ export class WorkQueue {
   private readonly failures = new Map<string, number>();
   private readonly idleWaiters: Array<() => void> = [];
   private active = 0;
+  private started = false;
+  private readonly pause: SyncPause;
 
   constructor(
     private readonly handler: (key: string) => Promise<void>,
     private readonly options: WorkQueueOptions,
-  ) {}
+  ) {
+    this.pause = new SyncPause(options.batchWallMs ?? 10);
+  }
+
+  /**
+   * Begins processing, with every key added so far: a controller starts its queue once its caches are synced, as
+   * client-go's controllers wait for WaitForCacheSync, so that no sync sees a cache half filled (a node controller
+   * that synced a pool before its node cache was listed wrote the pool's status with 0 machines, and the operator
+   * took 0/0 for a pool rolled out).
+   */
+  start(): void {
+    this.started = true;
+    for (const key of this.dirty) if (!this.running.has(key)) void this.run(key);
+  }
 
   add(key: string): void {
     if (this.options.signal.aborted) return;
     if (this.dirty.has(key)) return;
     this.dirty.add(key);
-    if (!this.running.has(key)) void this.run(key);
+    if (this.started && !this.running.has(key)) void this.run(key);
   }
 
   private async run(key: string): Promise<void> {
@@ -49,11 +65,11 @@ export class WorkQueue {
 
   private async process(key: string): Promise<void> {
     while (this.dirty.has(key) && !this.options.signal.aborted) {
-      await wallSleep(this.options.batchWallMs ?? 10, this.options.signal).catch(() => undefined);
+      const synced = await this.pause.wait(key, this.options.signal);
       if (this.options.signal.aborted) break;
       this.dirty.delete(key);
       try {
-        await this.handler(key);
+        await this.handler(key).finally(synced);
         this.failures.delete(key);
       } catch (error) {
         if (this.options.signal.aborted) break;

@@ -51,6 +51,7 @@ export class NodeController implements Controller {
 
   start(): void {
     for (const pool of this.pools.list()) this.queue.add(pool.metadata.name!);
+    this.queue.start();
   }
 
   async stop(): Promise<void> {

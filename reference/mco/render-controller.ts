@@ -53,6 +53,7 @@ export class RenderController implements Controller {
 
   start(): void {
     this.enqueueAll();
+    this.queue.start();
   }
 
   async stop(): Promise<void> {

@@ -50,6 +50,7 @@ export class TemplateController implements Controller {
 
   start(): void {
     this.queue.add(CONTROLLER_CONFIG_NAME);
+    this.queue.start();
   }
 
   async stop(): Promise<void> {

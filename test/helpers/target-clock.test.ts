@@ -142,6 +142,26 @@ describe('the target clock', function () {
     }
   });
 
+  it("starts a wait's budget at the server's time, not at an estimate that lags a jump made just before the wait", async () => {
+    let serverMs = Date.parse('2022-09-12T10:00:00Z');
+    const { server, kubeConfig } = await versionServer(() => new Date(serverMs).toUTCString());
+    // the clock reads the server every 200 ms: its estimate lags a jump until the next read, within the wait
+    const clock = await ServerTargetClock.start(kubeConfig, 600);
+    try {
+      serverMs += 10 * HOUR; // the cluster ran ahead while the suite did something else
+      let satisfied = false;
+      setTimeout(() => (satisfied = true), 600);
+      const done = await waitFor(stuckWatcher(), { what: 'pool worker to render', expected: 'rendered', judge: () => ({ done: satisfied, progress: 'not yet' }), budgetMs: 5_000, caps: { timeFactor: 600, clock } }, silent).then(
+        () => true,
+        (e: Error) => e.message,
+      );
+      expect(done, 'a wait of 50 cluster minutes is not charged the 10 hours before it').to.equal(true);
+    } finally {
+      clock.stop();
+      server.close();
+    }
+  });
+
   it('keeps a wait on a clock that does not jump as long as its factor says', async () => {
     const { server, kubeConfig } = await versionServer(() => new Date().toUTCString());
     const clock = await ServerTargetClock.start(kubeConfig, 1);

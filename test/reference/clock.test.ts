@@ -101,6 +101,46 @@ describe('reference clock: fixed factor, or skipping idle time', () => {
     expect(await settlesWithin(sleeper, 300)).to.equal(true);
   });
 
+  it("skip: a component's request (quiet) ends without a window; resyncs that change nothing are braked, changes are not", async () => {
+    const c = make('skip', 100);
+    const done = c.busy({ quiet: true });
+    const sleeper = c.sleep(HOUR);
+    const released = Date.now();
+    done();
+    await sleeper;
+    expect(Date.now() - released, 'no quiet window after a quiet end').to.be.below(60);
+
+    // a jump, then work that asked the API and changed nothing: the next jump waits for the window after the last one
+    const ticks: number[] = [];
+    const noChange = async (): Promise<void> => {
+      for (let i = 0; i < 3; i++) {
+        await c.sleep(HOUR);
+        ticks.push(Date.now());
+        c.noteOwnRequest();
+      }
+    };
+    await noChange();
+    expect(ticks[2]! - ticks[1]!, 'braked').to.be.at.least(90);
+    expect(ticks[1]! - ticks[0]!, 'braked').to.be.at.least(90);
+
+    // the same with a change after each request: no brake
+    ticks.length = 0;
+    for (let i = 0; i < 3; i++) {
+      await c.sleep(HOUR);
+      ticks.push(Date.now());
+      c.noteOwnRequest();
+      c.noteChange();
+    }
+    expect(ticks[2]! - ticks[0]!, 'a chain of changes jumps at once').to.be.below(60);
+    // and work without requests (a poll of a cache) is never braked
+    ticks.length = 0;
+    for (let i = 0; i < 3; i++) {
+      await c.sleep(HOUR);
+      ticks.push(Date.now());
+    }
+    expect(ticks[2]! - ticks[0]!).to.be.below(60);
+  });
+
   it('an aborted sleep rejects and is not jumped to; waitUntil ends on wake, deadline or abort and never rejects', async () => {
     const c = make('skip');
     const stop = new AbortController();

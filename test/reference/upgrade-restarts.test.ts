@@ -11,7 +11,6 @@ import { expect } from 'chai';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ANN } from '../../reference/constants.js';
 import { NEXT_VERSION, startReferenceCluster, type ReferenceCluster } from '../../reference/index.js';
 import { KubeClient, type KubeObject } from '../../lib/kube/client.js';
 import { KILL_MATRIX } from '../bin/support/kill-matrix.js';
@@ -147,7 +146,7 @@ async function runDisrupted({ profile, dir, cluster, log, waiters }: Started, di
       });
     const started = Date.now();
     const run = startCli(['run', '--target', 'cluster', '--kubeconfig', cluster.kubeconfigPath, '--allow-disruptive', '--grep', '54183', '--reports-dir', join(dir, 'reports')], referenceClientEnv(cluster));
-    const node = await masterRollingToNext(cluster, run.exited).catch((error: Error) => {
+    const node = await masterRollingToNext(cluster, nextLog, run.exited).catch((error: Error) => {
       throw new Error(`${profile}: ${error.message}; output:\n${run.output().slice(-3000)}\nreference log:\n${log.slice(-150).join('\n')}`);
     });
     await disruption.apply({ cluster, node, nextLog });
@@ -159,23 +158,29 @@ async function runDisrupted({ profile, dir, cluster, log, waiters }: Started, di
   }
 }
 
-/** Waits until a master node is Working towards a config rendered for the next release; returns its name. */
-async function masterRollingToNext(cluster: ReferenceCluster, exited: Promise<unknown>): Promise<string> {
+/**
+ * Waits until a master starts updating to the next release's config; returns its name. The moment is taken from the
+ * reference's own log, in its process, as the daemon starts: on the skipping clock a master's whole update, or the
+ * nightly's whole wait for it, can pass between two polls of the API. The upgrade's request is polled for first, so
+ * that the masters' updates of the prepare phase (to the layered image) do not count.
+ */
+async function masterRollingToNext(cluster: ReferenceCluster, nextLog: RunContext['nextLog'], exited: Promise<unknown>): Promise<string> {
   const k = KubeClient.fromFile(cluster.kubeconfigPath);
   let over = false;
   void exited.then(() => (over = true));
   const deadline = Date.now() + 300_000;
-  while (Date.now() < deadline && !over) {
-    const nodes = (await k.list<KubeObject>('Node').catch(() => ({ items: [] as KubeObject[] }))).items;
-    for (const node of nodes) {
-      const a = node.metadata.annotations ?? {};
-      if (!('node-role.kubernetes.io/master' in (node.metadata.labels ?? {})) || a[ANN.state] !== 'Working') continue;
-      const mc = await k.get<KubeObject>('MachineConfig', a[ANN.desiredConfig] ?? '').catch(() => undefined);
-      if (mc?.metadata.annotations?.[ANN.releaseImageVersion] === NEXT_VERSION) return node.metadata.name!;
-    }
-    await new Promise((r) => setTimeout(r, 50));
+  for (;;) {
+    const cv = await k.get<KubeObject>('ClusterVersion', 'version').catch(() => undefined);
+    if ((cv?.spec as { desiredUpdate?: unknown } | undefined)?.desiredUpdate) break;
+    if (over) throw new Error('the run ended before it requested the upgrade');
+    if (Date.now() > deadline) throw new Error('the run requested no upgrade within 300 s');
+    await new Promise((r) => setTimeout(r, 20));
   }
-  throw new Error(over ? 'the run ended before any master rolled to the next release' : 'no master rolled to the next release within 300 s');
+  const line = await Promise.race([
+    nextLog(/mcd\/\S+: Starting update from \S+ to rendered-master-/, 300_000),
+    exited.then(() => Promise.reject(new Error('the run ended before any master started updating to the next release'))),
+  ]);
+  return /mcd\/(\S+): Starting update/.exec(line)![1]!;
 }
 
 function expectPassed(o: Outcome): void {

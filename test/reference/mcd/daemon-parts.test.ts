@@ -60,6 +60,10 @@ describe('reference plumbing', () => {
       await new Promise((r) => setTimeout(r, 20));
       concurrent--;
     }, { name: 't', signal: abort.signal, batchWallMs: 5 });
+    queue.add('k');
+    await new Promise((r) => setTimeout(r, 30));
+    expect(runs, 'nothing runs before the queue starts (its caches are not synced yet)').to.equal(0);
+    queue.start();
     for (let i = 0; i < 50; i++) queue.add('k');
     await new Promise((r) => setTimeout(r, 10));
     for (let i = 0; i < 50; i++) queue.add('k'); // while running: exactly one more run
