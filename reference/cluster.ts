@@ -187,6 +187,7 @@ async function seedMachines(i: SeedInputs): Promise<{ hosts: NodeHosts; imageRep
 async function startNodes(ctx: ControllerContext, abort: AbortController, cleanups: Cleanups, n: { hosts: NodeHosts; layers: ImageLayerSource; logs: ComponentLogs; releases: ReleaseInfo[] }): Promise<void> {
   const roots = await nodeRootsFor(n.layers, () => ctx.clock.nowMs());
   cleanups.push(() => roots.removeAll());
+  n.hosts.onBoot((_node, os) => roots.warm(os));
   const kubelets = new Kubelets(ctx, { hosts: n.hosts, roots, components: n.logs });
   const kubeletServer = await startKubeletServer(kubelets, () => ctx.clock.nowMs());
   cleanups.push(() => kubeletServer.close());

@@ -60,6 +60,7 @@ export interface HostOs {
 
 export class NodeHosts {
   private readonly hosts = new Map<string, HostOs>();
+  private readonly bootListeners: Array<(node: string, os: HostOs) => void> = [];
 
   /** `installed`: what every machine booted when the cluster was installed. */
   constructor(private readonly installed: BootedImage) {}
@@ -81,7 +82,14 @@ export class NodeHosts {
     const before = this.get(node);
     const sameImage = before.booted.pullspec === image.pullspec && before.booted.content.digest === image.content.digest;
     const etcKeptFrom = !keepsOldEtc ? undefined : sameImage ? before.etcKeptFrom : { pullspec: before.booted.pullspec, deployment: before.deployment };
-    this.hosts.set(node, { ...before, booted: sameImage ? before.booted : image, previous: sameImage ? before.previous : before.booted, deployment, bootedAtMs: atMs, etcKeptFrom });
+    const booted: HostOs = { ...before, booted: sameImage ? before.booted : image, previous: sameImage ? before.previous : before.booted, deployment, bootedAtMs: atMs, etcKeptFrom };
+    this.hosts.set(node, booted);
+    for (const listener of this.bootListeners) listener(node, booted);
+  }
+
+  /** Tells `listener` of every boot (the node roots start making the booted tree before anyone reads the node). */
+  onBoot(listener: (node: string, os: HostOs) => void): void {
+    this.bootListeners.push(listener);
   }
 
   forget(node: string): void {

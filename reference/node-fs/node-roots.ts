@@ -52,6 +52,15 @@ export class NodeRoots {
     return path.join(this.nodesDir, node);
   }
 
+  /**
+   * Starts making the deployment tree `os` boots, without waiting: the first command on a node booted to a new image
+   * would otherwise unpack it (a spec's layered image is new in every run: about a second of its check phase), while
+   * the rollout that boots it leaves the process waiting on reboots. A failure is the first command's to report.
+   */
+  warm(os: HostOs): void {
+    this.deployments.tree(os.booted.pullspec, os.deployment).catch(() => undefined);
+  }
+
   async prepare(node: string, os: HostOs): Promise<PreparedNode> {
     const dir = this.dirOf(node);
     const deployment = await this.deployments.tree(os.booted.pullspec, os.deployment);

@@ -93,6 +93,19 @@ describe('reference node trees: a root file system per node, and commands run ov
     expect(await readlink(path.join(a.root, 'etc/systemd/system/multi-user.target.wants/chronyd.service'))).to.equal('/usr/lib/systemd/system/chronyd.service');
   });
 
+  it('a boot starts making the booted tree at once (NodeRoots.warm through NodeHosts.onBoot), before any command', async () => {
+    const local = new ImageTrees(path.join(dir, 'warm-cache'), { digest: async () => D_OS, layers: async () => ({ digest: D_OS, layers: await osLayers() }) });
+    const warmRoots = new NodeRoots(path.join(dir, 'warm-nodes'), new DeploymentTrees(path.join(dir, 'warm-cache'), local), () => now);
+    const warmHosts = new NodeHosts({ pullspec: OS, content: { digest: D_OS, osRelease: {}, packages: [] }, timestampMs: 1_000 });
+    warmHosts.onBoot((_node, os) => warmRoots.warm(os));
+    const treeDir = path.join(dir, 'warm-cache', 'images');
+    expect(await readdir(treeDir).catch(() => [])).to.deep.equal([]);
+    warmHosts.boot('node-a', { pullspec: OS, content: { digest: D_OS, osRelease: {}, packages: [] }, timestampMs: 2_000 });
+    const deadline = Date.now() + 10_000;
+    while (!(await readdir(treeDir).catch(() => [] as string[])).some((n) => !n.startsWith('.')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect((await readdir(treeDir)).filter((n) => !n.startsWith('.')), 'the tree was made without a command on the node').to.have.length(1);
+  });
+
   it('runs the image\'s programs as real processes: output, hostname, exit codes 0, 3, 126, 127', async () => {
     expect(await run(roots, hosts, 'w1', ['cat', '/etc/os-release'])).to.deep.equal({ stdout: 'NAME="RHCOS"\n', stderr: '', exitCode: 0 });
     expect((await run(roots, hosts, 'w1', ['hostname'])).stdout).to.equal('w1\n');
