@@ -1,8 +1,9 @@
 /**
  * Reading the nodes of a pool at once. Each read is an exec into the node's daemon or a debug pod (node-os.ts), which
  * mostly waits: for the exec's round trip, or for a debug pod to be scheduled and started and `oc` to start. One
- * after another, a 5-node reference cluster spent 1.4 s of spec 1's 1.5 s check in debug pods. At most NODE_READS_AT_ONCE are in flight: on a real cluster of a hundred workers that bounds the
- * debug pods (and namespaces) alive at once, and on a 2-core machine it keeps both cores busy while others wait.
+ * after another, a 5-node reference cluster spent 1.4 s of spec 1's 1.5 s check in debug pods. At most
+ * NODE_READS_AT_ONCE are in flight: on a real cluster of a hundred workers that bounds the debug pods (and namespaces)
+ * alive at once, and on a 2-core machine it keeps both cores busy while others wait.
  *
  * The answers are judged in node order, as before, by whoever awaits them. When the caller stops early (a node
  * failed its check), `settle` keeps reads that had not begun from starting and waits for the ones under way, so

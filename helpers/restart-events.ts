@@ -39,6 +39,8 @@ export class RestartRecorder {
   private baseline = true;
   private timer?: NodeJS.Timeout;
   private stopped = false;
+  /** The poll under way, which a last look waits for. */
+  private inFlight: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly listEvents: () => Promise<CoreV1Event[]>,
@@ -68,8 +70,6 @@ export class RestartRecorder {
     this.stopped = true;
     await this.pollOnce(at, true).catch(() => undefined);
   }
-
-  private inFlight: Promise<void> = Promise.resolve();
 
   private async poll(): Promise<void> {
     if (this.stopped) return;

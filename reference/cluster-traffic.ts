@@ -23,7 +23,7 @@ export const COMPONENT_HEADER = 'x-ocp-e2e-component';
 /** The query parameter of a component's watch: the stream id its receipts name. */
 const STREAM_PARAM = 'ocpE2eStream';
 
-const NO_STREAM = { wrote: (): void => undefined, closed: (): void => undefined };
+const nothing = (): void => undefined;
 
 export class ClusterTraffic implements RequestActivity {
   /** Unhandled events per stream of a component, and the clock's hold while there are any. */
@@ -33,7 +33,7 @@ export class ClusterTraffic implements RequestActivity {
   /** What the cluster's own informers report handled events to. */
   readonly receipts: WatchReceipts = {
     param: STREAM_PARAM,
-    open: () => `${process.pid}-${++this.streams}`,
+    open: () => String(++this.streams),
     handled: (stream) => this.handled(stream),
   };
 
@@ -44,7 +44,7 @@ export class ClusterTraffic implements RequestActivity {
     return { [COMPONENT_HEADER]: component };
   }
 
-  /** Events sent on components' watches that their informers have not handled yet (for the clock's trace). */
+  /** Events sent on components' watches that their informers have not handled yet (what the tests look at). */
   get unhandledEvents(): number {
     let n = 0;
     for (const s of this.unhandled.values()) n += s.count;
@@ -65,8 +65,8 @@ export class ClusterTraffic implements RequestActivity {
       // window after. (A window after every event sent to the suite's watches put 25 ms on each step of a rollout:
       // 3.6 of 5.9 s of spec 1's prepare at 30 nodes.) Exec, attach and log streams carry a conversation (a command's
       // output, an interactive shell): each write may lead the client to answer.
-      if (isWatch(url)) return NO_STREAM;
-      return { wrote: () => this.clock.touch(), closed: NO_STREAM.closed };
+      if (isWatch(url)) return { wrote: nothing, closed: nothing };
+      return { wrote: () => this.clock.touch(), closed: nothing };
     }
     this.unhandled.set(id, { count: 0 });
     return { wrote: () => this.sent(id), closed: () => this.closed(id) };

@@ -1,8 +1,9 @@
 /**
  * The loop of an operator whose whole state is one object (the CVO's ClusterVersion, the MCO's ClusterOperator): a
  * single key, so no queue. Events mark it dirty; a sync may ask to run again at a cluster time when a timeout expires
- * without any event (the CVO's 40-minute wait, the MCO's informer resync); it syncs at most once a batch window, so a
- * burst of events is one sync and a lone event runs at once (sync-pause.ts); a failed sync runs again after a pause.
+ * without any event (the CVO's 40-minute wait, the MCO's informer resync); a lone event syncs in the next turn, one
+ * right after a sync waits as long as that sync took, at most the batch window (sync-pause.ts), so a burst is few
+ * syncs; a failed sync runs again after a pause.
  */
 import { wallSleep, type ClusterClock } from '../clock.js';
 import { SyncPause } from './sync-pause.js';

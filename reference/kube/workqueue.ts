@@ -1,7 +1,8 @@
 /**
  * A work queue like client-go's: keys are coalesced, one key is never processed twice at the same time, a key added
- * while it is being processed runs once more afterwards, and a failed key is retried with backoff. A key runs at most
- * once a batch window (sync-pause.ts): bursts of watch events become one sync, a lone event runs at once.
+ * while it is being processed runs once more afterwards, and a failed key is retried with backoff. A lone event runs its
+ * key in the next turn; right after a run of the same key it waits as long as that run took, at most the batch window
+ * (sync-pause.ts), so bursts of watch events become few syncs.
  */
 import { wallSleep, type ClusterClock } from '../clock.js';
 import { SyncPause } from './sync-pause.js';
