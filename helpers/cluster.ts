@@ -8,7 +8,7 @@ import { KubeClient, type KubeObject } from '../lib/kube/client.js';
 import { loadKubeConfig } from '../lib/kube/kubeconfig.js';
 import type { RetryPolicy } from '../lib/kube/retry.js';
 import { clusterApiError } from './api-errors.js';
-import type { ClusterOperator, ClusterVersion, MachineConfig, MachineConfigPool, Node } from './types.js';
+import type { ClusterOperator, ClusterVersion, ControllerConfig, MachineConfig, MachineConfigPool, Node } from './types.js';
 
 /** The kinds the suite watches (see cluster-watcher.ts). */
 export type WatchedKind = 'ClusterVersion' | 'ClusterOperator' | 'MachineConfigPool' | 'Node' | 'MachineConfig';
@@ -60,6 +60,11 @@ export class Cluster {
 
   getMachineConfig(name: string): Promise<MachineConfig> {
     return this.client.read<MachineConfig>('MachineConfig', name);
+  }
+
+  /** The MCO's ControllerConfig (`machine-config-controller`): the release's images as the operator handed them on. */
+  getControllerConfig(name = 'machine-config-controller'): Promise<ControllerConfig> {
+    return this.client.read<ControllerConfig>('ControllerConfig', name);
   }
 
   async listMachineConfigs(labelSelector?: string): Promise<MachineConfig[]> {

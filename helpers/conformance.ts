@@ -36,6 +36,11 @@ import { PhaseHandOver, phaseTag, phaseTitle } from './split-phases.js';
 import { SplitRun, type PhaseRunner } from './split-run.js';
 import type { CompletedUpgrade } from './flows.js';
 import { poolOf, specKey, type PoolNeeds } from './plan/pool-plan.js';
+import { releaseRules, UnknownReleaseError, type KnownRelease } from './releases/select.js';
+import type { ReleaseRules } from './releases/rules.js';
+
+/** Releases this process has warned about already (the warning is the run's, not each spec's). */
+const warnedReleases = new Set<string>();
 
 export type PhaseName = 'prepare' | 'upgrade' | 'check';
 
@@ -49,6 +54,11 @@ export interface ConformanceOptions {
    * one upgrade among many specs can give each the pools it needs (helpers/plan/pool-plan.ts).
    */
   pools?: PoolNeeds;
+  /**
+   * Why the spec cannot apply to the release the cluster runs (undefined where it can): asked before any cluster time,
+   * and the spec is skipped with that reason.
+   */
+  notOn?: (release: ReleaseRules) => string | undefined;
 }
 
 /** How long a busy cluster may take to become idle before the spec is skipped. */
@@ -213,10 +223,41 @@ export class ConformanceSession {
     await watcher.start();
     this.connected = { cluster, caps, watcher };
     await this.recordFacts(specFile);
+    const releaseReason = this.releaseReason();
+    if (releaseReason) return releaseReason;
     if (this.runPhase === 'all' || this.runPhase === 'pre') return this.preflight();
     await this.split.load();
     // The cluster is mid-upgrade or past it here, by design: the idle preflight belongs to the pre phase.
     return this.runPhase === 'upgrade' && !this.split.sharesUpgrade ? this.noUpdateReason() : undefined;
+  }
+
+  /**
+   * The suite's knowledge of the release the cluster runs now (before an upgrade its starting release, after it the new
+   * one), read from ClusterVersion as the watcher last saw it.
+   */
+  release(): KnownRelease {
+    const version = currentVersion(this.watcher.snapshot().clusterVersion);
+    if (!version) throw new Error('clusterversion/version reports no current version: the suite cannot tell which release\'s rules apply');
+    return releaseRules(version);
+  }
+
+  /** A release the suite cannot judge, or one this spec does not apply to: the reason to skip before cluster time. */
+  private releaseReason(): string | undefined {
+    // no version at all is the preflight's to report ("is this an OpenShift cluster?")
+    if (!currentVersion(this.watcher.snapshot().clusterVersion)) return undefined;
+    let known: KnownRelease;
+    try {
+      known = this.release();
+    } catch (error) {
+      if (error instanceof UnknownReleaseError) return error.message;
+      throw error;
+    }
+    if (known.warning && !warnedReleases.has(known.version)) {
+      warnedReleases.add(known.version);
+      console.warn(`    warning: ${known.warning}`);
+    }
+    const notOn = this.options.notOn?.(known.rules);
+    return notOn ? `does not apply to OpenShift ${known.rules.release} (${known.version}): ${notOn}` : undefined;
   }
 
   /** The facts that identify this run in its report (target, API URL, version, profile, faults, clock, seed). */

@@ -25,6 +25,7 @@ import { extensionsImageOfBase, osReleaseOf, releaseExtensionsImage, releaseOsIm
 import { attachText, attachYaml, parameter, step } from './report.js';
 import { reportUpgradeInvariants, verdictSummary } from './report/invariant-steps.js';
 import type { TargetConfig } from './target.js';
+import type { KnownRelease } from './releases/select.js';
 import { requestedUpgrade, resolveUpgradeTarget, triggerUpgrade, type UpgradeTarget } from './upgrade.js';
 
 /**
@@ -45,6 +46,8 @@ export interface FlowSession {
   onFailure(hook: () => Promise<Record<string, unknown>>): void;
   /** The pool a spec's role uses in this run (a custom one where many specs share an upgrade). */
   poolFor(role: string): string;
+  /** The suite's rules for the release the cluster runs now (helpers/releases/). */
+  release(): KnownRelease;
 }
 
 export interface StartingPoint {

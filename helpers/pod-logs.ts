@@ -44,3 +44,18 @@ export async function readComponentLogs(kubeConfig: KubeConfig, spec: ComponentL
   }
   return parts.join('');
 }
+
+/** The machine-config daemon's log on one node (its pod there): where 4.16+ keep the error a node's reason drops. */
+export async function readDaemonLogOn(kubeConfig: KubeConfig, nodeName: string, tailLines = 500): Promise<string> {
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const daemon = MCO_LOGS.find((l) => l.name === 'machine-config-daemon')!;
+  const selector = `${daemon.labelSelector} on node ${nodeName}`;
+  const pods = await withRetry(`list pods -n ${daemon.namespace} -l ${selector}`, () =>
+    core.listNamespacedPod({ namespace: daemon.namespace, labelSelector: daemon.labelSelector, fieldSelector: `spec.nodeName=${nodeName}` }),
+  ).catch((e) => {
+    throw new Error(`list pods -n ${daemon.namespace} -l ${selector}: ${classifyApiError(e).message}`);
+  });
+  const pod = pods.items[0]?.metadata?.name;
+  if (!pod) throw new Error(`no machine-config-daemon pod runs on node ${nodeName} (pods -n ${daemon.namespace} -l ${daemon.labelSelector})`);
+  return withRetry(`logs of pod/${pod}`, () => core.readNamespacedPodLog({ name: pod, namespace: daemon.namespace, container: daemon.container, tailLines })).then((t) => String(t ?? ''));
+}

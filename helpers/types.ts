@@ -64,6 +64,18 @@ export interface MachineConfig extends ApiObject {
   };
 }
 
+/** The MCO's ControllerConfig: what the operator hands its controller, the release's OS images among it. */
+export interface ControllerConfig extends ApiObject {
+  spec?: {
+    /** The release's base OS image (rhel-coreos-8 in 4.12, rhel-coreos since): what a pool without an override gets. */
+    baseOSContainerImage?: string;
+    baseOSExtensionsContainerImage?: string;
+    osImageURL?: string;
+    releaseImage?: string;
+    [key: string]: unknown;
+  };
+}
+
 export interface PoolConfiguration {
   name?: string;
   source?: { kind?: string; name: string; apiVersion?: string }[];

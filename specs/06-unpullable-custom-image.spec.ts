@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { conformanceSession } from '../helpers/conformance.js';
-import { osImageFailureClass } from '../helpers/facts/os-image-failure.js';
+import { osImageFailureOf } from '../helpers/os-image-failure.js';
 import { applyOverrides } from '../helpers/flows.js';
 import { unpullableImage } from '../helpers/images/repository.js';
 import { step } from '../helpers/report.js';
@@ -50,7 +50,8 @@ describe('[sig-mco] MCO layering: unpullable custom osImage', function () {
               expect(node.osImageURL, `node ${node.name}: the image it failed to move to`).to.equal(image);
               expect(node.reason ?? '', `node ${node.name}: no reason given`).to.not.equal('');
               // a class of its own: not spec 08's image that is pulled and cannot boot (QE 54054 against 54052)
-              expect(osImageFailureClass(node.reason ?? '', image), `node ${node.name}: the reason must say the image cannot be pulled: ${node.reason}`).to.equal('not pullable');
+              const failure = await osImageFailureOf(s, node, image);
+              expect(failure.class, `node ${node.name}: the failure must show the image cannot be pulled; read from ${failure.from}`).to.equal('not pullable');
             }
           });
           await step(`the node was reported degraded within ${DEGRADED_WITHIN.clusterMinutes} cluster minutes of the MachineConfig`, async () => {

@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai';
 import { conformanceSession } from '../helpers/conformance.js';
-import { osImageFailureClass } from '../helpers/facts/os-image-failure.js';
+import { osImageFailureOf } from '../helpers/os-image-failure.js';
 import { applyOverrides, findReleaseExtensionsImage, findStartingPoint } from '../helpers/flows.js';
 import { step } from '../helpers/report.js';
 
@@ -36,8 +36,8 @@ describe('[sig-mco] MCO layering: not bootable custom osImage', function () {
             for (const node of degraded.nodes) {
               expect(degraded.message, `pool ${degraded.pool}: its NodeDegraded message names node ${node.name}`).to.include(`Node ${node.name} is reporting`);
               expect(node.osImageURL, `node ${node.name}: the image it failed to move to`).to.equal(image);
-              const reason = node.reason ?? '';
-              expect(osImageFailureClass(reason, image), `node ${node.name}: the reason must say the image is not bootable (and not that it cannot be pulled): ${reason}`).to.equal('not bootable');
+              const failure = await osImageFailureOf(s, node, image);
+              expect(failure.class, `node ${node.name}: the failure must show the image is not bootable (and not that it cannot be pulled); read from ${failure.from}`).to.equal('not bootable');
             }
           });
           await override.remove();
