@@ -175,7 +175,7 @@ interface SeedInputs {
 async function seedMachines(i: SeedInputs): Promise<{ hosts: NodeHosts; imageRepo: string }> {
   const { registry, releases } = i.shared;
   const { current, next } = releases;
-  const installedImage = i.profile.newFormatImageByDefault ? baseOsImage(current) : machineOsContent(current);
+  const installedImage = i.profile.render.newFormatImageByDefault ? baseOsImage(current) : machineOsContent(current);
   const bootedContent = await i.images.readOsImage(installedImage);
   const imageRepo = `${registry.address}/ocp-e2e/layered-os`;
   const hosts = new NodeHosts({ pullspec: installedImage, content: bootedContent, timestampMs: i.clock.nowMs() });

@@ -65,7 +65,7 @@ const PAYLOAD_RETRY_MS = MINUTE;
 /** The ConfigMap data the release's `0000_80_machine-config-operator_05_osimageurl.yaml` carries, per profile keys. */
 export function osImageUrlConfigMapData(release: ReleaseInfo, profile: Profile): Record<string, string> {
   // the ConfigMap is the release's own manifest, written with the keys of that release's MCO
-  const keys = mcoAt(profile, release.version).configMapKeys;
+  const keys = mcoAt(profile, release.version).operator.configMapKeys;
   const data: Record<string, string> = {
     [keys.releaseVersion]: release.version,
     [keys.osImageURL]: machineOsContent(release),

@@ -294,7 +294,7 @@ export class DaemonSet implements Controller {
       if (this.nodes.get(name)?.metadata?.annotations?.[ANN.state] === 'Degraded') {
         await client.patch('Node', name, { metadata: { annotations: { [ANN.state]: 'Working', [ANN.reason]: '' } } });
       }
-    } else if (this.ctx.profile.layeredImageRefusesLayering && wanted) {
+    } else if (this.ctx.profile.daemon.layeredImageRefusesLayering && wanted) {
       // no rebase, but BUG-B's applyOSChanges still inspects the image and takes the layered path on every update
       const refused = this.layeringRefusal(await this.ctx.images.readImageLabels(wanted).catch(() => ({})), change.before.deployment, target.deployment);
       if (refused) {
@@ -357,7 +357,7 @@ export class DaemonSet implements Controller {
    * node Degraded with the error as it is). Undefined where the profile's daemon layers them, or the image is legacy.
    */
   private layeringRefusal(labels: Record<string, string>, before: DeploymentConfig, deployment: DeploymentConfig): string | undefined {
-    if (!this.ctx.profile.layeredImageRefusesLayering || !isBootableImage(labels)) return undefined;
+    if (!this.ctx.profile.daemon.layeredImageRefusesLayering || !isBootableImage(labels)) return undefined;
     const oldType = before.kernelType;
     if (oldType !== 'default' || deployment.kernelType !== 'default') {
       return `Non-default kernels are not currently supported for layered images. (old: ${oldType} new ${deployment.kernelType})`;

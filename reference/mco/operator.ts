@@ -262,7 +262,7 @@ export class Operator implements Controller {
     if (error) {
       void client.event(this.coRef(), 'Warning', `OperatorDegraded: ${error.task}Failed`, conditions.find((c) => c.type === 'Degraded')?.message ?? '', COMPONENT, now);
     }
-    conditions = syncAvailableStatus(conditions, error, sync.versions, this.code().availableFalseHasReason, now);
+    conditions = syncAvailableStatus(conditions, error, sync.versions, this.code().operator.availableFalseHasReason, now);
     conditions = syncUpgradeableStatus(conditions, this.pools.list(), now);
     const newVersions = syncVersion(conditions, sync.versions, sync.operatorVersion);
     if (!semanticEqual(newVersions, sync.versionsBefore)) {
@@ -312,7 +312,7 @@ export class Operator implements Controller {
   private extension(lastSyncError: string | undefined): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const pool of [...this.pools.list()].sort((a, b) => compareNames(a.metadata.name!, b.metadata.name!))) {
-      out[pool.metadata.name!] = machineConfigPoolStatus(pool, this.code().lastPoolConditionWins);
+      out[pool.metadata.name!] = machineConfigPoolStatus(pool, this.code().operator.lastPoolConditionWins);
     }
     if (lastSyncError) out.lastSyncError = lastSyncError;
     return out;
@@ -321,7 +321,7 @@ export class Operator implements Controller {
   // ---------------------------------------------------------------------------------------------------- tasks
 
   private renderConfig(operatorVersion: string): OsImageUrls {
-    const { configMapKeys: keys, missingUrlsMessage } = this.code();
+    const { configMapKeys: keys, missingUrlsMessage } = this.code().operator;
     const cm = this.configMaps.get(OSIMAGEURL_CONFIGMAP);
     if (!cm) throw new SyncFailure(`configmaps "${OSIMAGEURL_CONFIGMAP}" not found`);
     const data = cm.data ?? {};
@@ -343,10 +343,10 @@ export class Operator implements Controller {
     const code = this.code();
     const data = this.configMaps.get(OSIMAGEURL_CONFIGMAP)?.data;
     if (!data) throw new Error(`configmaps "${OSIMAGEURL_CONFIGMAP}" not found`);
-    const keys = code.configMapKeys;
-    const key = code.newFormatImageByDefault ? keys.baseOSContainerImage : keys.osImageURL;
-    const value = data[key] || (code.newFormatImageByDefault ? data[keys.osImageURL] : data[keys.baseOSContainerImage]);
-    if (!value) throw new Error(code.missingUrlsMessage);
+    const keys = code.operator.configMapKeys;
+    const key = code.render.newFormatImageByDefault ? keys.baseOSContainerImage : keys.osImageURL;
+    const value = data[key] || (code.render.newFormatImageByDefault ? data[keys.osImageURL] : data[keys.baseOSContainerImage]);
+    if (!value) throw new Error(code.operator.missingUrlsMessage);
     return value;
   }
 
@@ -419,8 +419,8 @@ export class Operator implements Controller {
         releaseVersion: operatorVersion,
         expectedOsImage: () => this.expectedOsImage(),
         get,
-        skipOverriddenOsImage: code.annotateOverriddenOsImage,
-        lastConditionWins: code.lastPoolConditionWins,
+        skipOverriddenOsImage: code.operator.skipsOverriddenOsImageCheck,
+        lastConditionWins: code.operator.lastPoolConditionWins,
       });
       if (tick.kind === 'done') return;
       if (tick.kind === 'stop') {

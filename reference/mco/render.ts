@@ -42,7 +42,7 @@ export function sortByName<T extends { metadata: { name?: string } }>(items: rea
 
 /** The default OS image of a ControllerConfig: `baseOSContainerImage` with the new-format flag (FIX), else `osImageURL`. */
 export function defaultOsImage(cc: ControllerConfig, mco: McoBehaviour): string {
-  return mco.newFormatImageByDefault ? cc.spec.baseOSContainerImage : cc.spec.osImageURL;
+  return mco.render.newFormatImageByDefault ? cc.spec.baseOSContainerImage : cc.spec.osImageURL;
 }
 
 export interface MergeOptions {
@@ -193,7 +193,7 @@ export function generateRenderedMachineConfig(input: RenderInput): RenderOutput 
 export function renderPool(input: RenderInput): RenderOutput {
   const { pool, configs, controllerConfig: cc, mco, build } = input;
   const poolName = pool.metadata.name ?? '';
-  if (mco.renderWaitsForRegeneratedConfigs) {
+  if (mco.render.renderWaitsForRegeneratedConfigs) {
     // OCPBUGS-3821: a template config the new controller has not regenerated yet would render a config of two versions
     for (const mc of configs) {
       const generatedBy = mc.metadata.annotations?.[ANN.generatedByControllerVersion] ?? '';
@@ -204,7 +204,7 @@ export function renderPool(input: RenderInput): RenderOutput {
   }
   const parsed = new Map<MachineConfig, ParsedIgnition>();
   for (const mc of configs) {
-    const ignition = validateMachineConfig(mc, mco.ignitionSpec);
+    const ignition = validateMachineConfig(mc, mco.render.ignitionSpec);
     if (ignition) parsed.set(mc, ignition);
   }
   if (configs.length === 0) throw new Error('empty machineconfig object');
@@ -212,11 +212,11 @@ export function renderPool(input: RenderInput): RenderOutput {
   const merged = mergeMachineConfigs(configs, {
     defaultOsImageURL: defaultUrl,
     defaultExtensionsImage: cc.spec.baseOSExtensionsContainerImage,
-    includeExtensionsImage: mco.specHasExtensionsImage,
+    includeExtensionsImage: mco.render.specHasExtensionsImage,
     reverseOrder: input.reverseOrder,
     parsed,
-    ignitionReader: mco.ignitionSpec,
-    defaultOverwriteAndDedupKargs: mco.mergeDefaultsOverwriteAndDedupsKargs,
+    ignitionReader: mco.render.ignitionSpec,
+    defaultOverwriteAndDedupKargs: mco.render.mergeDefaultsOverwriteAndDedupsKargs,
   });
   if (input.stickyOsImageURL && merged.spec.osImageURL === defaultUrl && input.stickyOsImageURL !== defaultUrl) {
     merged.spec.osImageURL = input.stickyOsImageURL;
@@ -226,12 +226,12 @@ export function renderPool(input: RenderInput): RenderOutput {
     [ANN.generatedByControllerVersion]: build.hash,
     [ANN.releaseImageVersion]: cc.metadata.annotations?.[ANN.releaseImageVersion] ?? '',
   };
-  if (overridden && mco.annotateOverriddenOsImage) annotations[ANN.osImageUrlOverridden] = 'true';
+  if (overridden && mco.render.annotateOverriddenOsImage) annotations[ANN.osImageUrlOverridden] = 'true';
   const machineConfig: MachineConfig = {
     apiVersion: MC_API_VERSION,
     kind: 'MachineConfig',
     metadata: {
-      name: renderedName(poolName, merged.spec, mco.specHasExtensionsImage),
+      name: renderedName(poolName, merged.spec, mco.render.specHasExtensionsImage),
       annotations,
       ownerReferences: pool.metadata.uid
         ? [
@@ -267,7 +267,7 @@ export function runBootstrap(input: BootstrapInput): MachineConfig[] {
   const rendered: MachineConfig[] = [];
   for (const pool of input.pools) {
     const selector = pool.spec?.machineConfigSelector;
-    const invalid = labelSelectorError(selector, input.mco.apimachinery);
+    const invalid = labelSelectorError(selector, input.mco.render.apimachinery);
     if (invalid) throw new Error(`invalid label selector: ${invalid}`);
     const empty = selector !== undefined && selector !== null && isEmptySelectorValue(selector);
     const configs = empty ? [] : input.configs.filter((mc) => selectorMatches(selector, mc.metadata.labels ?? {}));

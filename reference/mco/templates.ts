@@ -38,7 +38,7 @@ export function templateMachineConfigs(role: string, cc: ControllerConfig, mco: 
     : undefined;
   const make = (name: string, config: IgnitionConfig, withOsImage: boolean): MachineConfig => {
     const spec: MachineConfig['spec'] = { config, extensions: null, fips: false, kernelArguments: null, kernelType: '', osImageURL: withOsImage ? osImageURL : '' };
-    if (mco.specHasExtensionsImage && withOsImage) spec.baseOSExtensionsContainerImage = cc.spec.baseOSExtensionsContainerImage ?? '';
+    if (mco.render.specHasExtensionsImage && withOsImage) spec.baseOSExtensionsContainerImage = cc.spec.baseOSExtensionsContainerImage ?? '';
     return {
       apiVersion: MC_API_VERSION,
       kind: 'MachineConfig',

@@ -11,44 +11,51 @@ const code = (value: McoCode): McoCode => Object.freeze(value);
 /** BUG-B: the last main commit before the fix, the code of the report's nightly (its required-pools logic is BUG-A's). */
 export const MCO_BUG_B: McoCode = code({
   upstream: { label: 'BUG-B', commit: 'cad20f7101719838aaa87c066430987303500fa6' },
-  annotateOverriddenOsImage: false,
-  newFormatImageByDefault: false,
-  layeredImageRefusesLayering: true,
-  specHasExtensionsImage: false,
-  configMapKeys: {
-    releaseVersion: 'releaseVersion',
-    osImageURL: 'osImageURL',
-    baseOSContainerImage: 'baseOperatingSystemContainer',
+  operator: {
+    configMapKeys: {
+      releaseVersion: 'releaseVersion',
+      osImageURL: 'osImageURL',
+      baseOSContainerImage: 'baseOperatingSystemContainer',
+    },
+    missingUrlsMessage: 'Missing baseOperatingSystemContainer and osImageURL from configmap',
+    availableFalseHasReason: false,
+    skipsOverriddenOsImageCheck: false,
+    lastPoolConditionWins: false,
   },
-  missingUrlsMessage: 'Missing baseOperatingSystemContainer and osImageURL from configmap',
-  availableFalseHasReason: false,
-  ignitionSpec: '3.2',
-  mergeDefaultsOverwriteAndDedupsKargs: false,
-  renderWaitsForRegeneratedConfigs: false,
-  lastPoolConditionWins: false,
-  apimachinery: '0.25',
+  render: {
+    annotateOverriddenOsImage: false,
+    newFormatImageByDefault: false,
+    specHasExtensionsImage: false,
+    ignitionSpec: '3.2',
+    mergeDefaultsOverwriteAndDedupsKargs: false,
+    renderWaitsForRegeneratedConfigs: false,
+    apimachinery: '0.25',
+  },
+  daemon: { layeredImageRefusesLayering: true },
 });
 
 /** FIX: the merge of PR #3317 (MCO-289), which release-4.12 branched after; 4.12 GA's code where the reference looks. */
 export const MCO_FIX: McoCode = code({
   upstream: { label: 'FIX', commit: '3943ef1d03c1aaf3a02bfdf45d16902ff44449a3' },
-  annotateOverriddenOsImage: true,
-  newFormatImageByDefault: true,
-  layeredImageRefusesLayering: false,
-  specHasExtensionsImage: true,
-  configMapKeys: {
-    releaseVersion: 'releaseVersion',
-    osImageURL: 'osImageURL',
-    baseOSContainerImage: 'baseOSContainerImage',
-    baseOSExtensionsContainerImage: 'baseOSExtensionsContainerImage',
+  operator: {
+    configMapKeys: {
+      releaseVersion: 'releaseVersion',
+      osImageURL: 'osImageURL',
+      baseOSContainerImage: 'baseOSContainerImage',
+      baseOSExtensionsContainerImage: 'baseOSExtensionsContainerImage',
+    },
+    missingUrlsMessage: 'Missing baseOSContainerImage and osImageURL from configmap',
+    availableFalseHasReason: true,
+    skipsOverriddenOsImageCheck: true,
+    lastPoolConditionWins: false,
   },
-  missingUrlsMessage: 'Missing baseOSContainerImage and osImageURL from configmap',
-  availableFalseHasReason: true,
-  ignitionSpec: '3.2',
-  mergeDefaultsOverwriteAndDedupsKargs: false,
-  renderWaitsForRegeneratedConfigs: false,
-  lastPoolConditionWins: false,
-  apimachinery: '0.25',
+  render: {
+    ...MCO_BUG_B.render,
+    annotateOverriddenOsImage: true,
+    newFormatImageByDefault: true,
+    specHasExtensionsImage: true,
+  },
+  daemon: { layeredImageRefusesLayering: false },
 });
 
 /**
@@ -60,9 +67,6 @@ export const MCO_FIX: McoCode = code({
 export const MCO_4_13: McoCode = code({
   ...MCO_FIX,
   upstream: { label: '4.13', commit: 'a57ca291235422f8466ac53496e9d192eecfe1e4' },
-  ignitionSpec: '3.4',
-  mergeDefaultsOverwriteAndDedupsKargs: true,
-  renderWaitsForRegeneratedConfigs: true,
-  lastPoolConditionWins: true,
-  apimachinery: '0.26',
+  operator: { ...MCO_FIX.operator, lastPoolConditionWins: true },
+  render: { ...MCO_FIX.render, ignitionSpec: '3.4', mergeDefaultsOverwriteAndDedupsKargs: true, renderWaitsForRegeneratedConfigs: true, apimachinery: '0.26' },
 });

@@ -7,20 +7,11 @@
 import type { Deviations } from '../faults.js';
 import type { ReleaseSet } from '../releases/release-set.js';
 
-/** Where the MCO code of the profile's releases differs between BUG and FIX (mco-behaviour.md §2). */
-export interface McoBehaviour {
-  /** FIX: the render controller annotates an overridden rendered MC and the operator then skips the URL check. */
-  annotateOverriddenOsImage: boolean;
-  /** FIX: `UseNewFormatImageByDefault`: the default OS image is `rhel-coreos-8`, not `machine-os-content`. */
-  newFormatImageByDefault: boolean;
-  /** FIX adds `baseOSExtensionsContainerImage` to the MachineConfig spec (and so to the rendered-name hash). */
-  specHasExtensionsImage: boolean;
-  /**
-   * The daemon refuses a non-default kernel and extensions on a bootable (layered) OS image, on every update that
-   * takes that path: BUG-B's applyLayeredOSChanges (pkg/daemon/update.go at cad20f710), before the extensions
-   * container came. 4.12 GA layers both.
-   */
-  layeredImageRefusesLayering: boolean;
+/**
+ * The machine-config operator's pod: how it reads the release's OS images and how it judges pools and reports itself.
+ * Facts from mco-behaviour.md §2 (BUG-A, BUG-B, FIX, release-4.13).
+ */
+export interface OperatorCode {
   /** Keys of the machine-config-osimageurl ConfigMap. */
   configMapKeys: {
     releaseVersion: 'releaseVersion';
@@ -33,6 +24,20 @@ export interface McoBehaviour {
   missingUrlsMessage: string;
   /** BUG-A reports Available=False without the reason text; BUG-B and later append it. */
   availableFalseHasReason: boolean;
+  /** FIX: the required-pools check passes a pool whose rendered config says its osImageURL was overridden. */
+  skipsOverriddenOsImageCheck: boolean;
+  /** release-4.13's GetMachineConfigPoolCondition: of two conditions of one type, the last counts, not the first. */
+  lastPoolConditionWins: boolean;
+}
+
+/** The controller's template and render controllers: what the templates carry and how a pool's configs merge. */
+export interface RenderCode {
+  /** FIX: the render controller annotates an overridden rendered MC (the operator's check then skips it). */
+  annotateOverriddenOsImage: boolean;
+  /** FIX: `UseNewFormatImageByDefault`: the default OS image is `rhel-coreos-8`, not `machine-os-content`. */
+  newFormatImageByDefault: boolean;
+  /** FIX adds `baseOSExtensionsContainerImage` to the MachineConfig spec (and so to the rendered-name hash). */
+  specHasExtensionsImage: boolean;
   /**
    * The newest Ignition spec the render reads. 4.12's IgnParseWrapper reads 3.2, 3.1, 3.0 and 2.x; release-4.13's reads
    * every 3.x up to 3.4 through Ignition's ParseCompatibleVersion, translates down to 3.2, and moves 3.3+
@@ -49,10 +54,25 @@ export interface McoBehaviour {
    * render until that config is regenerated (OCPBUGS-3821).
    */
   renderWaitsForRegeneratedConfigs: boolean;
-  /** release-4.13's GetMachineConfigPoolCondition: of two conditions of one type, the last counts, not the first. */
-  lastPoolConditionWins: boolean;
   /** The k8s.io/apimachinery release the MCO vendors (go.mod): 4.12 has 0.25.1, release-4.13 0.26.10; error texts differ. */
   apimachinery: '0.25' | '0.26';
+}
+
+/** The machine-config daemon on each node: how it moves a node to a new OS image. */
+export interface DaemonCode {
+  /**
+   * The daemon refuses a non-default kernel and extensions on a bootable (layered) OS image, on every update that
+   * takes that path: BUG-B's applyLayeredOSChanges (pkg/daemon/update.go at cad20f710), before the extensions
+   * container came. 4.12 GA layers both.
+   */
+  layeredImageRefusesLayering: boolean;
+}
+
+/** Where the MCO code of a release differs from another's, grouped by the component that runs it. */
+export interface McoBehaviour {
+  operator: OperatorCode;
+  render: RenderCode;
+  daemon: DaemonCode;
 }
 
 /** An MCO's code: the upstream commit it stands for and how it behaves. */

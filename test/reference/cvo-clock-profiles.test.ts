@@ -78,9 +78,9 @@ describe('reference clock, rng, profiles, faults', () => {
     const ga = getProfile('4.12-ga');
     const bug = getProfile('4.12-nightly-2022-09-08');
     expect(getProfile(undefined).name).to.equal('4.12-ga');
-    expect(ga.configMapKeys.baseOSContainerImage).to.equal('baseOSContainerImage');
-    expect(bug.configMapKeys.baseOSContainerImage).to.equal('baseOperatingSystemContainer');
-    expect([ga.annotateOverriddenOsImage, bug.annotateOverriddenOsImage]).to.deep.equal([true, false]);
+    expect(ga.operator.configMapKeys.baseOSContainerImage).to.equal('baseOSContainerImage');
+    expect(bug.operator.configMapKeys.baseOSContainerImage).to.equal('baseOperatingSystemContainer');
+    expect([ga.render.annotateOverriddenOsImage, bug.render.annotateOverriddenOsImage]).to.deep.equal([true, false]);
     expect(() => getProfile('4.13')).to.throw('unknown profile "4.13"; valid profiles: 4.12-ga, 4.12-nightly-2022-09-08');
   });
   it('an unknown fault lists the valid ones', () => {

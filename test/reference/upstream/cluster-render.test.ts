@@ -31,7 +31,7 @@ function renders(mc: Parameters<typeof validateMachineConfig>[0], run: ProfileRu
     mergeMachineConfigs([mc], { defaultOsImageURL: 'x', includeExtensionsImage: true });
     const spec = (mc as unknown as MachineConfig).spec;
     // BUG-B's daemon refuses a realtime kernel and extensions on the layered image this flow overrides the pools with
-    if (PROFILES[run.profile].layeredImageRefusesLayering && (spec.kernelType === 'realtime' || (spec.extensions ?? []).length)) return false;
+    if (PROFILES[run.profile].daemon.layeredImageRefusesLayering && (spec.kernelType === 'realtime' || (spec.extensions ?? []).length)) return false;
     return unreconcilableReason({ metadata: {}, spec: { config: {} } }, mc as unknown as MachineConfig) === undefined;
   } catch {
     return false;
@@ -64,7 +64,7 @@ const RUNS: ProfileRun[] = PROFILE_NAMES.map((profile) => {
     profile,
     before: commitOf(mcoAt(PROFILES[profile], releases.current.version)),
     after: commitOf(mcoAt(PROFILES[profile], releases.next.version)),
-    upgradeCompletes: PROFILES[profile].annotateOverriddenOsImage,
+    upgradeCompletes: PROFILES[profile].operator.skipsOverriddenOsImageCheck,
   };
 });
 

@@ -95,8 +95,8 @@ export function referencePoolAnswer(c: PoolCase, commit: UpstreamCommit): string
       if (!mc) throw notFoundError(name);
       return mc;
     },
-    skipOverriddenOsImage: commit.code.annotateOverriddenOsImage,
-    lastConditionWins: commit.code.lastPoolConditionWins,
+    skipOverriddenOsImage: commit.code.operator.skipsOverriddenOsImageCheck,
+    lastConditionWins: commit.code.operator.lastPoolConditionWins,
   });
   return error ? error.message : null;
 }

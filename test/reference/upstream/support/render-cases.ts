@@ -284,9 +284,9 @@ export function renderCase(rng: Rng, commit: UpstreamCommit, invalidShare = 0.04
     if (d.chance(0.3)) machineConfigs.push(installerSshMachineConfig(role));
   }
   const users = d.int(0, 4);
-  for (let i = 0; i < users; i++) machineConfigs.push(userMachineConfig(d, d.pick(roles), cc, i, invalidShare, commit.code.ignitionSpec));
+  for (let i = 0; i < users; i++) machineConfigs.push(userMachineConfig(d, d.pick(roles), cc, i, invalidShare, commit.code.render.ignitionSpec));
   // 4.13 waits for configs of an older controller (OCPBUGS-3821): now and then a template not yet regenerated
-  if (commit.code.renderWaitsForRegeneratedConfigs && d.chance(0.04)) {
+  if (commit.code.render.renderWaitsForRegeneratedConfigs && d.chance(0.04)) {
     const template = machineConfigs.find((mc) => mc.metadata.annotations?.[ANN.generatedByControllerVersion]);
     if (template) template.metadata.annotations![ANN.generatedByControllerVersion] = mcoBuildFor(d.pick(['4.12.0', '4.12.9']), commit.profile).hash;
   }
