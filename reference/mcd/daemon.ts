@@ -12,7 +12,7 @@
  * Each node's daemon can be killed and started again on its own (restartNode): the new one knows only what the node
  * object and the machine say and redoes the update from the start, as a restarted machine-config-daemon pod does.
  */
-import type { V1Node, V1NodeCondition } from '@kubernetes/client-node';
+import type { V1Node, V1NodeCondition, V1Pod } from '@kubernetes/client-node';
 import { ANN, MINUTE } from '../constants.js';
 import { AbortedError } from '../clock.js';
 import type { Controller, ControllerContext, OsImageContent } from '../context.js';
@@ -24,11 +24,15 @@ import type { MachineConfig } from '../mco/types.js';
 import { rngFor } from '../rng.js';
 import { missingExtensionsRepoFailure } from './extensions-repo.js';
 import { degradedReason, isBootableImage, notAnOsImageReason, uninspectableImageReason } from './image-type.js';
+import { acceptedAsOs, notAnOsRebaseError, pullRebaseError, rebaseFailedReason, rebaseRetryDelaysMs, willRetryLine } from './rebase.js';
+import { mcoAt, type DaemonCode, type RebaseWithRetries } from '../profiles/profile.js';
+import { MCO_NAMESPACE } from '../workloads/components.js';
 import { changedFilePaths, configDiff, hostFilesOf, invalidExtensions, nodeConfigOf, osChangesString, postConfigChangeAction, type ConfigDiff, type NodeConfig } from './node-config.js';
 import { osImageName, planUpdate, type BootedImage } from './os-status.js';
 import { unreconcilableMessage, unreconcilableReason } from './reconcilable.js';
 
 type Node = V1Node & KubeObject;
+type Pod = V1Pod & KubeObject;
 
 const SECOND = 1000;
 /**
@@ -71,6 +75,24 @@ class RebaseFailed extends Error {
   }
 }
 
+/** What a config change means for the node (planChange). */
+interface ConfigChange {
+  target: NodeConfig;
+  before: NodeConfig;
+  diff: ConfigDiff;
+  action: ReturnType<typeof postConfigChangeAction>;
+  staged: string;
+}
+
+/** A change the daemon is applying: the config it moves to and the daemon code doing it. */
+interface PlannedChange extends ConfigChange {
+  desired: string;
+  code: DaemonCode;
+}
+
+/** The daemon's command-line flag naming the release it belongs to (workloads/components.ts). */
+const PAYLOAD_VERSION_FLAG = '--payload-version=';
+
 interface NodeDaemon {
   running: boolean;
   /** Kills this node's daemon: its update stops where it stands. */
@@ -83,6 +105,7 @@ interface NodeDaemon {
 
 export class DaemonSet implements Controller {
   private nodes!: Informer<Node>;
+  private pods!: Informer<Pod>;
   private readonly daemons = new Map<string, NodeDaemon>();
   private readonly inFlight = new Set<Promise<void>>();
   /** Pulled image contents: by digest forever, by tag briefly (a tag can move). */
@@ -95,6 +118,7 @@ export class DaemonSet implements Controller {
 
   setup(): void {
     this.nodes = this.ctx.informers.for<Node>('Node');
+    this.pods = this.ctx.informers.for<Pod>('Pod');
     this.nodes.onChange((type, node) => {
       if (type === 'delete') this.daemons.delete(node.metadata!.name!);
       else this.consider(node);
@@ -219,6 +243,7 @@ export class DaemonSet implements Controller {
     daemon.attempts++;
     const plan = planUpdate(rngFor(this.ctx.seed, name, desired, String(daemon.attempts)));
     const log = (line: string): void => this.ctx.log(`mcd/${name}`, line);
+    const code = this.codeOn(name);
     const from = this.nodes.get(name)?.metadata?.annotations?.[ANN.currentConfig] ?? '';
     const config = await client.get<MachineConfig & KubeObject>('MachineConfig', desired);
     const change = config ? await this.planChange(client, from, config) : undefined;
@@ -264,16 +289,11 @@ export class DaemonSet implements Controller {
       log(`Initiating switch to OS image ${wanted}`);
       await clock.sleep(plan.pullMs, signal);
       log(`pulling ${wanted}`);
+      const planned: PlannedChange = { ...change, desired, code };
+      const moveTo = code.osUpdate.kind === 'rebase-with-retries' ? this.rebaseWithRetries(code.osUpdate, wanted, planned, log, signal) : this.inspectThenRebase(name, wanted, planned, log, signal);
       for (let failures = 1; ; failures++) {
         try {
-          const content = await this.pullWithRetries(wanted, signal, log, () => this.desiredNow(name) === desired);
-          // IsBootableImage's inspection reads the labels; an image that is no OS fails the legacy path's rebase
-          const labels = await this.ctx.images.readImageLabels(wanted);
-          const notAnOs = deviations.daemonBootsAnyImage ? undefined : notAnOsImageReason(wanted, labels, rngFor(this.ctx.seed, name, wanted, String(failures)));
-          if (notAnOs) throw new RebaseFailed(notAnOs, false);
-          const refused = missingExtensionsRepoFailure(deviations.daemonOmitsExtensionsRepoOnOsUpdate, wanted, change.diff, target.deployment)
-            ?? this.layeringRefusal(labels, change.before.deployment, target.deployment);
-          if (refused) throw new RebaseFailed(refused);
+          const content = await moveTo(failures);
           booted = { pullspec: wanted, content, timestampMs: clock.nowMs() };
           log(`Running rpm-ostree [rebase --experimental ostree-unverified-registry:${wanted}]: staged ${content.digest}`);
           break;
@@ -294,9 +314,9 @@ export class DaemonSet implements Controller {
       if (this.nodes.get(name)?.metadata?.annotations?.[ANN.state] === 'Degraded') {
         await client.patch('Node', name, { metadata: { annotations: { [ANN.state]: 'Working', [ANN.reason]: '' } } });
       }
-    } else if (this.ctx.profile.daemon.layeredImageRefusesLayering && wanted) {
+    } else if (code.layeredImageRefusesLayering && wanted) {
       // no rebase, but BUG-B's applyOSChanges still inspects the image and takes the layered path on every update
-      const refused = this.layeringRefusal(await this.ctx.images.readImageLabels(wanted).catch(() => ({})), change.before.deployment, target.deployment);
+      const refused = this.layeringRefusal(code, await this.ctx.images.readImageLabels(wanted).catch(() => ({})), change.before.deployment, target.deployment);
       if (refused) {
         log(`Marking Degraded due to: ${refused}`);
         await this.degrade(client, name, refused);
@@ -329,14 +349,76 @@ export class DaemonSet implements Controller {
   }
 
   /**
+   * The daemon code of the release this node's machine-config-daemon pod runs (its `--payload-version`): an upgrade's
+   * roll-out of the daemon DaemonSet is what switches a node to the new release's daemon, as on a real cluster. Before
+   * any pod exists (a cluster starting up), the installed release's.
+   */
+  private codeOn(name: string): DaemonCode {
+    const pod = this.pods.list().find((p) => p.spec?.nodeName === name && p.metadata?.namespace === MCO_NAMESPACE && p.metadata?.labels?.['k8s-app'] === 'machine-config-daemon' && !p.metadata?.deletionTimestamp);
+    const arg = pod?.spec?.containers?.[0]?.command?.find((c) => c.startsWith(PAYLOAD_VERSION_FLAG));
+    return (arg ? mcoAt(this.ctx.profile, arg.slice(PAYLOAD_VERSION_FLAG.length)) : this.ctx.profile).daemon;
+  }
+
+  /**
+   * 4.12-4.13: pull (with the inspection's and podman's retries), inspect, and take an image that is not bootable the
+   * machine-os-content way, which fails on an image that is no OS (mcd/image-type.ts). A pull that fails is thrown as
+   * is (the caller words it as the inspection's failure).
+   */
+  private inspectThenRebase(name: string, wanted: string, change: PlannedChange, log: (line: string) => void, signal: AbortSignal): (failures: number) => Promise<OsImageContent> {
+    const { deviations } = this.ctx;
+    return async (failures) => {
+      const content = await this.pullWithRetries(wanted, signal, log, () => this.desiredNow(name) === change.desired);
+      // IsBootableImage's inspection reads the labels; an image that is no OS fails the legacy path's rebase
+      const labels = await this.ctx.images.readImageLabels(wanted);
+      const notAnOs = deviations.daemonBootsAnyImage ? undefined : notAnOsImageReason(wanted, labels, rngFor(this.ctx.seed, name, wanted, String(failures)));
+      if (notAnOs) throw new RebaseFailed(notAnOs, false);
+      const refused = this.layeringRefusalOf(change.code, deviations.daemonOmitsExtensionsRepoOnOsUpdate, wanted, change, labels);
+      if (refused) throw new RebaseFailed(refused);
+      return content;
+    };
+  }
+
+  /**
+   * 4.16+: `rpm-ostree rebase` straight to the image, each try a pull and ostree-rs-ext's check that the image is an
+   * OS, tried again after each of the backoff's waits; the node's reason once every try failed (mcd/rebase.ts).
+   */
+  private rebaseWithRetries(retries: RebaseWithRetries, wanted: string, change: PlannedChange, log: (line: string) => void, signal: AbortSignal): () => Promise<OsImageContent> {
+    const { clock, deviations } = this.ctx;
+    return async () => {
+      const delays = rebaseRetryDelaysMs(retries);
+      for (let attempt = 0; ; attempt++) {
+        let error: string;
+        try {
+          const content = await this.pull(wanted);
+          const labels = await this.ctx.images.readImageLabels(wanted);
+          if (deviations.daemonBootsAnyImage || acceptedAsOs(labels)) {
+            const refused = this.layeringRefusalOf(change.code, deviations.daemonOmitsExtensionsRepoOnOsUpdate, wanted, change, labels);
+            if (refused) throw new RebaseFailed(refused);
+            return content;
+          }
+          error = notAnOsRebaseError(wanted);
+        } catch (e) {
+          if (e instanceof AbortedError || e instanceof RebaseFailed) throw e;
+          error = pullRebaseError(wanted, (e as Error).message);
+        }
+        log(willRetryLine(wanted, error));
+        const delay = delays[attempt];
+        if (delay === undefined) throw new RebaseFailed(rebaseFailedReason(wanted, error, retries), false);
+        await clock.sleep(delay, signal);
+      }
+    };
+  }
+
+  /** What stops a pulled OS image before the reboot: the extensions repository's window, or BUG-B's refusal to layer. */
+  private layeringRefusalOf(code: DaemonCode, omitsExtensionsRepo: boolean, wanted: string, change: PlannedChange, labels: Record<string, string>): string | undefined {
+    return missingExtensionsRepoFailure(omitsExtensionsRepo, wanted, change.diff, change.target.deployment) ?? this.layeringRefusal(code, labels, change.before.deployment, change.target.deployment);
+  }
+
+  /**
    * What going from the node's current config to `config` means (node-config.ts): the node's new state and whether
    * it reboots, or why the daemon refuses it. The current config is read as the daemon reads it, from the API.
    */
-  private async planChange(
-    client: Writer,
-    from: string,
-    config: MachineConfig,
-  ): Promise<{ target: NodeConfig; before: NodeConfig; diff: ConfigDiff; action: ReturnType<typeof postConfigChangeAction>; staged: string } | { refused: string } | { unreconcilable: string }> {
+  private async planChange(client: Writer, from: string, config: MachineConfig): Promise<ConfigChange | { refused: string } | { unreconcilable: string }> {
     const current = from ? await client.get<MachineConfig & KubeObject>('MachineConfig', from) : undefined;
     const unreconcilable = unreconcilableReason(current, config);
     if (unreconcilable) return { unreconcilable: unreconcilableMessage(from, config.metadata.name ?? '', unreconcilable) };
@@ -356,8 +438,8 @@ export class DaemonSet implements Controller {
    * BUG-B's applyLayeredOSChanges: on a bootable image, a non-default kernel, then extensions, end the update (the
    * node Degraded with the error as it is). Undefined where the profile's daemon layers them, or the image is legacy.
    */
-  private layeringRefusal(labels: Record<string, string>, before: DeploymentConfig, deployment: DeploymentConfig): string | undefined {
-    if (!this.ctx.profile.daemon.layeredImageRefusesLayering || !isBootableImage(labels)) return undefined;
+  private layeringRefusal(code: DaemonCode, labels: Record<string, string>, before: DeploymentConfig, deployment: DeploymentConfig): string | undefined {
+    if (!code.layeredImageRefusesLayering || !isBootableImage(labels)) return undefined;
     const oldType = before.kernelType;
     if (oldType !== 'default' || deployment.kernelType !== 'default') {
       return `Non-default kernels are not currently supported for layered images. (old: ${oldType} new ${deployment.kernelType})`;

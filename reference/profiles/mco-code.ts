@@ -31,7 +31,7 @@ export const MCO_BUG_B: McoCode = code({
     renderWaitsForRegeneratedConfigs: false,
     apimachinery: '0.25',
   },
-  daemon: { layeredImageRefusesLayering: true },
+  daemon: { osUpdate: { kind: 'inspect-then-legacy' }, layeredImageRefusesLayering: true },
 });
 
 /** FIX: the merge of PR #3317 (MCO-289), which release-4.12 branched after; 4.12 GA's code where the reference looks. */
@@ -55,7 +55,7 @@ export const MCO_FIX: McoCode = code({
     newFormatImageByDefault: true,
     specHasExtensionsImage: true,
   },
-  daemon: { layeredImageRefusesLayering: false },
+  daemon: { osUpdate: { kind: 'inspect-then-legacy' }, layeredImageRefusesLayering: false },
 });
 
 /**

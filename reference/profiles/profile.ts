@@ -58,8 +58,27 @@ export interface RenderCode {
   apimachinery: '0.25' | '0.26';
 }
 
+/** 4.16 and later: `rpm-ostree rebase` straight to the image, retried with wait.Backoff (mcd/rebase.ts). */
+export interface RebaseWithRetries {
+  kind: 'rebase-with-retries';
+  firstDelaySeconds: number;
+  /** Tries in all (wait.Backoff's Steps). */
+  steps: number;
+  /** The longest sleep between two tries. */
+  capSeconds?: number;
+  /** Whether the node's reason keeps the last rpm-ostree error (4.22) or only the timeout (4.16-4.21). */
+  reasonCarriesLastError: boolean;
+}
+
+/**
+ * How the daemon moves a node to a new OS image: 4.12-4.13 inspect it first (podman pull on failure) and take an
+ * image without `ostree.bootable` the machine-os-content way (mcd/image-type.ts); 4.16+ rebase with retries.
+ */
+export type OsUpdatePath = { kind: 'inspect-then-legacy' } | RebaseWithRetries;
+
 /** The machine-config daemon on each node: how it moves a node to a new OS image. */
 export interface DaemonCode {
+  osUpdate: OsUpdatePath;
   /**
    * The daemon refuses a non-default kernel and extensions on a bootable (layered) OS image, on every update that
    * takes that path: BUG-B's applyLayeredOSChanges (pkg/daemon/update.go at cad20f710), before the extensions
