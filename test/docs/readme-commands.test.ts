@@ -1,13 +1,13 @@
 /**
- * Every command line README.md shows in its fenced blocks still works with the code, so that a renamed or removed
- * flag breaks the build, not the reader:
+ * Every command line README.md and the pages of docs/ show in their fenced blocks still works with the code, so that a
+ * renamed or removed flag breaks the build, not the reader:
  *  - every `bin/ocp-e2e` command line (and the ocp-e2e part of one that runs the suite's image) is parsed by the
  *    command's real parser (bin/program.ts), with the actions left out: options, choices and their value checks;
  *  - every `bin/ocp-e2e run ...` line is then run for real with `--list` appended, through the launcher, with nothing
  *    to reach (no engine, a kubeconfig that does not exist): its options' checks run and it must exit 0;
  *  - the other lines are classified below, one by one, with the reason they are not run whole (they need a real
- *    cluster, start a server, or take minutes), or with how they are run instead. A README command that no entry
- *    classifies fails the test, as does an entry that no longer matches any README command: new commands must be
+ *    cluster, start a server, or take minutes), or with how they are run instead. A command that no entry classifies
+ *    fails the test, as does an entry that no longer matches any command of those pages: new commands must be
  *    thought about.
  * Placeholders (`<you>`, `<next>`, `<tag>`) and the variables and files the lines name ($KUBECONFIG, $RELEASE, $k,
  * ~/pull-secret.json) are given stand-ins; the lines run in a scratch folder that links to the checkout's bin/ and ci/.
@@ -15,17 +15,24 @@
 import { expect } from 'chai';
 import { CommanderError, type Command } from 'commander';
 import { execa } from 'execa';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ocpE2eProgram } from '../../bin/program.js';
 import { ROOT } from '../../bin/run/paths.js';
 
-/** Languages of fenced blocks that hold data or files, not commands. */
-const DATA_LANGUAGES = new Set(['yaml', 'yml', 'json', 'dockerfile', 'containerfile', 'text', 'ini', 'toml']);
+/** Languages of fenced blocks that hold data, files or code, not commands. */
+const DATA_LANGUAGES = new Set(['yaml', 'yml', 'json', 'dockerfile', 'containerfile', 'text', 'ini', 'toml', 'ts',
+  'typescript']);
 
 /** Untagged blocks that are not commands, by their first line. */
-const NOT_COMMANDS: Array<{ firstLine: RegExp; why: string }> = [{ firstLine: /^bin\/ +the ocp-e2e command/, why: 'the project layout: a table of folders' }];
+const NOT_COMMANDS: Array<{ firstLine: RegExp; why: string }> = [
+  { firstLine: /^bin\/ +the command line:/, why: 'docs/architecture.md\'s project layout: a table of folders' },
+];
+
+/** The pages whose commands are checked: README.md and every page of docs/. */
+const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort()
+  .map((f) => join('docs', f))];
 
 type Handling =
   /** Neither run nor parsed: not an ocp-e2e command. */
@@ -41,7 +48,7 @@ interface Classified {
   handling: Handling;
 }
 
-/** The README's commands that are not `bin/ocp-e2e run` (those are all run with --list). */
+/** The pages' commands that are not `bin/ocp-e2e run` (those are all run with --list). */
 const CLASSIFIED: Classified[] = [
   { command: /^npm test$/, why: 'the project\'s whole test suite: about 30 minutes on 2 cores', handling: { how: 'not-run' } },
   { command: /^source \S+$/, why: 'a shell builtin reading the env file `cluster up --env-out` wrote; test/bin/user-environment.test.ts sources one', handling: { how: 'not-run' } },
@@ -65,8 +72,8 @@ const CLASSIFIED: Classified[] = [
   },
 ];
 
-/** The command lines of README's fenced blocks: comments dropped, continuation lines joined, spaces collapsed. */
-function readmeCommands(markdown: string): string[] {
+/** The command lines of a page's fenced blocks: comments dropped, continuation lines joined, spaces collapsed. */
+function fencedCommands(markdown: string): string[] {
   const commands: string[] = [];
   for (const block of markdown.matchAll(/^( *)```(\w*)\n([\s\S]*?)^\1```$/gm)) {
     const [, indent, language, body] = block as unknown as [string, string, string, string];
@@ -82,7 +89,7 @@ function readmeCommands(markdown: string): string[] {
   return commands;
 }
 
-/** The stand-ins of the placeholders a README line holds. */
+/** The stand-ins of the placeholders a command line holds. */
 function withStandIns(command: string): string {
   return command.replace(/<you>/g, 'me').replace(/<next>/g, '4.12.1').replace(/<tag>/g, 'latest');
 }
@@ -138,13 +145,15 @@ function ocpE2eArgs(command: string[], after?: string): string[] | undefined {
   return command[0] === 'bin/ocp-e2e' ? command.slice(1) : undefined;
 }
 
-describe('README.md: every command line of its fenced blocks works with the code', function () {
+describe('README.md and docs/: every command line of their fenced blocks works with the code', function () {
   this.timeout(180_000);
-  const commands = readmeCommands(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+  // A command shown on two pages is checked once.
+  const commands = [...new Set(PAGES.flatMap((page) => fencedCommands(readFileSync(join(ROOT, page), 'utf8'))))];
   const place = scratch();
   after(() => rmSync(place.dir, { recursive: true, force: true }));
 
-  it('finds the README\'s commands (the run, cluster up, pipeline and sharding examples among them)', () => {
+  it('finds the pages\' commands (the run, cluster up, pipeline and sharding examples among them)', () => {
+    expect(PAGES).to.include('README.md').and.to.include(join('docs', 'ci.md'));
     expect(commands).to.include('bin/ocp-e2e run');
     expect(commands).to.include('npm test');
     expect(commands.some((c) => c.startsWith('bin/ocp-e2e run --target cluster --kubeconfig $KUBECONFIG --allow-disruptive --phase pre --image-repo')), 'a continued line is joined').to.equal(true);
@@ -153,9 +162,9 @@ describe('README.md: every command line of its fenced blocks works with the code
 
   it('classifies every command that is not a `bin/ocp-e2e run`, and every entry still matches a command', () => {
     const unclassified = commands.filter((c) => !c.startsWith('bin/ocp-e2e run') && !CLASSIFIED.some((k) => k.command.test(c)));
-    expect(unclassified, 'README commands to classify in test/docs/readme-commands.test.ts (CLASSIFIED), with the reason').to.deep.equal([]);
+    expect(unclassified, 'commands to classify in test/docs/readme-commands.test.ts (CLASSIFIED), with the reason').to.deep.equal([]);
     const stale = CLASSIFIED.filter((k) => !commands.some((c) => k.command.test(c))).map((k) => String(k.command));
-    expect(stale, 'entries that match no README command any more').to.deep.equal([]);
+    expect(stale, 'entries that match no command of README.md or docs/ any more').to.deep.equal([]);
   });
 
   for (const command of commands) {
