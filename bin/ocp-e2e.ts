@@ -17,7 +17,7 @@ try {
 } catch (error) {
   const code = (error as { exitCode?: number }).exitCode;
   // commander already printed usage errors and help. Help and the version (`--help`, `help <command>`, `--version`)
-  // end with commander's exit code 0; anything else it stops on is a usage problem: exit 2, as documented in README.
+  // end with commander's exit code 0; anything else it stops on is a usage problem: exit 2, as docs/command-line.md documents.
   if (typeof code === 'number' && (error as { code?: string }).code?.startsWith('commander.')) process.exit(code === 0 ? 0 : 2);
   console.error(`ocp-e2e: ${(error as Error).message ?? String(error)}`);
   process.exit(2);

@@ -64,7 +64,7 @@ export const NO_DEVIATIONS: Readonly<Deviations> = Object.freeze({
 });
 
 interface FaultDefinition {
-  /** What breaks, in the words of README.md's kill matrix. */
+  /** What breaks, in the words of specs/README.md's kill matrix. */
   what: string;
   /** The deviations the fault switches on. */
   deviates: ReadonlyArray<keyof Deviations>;

@@ -1,5 +1,5 @@
 /**
- * Makes the screenshots under docs/screenshots/ that README shows: for a failing run (the buggy nightly profile) and a
+ * Makes the screenshots under docs/screenshots/ that docs/reports.md shows: for a failing run (the buggy nightly profile) and a
  * passing run (4.12-ga) of spec 54183, the report's overview, the test page and the upgrade timeline chart, taken in
  * headless Chromium from file:// with the network blocked, as test/bin/report-in-browser.test.ts opens them.
  *

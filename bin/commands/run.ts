@@ -16,7 +16,7 @@ In CI:
   ocp-e2e run --rerun-failed reports --reports-dir rerun               only the tests that failed in reports/
   ocp-e2e run --known-issues known-issues.yaml          matching failures reported as known issues with their bug
 
-More in README.md ("In CI") and specs/README.md.`;
+More in docs/ci.md, docs/upgrade-pipeline.md and specs/README.md.`;
 
 export function register(program: Command): void {
   const run = defineRunOptions(

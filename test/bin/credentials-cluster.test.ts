@@ -1,5 +1,5 @@
 /**
- * Credentials as a user of a real cluster has them (README "Credentials"), on `cluster up`: the push credentials
+ * Credentials as a user of a real cluster has them (docs/credentials.md), on `cluster up`: the push credentials
  * only in $REGISTRY_AUTH_FILE (no --pull-secret), and an --image-repo whose registry gives the cluster's pull secret
  * a pull-only account, as a quay.io robot is (test/bin/support/auth-proxy.ts in front of an open test registry).
  * The run must push with the file the preflight checked (it used to push with the cluster's pull-only entry), print

@@ -1,5 +1,5 @@
 /**
- * The exit codes of `ocp-e2e run` (README.md, "Exit codes"). 0-2 as every run; 3-5 tell apart why a cluster target
+ * The exit codes of `ocp-e2e run` (docs/command-line.md, "Exit codes"). 0-2 as every run; 3-5 tell apart why a cluster target
  * could not be used at all, so a CI job can say "fix the kubeconfig" rather than "the suite failed".
  */
 export const EXIT = {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { registryEnvironment, startLocalRegistry } from '../../../lib/oci/local-registry.js';
 
-/** A user's shell as README's env file (or podman's habits) leave it: REGISTRY_* set to things of their own. */
+/** A user's shell as docs/reference-cluster.md's env file (or podman's habits) leave it: REGISTRY_* set to their own. */
 const USER_VARIABLES = { REGISTRY_AUTH_FILE: '/tmp/somebody/auth.json', REGISTRY_HTTP_ADDR: '0.0.0.0:1', REGISTRY_STORAGE: 'bogus' };
 
 describe('lib/oci: the local registry process', function () {

@@ -1,7 +1,7 @@
 /**
  * A person's shell beside `ocp-e2e cluster up --env-out`: the cluster runs in a child process until `stop()`, and
- * `sh` runs a command line in bash after `source <env file>`, with the upstream `oc` first on PATH, as README tells
- * a user to do.
+ * `sh` runs a command line in bash after `source <env file>`, with the upstream `oc` first on PATH, as
+ * docs/reference-cluster.md tells a user to do.
  */
 import { execa, type ResultPromise } from 'execa';
 import { existsSync } from 'node:fs';
