@@ -38,6 +38,7 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true, // type-only imports count too
-    enhancedResolveOptions: { extensions: ['.ts', '.cts', '.js', '.cjs', '.json'] },
+    // exportsFields and conditionNames: packages' subpath exports (`@bufbuild/cel/ext`) resolve as Node resolves them.
+    enhancedResolveOptions: { extensions: ['.ts', '.cts', '.js', '.cjs', '.json'], exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
   },
 };
