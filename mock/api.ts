@@ -73,6 +73,7 @@ export class Api {
   get(rt: ResourceType, namespace: string | undefined, name: string): StoredObject {
     const s = this.store.get(rt.storageKey, rt.namespaced ? namespace : undefined, name);
     if (!s) throw errors.notFound(rt.group, rt.plural, name);
+    rt.schema?.applyDefaults(s.obj); // defaults added to the CRD after the object was stored, as on a real read
     return s;
   }
 
@@ -87,6 +88,7 @@ export class Api {
   list(rt: ResourceType, namespace: string | undefined, opts: ListOptions): ListResult {
     const match = this.matcher(rt, opts);
     let items = this.store.list(rt.storageKey, rt.namespaced ? namespace : undefined).filter((s) => match(s.obj));
+    if (rt.schema) for (const s of items) rt.schema.applyDefaults(s.obj);
     let resourceVersion = String(this.store.resourceVersion);
     if (opts.continue) {
       let token: { rv: string; start: string };
@@ -301,7 +303,7 @@ export class Api {
     } else delete meta.generation;
     if (meta.finalizers && meta.finalizers.length === 0) delete meta.finalizers;
     if (opts.fieldManager) recordOwnership(next, opts.fieldManager, 'Update', changedPaths(current, next), timestamp(this.now()));
-    this.admit(rt, next, current, opts);
+    this.admit(rt, next, current, opts, subresource);
     if (opts.dryRun) return next;
     if (meta.deletionTimestamp && rt.storageKey === NAMESPACE_STORAGE_KEY) {
       // A terminating namespace goes once its contents and its finalizers are gone; look again after this change.
@@ -314,7 +316,7 @@ export class Api {
   }
 
   /** Validation every write goes through: names, labels, schema (pruning, strictness), CRD rules. */
-  private admit(rt: ResourceType, obj: KubeObject, old: KubeObject | undefined, opts: WriteOptions): void {
+  private admit(rt: ResourceType, obj: KubeObject, old: KubeObject | undefined, opts: WriteOptions, subresource?: string): void {
     checkMetadataShape(obj.metadata);
     const causes: StatusCause[] = [];
     for (const [k, v] of Object.entries(obj.metadata.labels ?? {})) {
@@ -340,7 +342,7 @@ export class Api {
         }
         if (mode === 'Warn') opts.warnings?.push(...unknown.map((f) => `unknown field "${f}"`));
       }
-      const invalid = rt.schema.validate(obj);
+      const invalid = rt.schema.validate(obj, old, subresource);
       if (invalid.length) throw errors.invalid(rt.group, rt.kind, obj.metadata.name ?? '', invalid);
     }
     if (rt.storageKey === CRD_STORAGE_KEY) {

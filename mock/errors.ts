@@ -68,10 +68,12 @@ export const errors = {
   tooLarge: (limit: number) => new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`),
   unsupportedMediaType: (contentType: string) =>
     new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml (got ${contentType})`),
-  invalid: (group: string, kind: string, name: string, causes: StatusCause[]) =>
-    new ApiError(422, 'Invalid',
-      `${kind}${group ? '.' + group : ''} "${name}" is invalid: ${causes.map((c) => `${c.field ? c.field + ': ' : ''}${c.message}`).join(', ')}`,
-      { name, group, kind, causes }),
+  invalid: (group: string, kind: string, name: string, causes: StatusCause[]) => {
+    // As an aggregate of field errors prints: one alone as it is, several (distinct) in brackets.
+    const texts = [...new Set(causes.map((c) => `${c.field ? c.field + ': ' : ''}${c.message}`))];
+    return new ApiError(422, 'Invalid', `${kind}${group ? '.' + group : ''} "${name}" is invalid: ${texts.length === 1 ? texts[0] : `[${texts.join(', ')}]`}`,
+      { name, group, kind, causes });
+  },
   forbidden: (message: string) => new ApiError(403, 'Forbidden', message),
   tooManyRequests: (retryAfterSeconds: number) =>
     new ApiError(429, 'TooManyRequests', 'the server has received too many requests and has asked us to try again later (injected fault)',

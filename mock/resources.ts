@@ -38,9 +38,15 @@ export interface PrinterColumn {
 
 /** Checks and cleans an object against its schema; returns validation causes (empty when valid). */
 export interface SchemaCheck {
-  /** Removes fields the schema does not know; returns their paths (for fieldValidation Strict/Warn). */
+  /** Removes fields the schema does not know, then fills in defaults; returns the removed paths (for fieldValidation Strict/Warn). */
   prune(obj: KubeObject): string[];
-  validate(obj: KubeObject): StatusCause[];
+  /** Fills in defaults, as on a read of a stored object that predates them; returns whether anything changed. */
+  applyDefaults(obj: KubeObject): boolean;
+  /**
+   * Validation causes; `old` (on update) ratchets errors of unchanged values and feeds CEL transition rules;
+   * `subresource` "status" checks the status schema alone (CEL rules still see the whole object).
+   */
+  validate(obj: KubeObject, old?: KubeObject, subresource?: string): StatusCause[];
 }
 
 export interface ResourceType {

@@ -1,0 +1,200 @@
+/**
+ * openshift/api's own validation suites (the onCreate / onUpdate cases its authors run against a real kube-apiserver,
+ * `<group>/<version>/tests/<plural>.<group>/AAA_ungated.yaml`: the Default feature set) run against the mock API
+ * server serving the OpenShift CRDs of one release: each case must give the expected object, or an error containing
+ * the expected text. The suites are a peer's and are not copied into this repository: point
+ * OCP_E2E_OPENSHIFT_API_SUITES at a checkout (or an extract) of github.com/openshift/api; without it the test is
+ * skipped, saying so. OCP_E2E_OPENSHIFT_API_CRDS chooses the CRD folder (default: the 4.22 fixtures).
+ * Cases that cannot pass here for a reason other than the mock's validation are listed in SKIPPED with that reason;
+ * the counts per suite are printed.
+ */
+import { expect } from 'chai';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { startApiServer, type RunningApiServer } from '../../mock/index.js';
+import { loadCrdsFrom } from '../../reference/crds/index.js';
+
+const SUITES = process.env.OCP_E2E_OPENSHIFT_API_SUITES;
+const CRDS = process.env.OCP_E2E_OPENSHIFT_API_CRDS ?? '/work/shared/fixtures/openshift-4.22-crds';
+
+/** Suites of the CRDs the reference serves on the 4.20 and 4.22 profiles' fixtures. */
+const SUITE_DIRS = [
+  'config/v1/tests/clusteroperators.config.openshift.io',
+  'config/v1/tests/clusterversions.config.openshift.io',
+  'config/v1/tests/imagedigestmirrorsets.config.openshift.io',
+  'config/v1/tests/imagetagmirrorsets.config.openshift.io',
+  'machineconfiguration/v1/tests/containerruntimeconfigs.machineconfiguration.openshift.io',
+  'machineconfiguration/v1/tests/controllerconfigs.machineconfiguration.openshift.io',
+  'machineconfiguration/v1/tests/kubeletconfigs.machineconfiguration.openshift.io',
+  'machineconfiguration/v1/tests/machineconfignodes.machineconfiguration.openshift.io',
+  'machineconfiguration/v1/tests/machineconfigpools.machineconfiguration.openshift.io',
+  'machineconfiguration/v1/tests/machineconfigs.machineconfiguration.openshift.io',
+  'machineconfiguration/v1/tests/machineosbuilds.machineconfiguration.openshift.io',
+  'machineconfiguration/v1/tests/machineosconfigs.machineconfiguration.openshift.io',
+  'machineconfiguration/v1/tests/pinnedimagesets.machineconfiguration.openshift.io',
+  'operator/v1/tests/machineconfigurations.operator.openshift.io',
+];
+
+/** OCP_E2E_OPENSHIFT_API_ALL=1: every suite of the checkout whose CRD is in the CRD folder (a wider measurement). */
+function suiteDirs(): string[] {
+  if (process.env.OCP_E2E_OPENSHIFT_API_ALL !== '1' || !SUITES) return SUITE_DIRS;
+  const names = new Set(loadCrdsFrom(CRDS).map((c: any) => c.metadata.name as string));
+  return ['config/v1', 'machineconfiguration/v1', 'operator/v1'].flatMap((gv) => {
+    const dir = join(SUITES, gv, 'tests');
+    return existsSync(dir) ? readdirSync(dir).filter((d) => names.has(d)).map((d) => `${gv}/tests/${d}`) : [];
+  });
+}
+
+/** Cases left out, with the reason (none may be left out for a rule the reference relies on). */
+const SKIPPED: Record<string, string> = {};
+
+interface Case {
+  name: string;
+  initial: string;
+  updated?: string;
+  expected?: string;
+  expectedError?: string;
+  expectedStatusError?: string;
+  initialCRDPatches?: unknown[];
+}
+interface Suite { crdName: string; tests: { onCreate?: Case[]; onUpdate?: Case[] } }
+
+type Obj = Record<string, any>;
+
+class Client {
+  constructor(readonly server: RunningApiServer) {}
+  async call(method: string, path: string, body?: unknown): Promise<{ code: number; obj: Obj }> {
+    const res = await fetch(`${this.server.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.server.token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { code: res.status, obj: (await res.json()) as Obj };
+  }
+}
+
+/** What openshift/api's runner compares: the object without its server-set metadata. */
+function comparable(o: Obj): Obj {
+  const { metadata, apiVersion: _a, kind: _k, ...rest } = o;
+  return { ...rest, metadata: { ...(metadata?.labels ? { labels: metadata.labels } : {}), ...(metadata?.annotations ? { annotations: metadata.annotations } : {}) } };
+}
+
+/** Patches the CRD as the case asks (to store an object an older schema allowed); returns how to undo it. */
+async function patchCrd(client: Client, crdName: string, patches: unknown[]): Promise<() => Promise<void>> {
+  const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`;
+  const original = (await client.call('GET', path)).obj;
+  const res = await fetch(`${client.server.url}${path}`, {
+    method: 'PATCH', body: JSON.stringify(patches),
+    headers: { authorization: `Bearer ${client.server.token}`, 'content-type': 'application/json-patch+json' },
+  });
+  if (res.status >= 300) throw new Error(`CRD patch failed: ${await res.text()}`);
+  return async () => {
+    const current = (await client.call('GET', path)).obj;
+    const r = await client.call('PUT', path, { ...current, spec: original.spec });
+    if (r.code >= 300) throw new Error(`CRD restore failed: ${r.obj.message}`);
+  };
+}
+
+async function runCase(client: Client, crd: Obj, c: Case, update: boolean): Promise<string | undefined> {
+  const restore = c.initialCRDPatches ? await patchCrd(client, crd.metadata.name, c.initialCRDPatches) : undefined;
+  const initial = parse(c.initial, { uniqueKeys: false }) as Obj;
+  const version = crd.spec.versions.find((v: Obj) => v.storage).name;
+  const namespace = crd.spec.scope === 'Namespaced' ? initial.metadata?.namespace ?? 'default' : undefined;
+  if (namespace) await client.call('POST', '/api/v1/namespaces', { metadata: { name: namespace } });
+  const base = `/apis/${crd.spec.group}/${version}${namespace ? `/namespaces/${namespace}` : ''}/${crd.spec.names.plural}`;
+  // As openshift/api's runner: an object without a name gets a generated one.
+  initial.metadata ??= {};
+  if (!initial.metadata.name) initial.metadata.generateName = 'test-';
+  let name: string | undefined = initial.metadata.name;
+  try {
+    const { status: initialStatus, ...initialBody } = initial;
+    const created = await client.call('POST', base, initialBody);
+    if (!update && c.expectedError) {
+      if (created.code < 300) return `created, expected error ${JSON.stringify(c.expectedError)}`;
+      return String(created.obj.message).includes(c.expectedError) ? undefined : `error ${JSON.stringify(created.obj.message)}, expected ${JSON.stringify(c.expectedError)}`;
+    }
+    if (created.code >= 300) return `create failed: ${created.obj.message}`;
+    let current = created.obj;
+    name = current.metadata.name;
+    if (initialStatus !== undefined) {
+      const r = await client.call('PUT', `${base}/${name}/status`, { ...current, status: initialStatus });
+      if (r.code >= 300) return `initial status update failed: ${r.obj.message}`;
+      current = r.obj;
+    }
+    await restore?.();
+    if (update) {
+      const updated = parse(c.updated!, { uniqueKeys: false }) as Obj;
+      const { status: updatedStatus, ...updatedBody } = updated;
+      updatedBody.metadata = { ...(updatedBody.metadata ?? {}), name, resourceVersion: current.metadata.resourceVersion };
+      const r = await client.call('PUT', `${base}/${name}`, updatedBody);
+      if (c.expectedError) {
+        if (r.code < 300) return `updated, expected error ${JSON.stringify(c.expectedError)}`;
+        return String(r.obj.message).includes(c.expectedError) ? undefined : `error ${JSON.stringify(r.obj.message)}, expected ${JSON.stringify(c.expectedError)}`;
+      }
+      if (r.code >= 300) return `update failed: ${r.obj.message}`;
+      current = r.obj;
+      if (updatedStatus !== undefined) {
+        const s = await client.call('PUT', `${base}/${name}/status`, { ...current, status: updatedStatus });
+        if (c.expectedStatusError) {
+          if (s.code < 300) return `status updated, expected error ${JSON.stringify(c.expectedStatusError)}`;
+          return String(s.obj.message).includes(c.expectedStatusError) ? undefined : `error ${JSON.stringify(s.obj.message)}, expected ${JSON.stringify(c.expectedStatusError)}`;
+        }
+        if (s.code >= 300) return `status update failed: ${s.obj.message}`;
+        current = s.obj;
+      } else if (c.expectedStatusError) return `expected status error ${JSON.stringify(c.expectedStatusError)} without a status update`;
+    }
+    if (c.expected) {
+      const want = comparable(parse(c.expected, { uniqueKeys: false }) as Obj);
+      const got = comparable((await client.call('GET', `${base}/${name}`)).obj);
+      try { expect(got).to.deep.equal(want); } catch { return `object differs: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`; }
+    }
+    return undefined;
+  } finally {
+    if (name) await client.call('DELETE', `${base}/${name}`);
+    await restore?.();
+  }
+}
+
+describe('mock API server: openshift/api validation suites (Default feature set)', function () {
+  this.timeout(300_000);
+  let server: RunningApiServer;
+  let client: Client;
+  const counts: string[] = [];
+
+  before(async function () {
+    if (!SUITES || !existsSync(SUITES)) {
+      console.log('    skipped: set OCP_E2E_OPENSHIFT_API_SUITES to a checkout of github.com/openshift/api to run its suites');
+      this.skip();
+    }
+    server = await startApiServer({ tls: false, crds: loadCrdsFrom(CRDS) });
+    client = new Client(server);
+  });
+  after(async () => {
+    await server?.close();
+    if (counts.length) console.log(`    openshift/api suites against ${CRDS}:\n${counts.map((l) => `      ${l}`).join('\n')}`);
+  });
+
+  for (const dir of suiteDirs()) {
+    it(`passes ${dir.split('/').pop()}`, async function () {
+      const file = join(SUITES!, dir, 'AAA_ungated.yaml');
+      if (!existsSync(file)) this.skip();
+      const suite = parse(readFileSync(file, 'utf8'), { uniqueKeys: false }) as Suite;
+      const crd = loadCrdsFrom(CRDS).find((c: any) => c.metadata.name === suite.crdName) as Obj | undefined;
+      if (!crd) this.skip();
+      const failures: string[] = [];
+      let passed = 0, skipped = 0;
+      for (const [kind, cases] of [['onCreate', suite.tests.onCreate ?? []], ['onUpdate', suite.tests.onUpdate ?? []]] as const) {
+        for (const c of cases) {
+          const key = `${suite.crdName}: ${c.name}`;
+          if (SKIPPED[key]) { skipped++; continue; }
+          const failure = await runCase(client, crd!, c, kind === 'onUpdate');
+          if (failure) failures.push(`${kind} "${c.name}": ${failure}`);
+          else passed++;
+        }
+      }
+      counts.push(`${suite.crdName}: ${passed} passed, ${failures.length} failed, ${skipped} left out (SKIPPED)`);
+      if (failures.length) throw new Error(`${failures.length} case(s) failed:\n${failures.join('\n')}`);
+    });
+  }
+});
