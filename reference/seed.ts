@@ -35,7 +35,7 @@ import { installerSshMachineConfig, ROLES, templateMachineConfigs } from './mco/
 import type { ControllerConfig, MachineConfig, MachineConfigPool } from './mco/types.js';
 import { mcoBuildFor } from './mco/version.js';
 import type { McoBuild, Profile } from './profiles/profile.js';
-import { baseOsImage, extensionsImage, machineOsContent, type ReleaseInfo } from './releases/release-info.js';
+import { baseOsImage, extensionsImage, legacyOsImageUrl, type ReleaseInfo } from './releases/release-info.js';
 import { createRng, type Rng } from './rng.js';
 
 export interface SeedInput {
@@ -91,7 +91,7 @@ export function controllerConfigFor(release: ReleaseInfo, build: McoBuild): Cont
       ipFamilies: 'IPv4',
       kubeAPIServerServingCAData: b64('-----BEGIN CERTIFICATE-----\nreference\n-----END CERTIFICATE-----\n'),
       networkType: 'OVNKubernetes',
-      osImageURL: machineOsContent(release),
+      osImageURL: legacyOsImageUrl(release),
       baseOSContainerImage: baseOsImage(release),
       baseOSExtensionsContainerImage: extensionsImage(release) ?? '',
       platform: 'none',

@@ -21,7 +21,7 @@ import { semanticEqual } from '../equality.js';
 import { operatorVersionOf, setOperatorCondition, type OperandVersion } from '../mco/operator-status.js';
 import type { Condition } from '../mco/types.js';
 import { mcoAt, type Profile } from '../profiles/profile.js';
-import { baseOsImage, extensionsImage, machineOsContent, type ReleaseInfo } from '../releases/release-info.js';
+import { baseOsImage, extensionsImage, legacyOsImageUrl, type ReleaseInfo } from '../releases/release-info.js';
 import {
   checkOperatorHealth,
   completeHistoryHead,
@@ -68,7 +68,7 @@ export function osImageUrlConfigMapData(release: ReleaseInfo, profile: Profile):
   const keys = mcoAt(profile, release.version).operator.configMapKeys;
   const data: Record<string, string> = {
     [keys.releaseVersion]: release.version,
-    [keys.osImageURL]: machineOsContent(release),
+    [keys.osImageURL]: legacyOsImageUrl(release),
     [keys.baseOSContainerImage]: baseOsImage(release),
   };
   const extensions = extensionsImage(release);

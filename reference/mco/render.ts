@@ -52,6 +52,11 @@ export interface MergeOptions {
   includeExtensionsImage: boolean;
   /** Fault `render-merge-unsorted`: walk the configs in reverse name order. */
   reverseOrder?: boolean;
+  /**
+   * release-4.21's MergeMachineConfigs: configs the controller generated (the templates among them) take no part in
+   * the osImageURL and extensions-image merge; only user configs override the ControllerConfig's images.
+   */
+  ignoreGeneratedOsImages?: boolean;
   /** The configs' Ignition already parsed by validation, so the merge does not read them twice. */
   parsed?: ReadonlyMap<MachineConfig, ParsedIgnition>;
   /** The newest Ignition spec the MCO reads (4.13: 3.4, whose kernel arguments join the MachineConfig's). */
@@ -122,6 +127,7 @@ export function mergeMachineConfigs(configs: readonly MachineConfig[], options: 
   let osImageURL = options.defaultOsImageURL;
   let extensionsImage = options.defaultExtensionsImage ?? '';
   for (const mc of ordered) {
+    if (options.ignoreGeneratedOsImages && mc.metadata.annotations?.[ANN.generatedByControllerVersion]) continue;
     if (mc.spec?.osImageURL) osImageURL = mc.spec.osImageURL;
     if (mc.spec?.baseOSExtensionsContainerImage) extensionsImage = mc.spec.baseOSExtensionsContainerImage;
   }
@@ -217,6 +223,7 @@ export function renderPool(input: RenderInput): RenderOutput {
     parsed,
     ignitionReader: mco.render.ignitionSpec,
     defaultOverwriteAndDedupKargs: mco.render.mergeDefaultsOverwriteAndDedupsKargs,
+    ignoreGeneratedOsImages: !mco.render.generatedConfigsSetOsImage,
   });
   if (input.stickyOsImageURL && merged.spec.osImageURL === defaultUrl && input.stickyOsImageURL !== defaultUrl) {
     merged.spec.osImageURL = input.stickyOsImageURL;

@@ -36,7 +36,9 @@ export function templateMachineConfigs(role: string, cc: ControllerConfig, mco: 
   const owner = cc.metadata.uid
     ? [{ apiVersion: MC_API_VERSION, kind: 'ControllerConfig', name: cc.metadata.name!, uid: cc.metadata.uid, controller: true, blockOwnerDeletion: true }]
     : undefined;
-  const make = (name: string, config: IgnitionConfig, withOsImage: boolean): MachineConfig => {
+  const make = (name: string, config: IgnitionConfig, asked: boolean): MachineConfig => {
+    // release-4.21's template render leaves the OS images out of 00-<role> (pkg/controller/template/render.go)
+    const withOsImage = asked && mco.render.templatesCarryOsImage;
     const spec: MachineConfig['spec'] = { config, extensions: null, fips: false, kernelArguments: null, kernelType: '', osImageURL: withOsImage ? osImageURL : '' };
     if (mco.render.specHasExtensionsImage && withOsImage) spec.baseOSExtensionsContainerImage = cc.spec.baseOSExtensionsContainerImage ?? '';
     return {

@@ -7,9 +7,16 @@ import { createHash } from 'node:crypto';
 import type { InstalledRpm } from '../releases/os-content.js';
 import type { HostOs } from '../kubelet/hosts.js';
 
+/**
+ * `uname -r` of the deployment's kernel. RHEL 8's kernel-rt has its own release (`…rt7.183.el8_6`); from RHEL 9.3 it
+ * is built from the kernel's source with the kernel's release and says so with a `+rt` suffix
+ * (`5.14.0-570.42.2.el9_6.x86_64+rt`).
+ */
 export function kernelRelease(packages: readonly InstalledRpm[], kernelType: 'default' | 'realtime'): string {
   const kernel = packages.find((r) => r.name === (kernelType === 'realtime' ? 'kernel-rt-core' : 'kernel'));
-  return kernel ? `${kernel.version}-${kernel.release}.${kernel.arch}` : 'unknown';
+  if (!kernel) return 'unknown';
+  const release = `${kernel.version}-${kernel.release}.${kernel.arch}`;
+  return kernelType === 'realtime' && !/\.rt\d/.test(kernel.release) ? `${release}+rt` : release;
 }
 
 export function kernelCommandLine(node: string, os: Pick<HostOs, 'booted' | 'deployment'>, release: string): string {

@@ -29,6 +29,8 @@ export const MCO_BUG_B: McoCode = code({
     ignitionSpec: '3.2',
     mergeDefaultsOverwriteAndDedupsKargs: false,
     renderWaitsForRegeneratedConfigs: false,
+    templatesCarryOsImage: true,
+    generatedConfigsSetOsImage: true,
     apimachinery: '0.25',
   },
   daemon: { osUpdate: { kind: 'inspect-then-legacy' }, layeredImageRefusesLayering: true },
@@ -69,4 +71,43 @@ export const MCO_4_13: McoCode = code({
   upstream: { label: '4.13', commit: 'a57ca291235422f8466ac53496e9d192eecfe1e4' },
   operator: { ...MCO_FIX.operator, lastPoolConditionWins: true },
   render: { ...MCO_FIX.render, ignitionSpec: '3.4', mergeDefaultsOverwriteAndDedupsKargs: true, renderWaitsForRegeneratedConfigs: true, apimachinery: '0.26' },
+});
+
+/**
+ * release-4.20 at afed09939 (the branch's head in August 2026): 4.13's operator and render where the reference looks,
+ * and the daemon of 4.16 on: every OS update an `rpm-ostree rebase`, retried 5 times 5 s doubling, the node's reason
+ * only "Failed to update OS to … after retries: timed out waiting for the condition" (pkg/daemon/update.go
+ * `updateLayeredOSToPullspec`; mcd/rebase.ts).
+ */
+export const MCO_4_20: McoCode = code({
+  ...MCO_4_13,
+  upstream: { label: '4.20', commit: 'afed09939d80d86cafd38e9f733cc49ed16af092' },
+  daemon: {
+    ...MCO_4_13.daemon,
+    osUpdate: { kind: 'rebase-with-retries', firstDelaySeconds: 5, steps: 5, reasonCarriesLastError: false },
+  },
+});
+
+/**
+ * release-4.21 at db84d8368: the templates carry no OS images and the merge skips every generated config's
+ * (pkg/controller/template/render.go, pkg/controller/common/helpers.go `MergeMachineConfigs`), so only a user's
+ * config overrides the ControllerConfig's image, whatever its name.
+ */
+export const MCO_4_21: McoCode = code({
+  ...MCO_4_20,
+  upstream: { label: '4.21', commit: 'db84d8368ef78e50f3bc0961dcf2b27a7975e053' },
+  render: { ...MCO_4_20.render, templatesCarryOsImage: false, generatedConfigsSetOsImage: false },
+});
+
+/**
+ * release-4.22 at 9027c94cd: the rebase retried 7 times, 10 s doubling to at most 60 s, and the node's reason keeps the
+ * last rpm-ostree error again (OCPBUGS-112614, merged 2026-08-21).
+ */
+export const MCO_4_22: McoCode = code({
+  ...MCO_4_21,
+  upstream: { label: '4.22', commit: '9027c94cde45f82a2421b49fca261e9e20ce6310' },
+  daemon: {
+    ...MCO_4_21.daemon,
+    osUpdate: { kind: 'rebase-with-retries', firstDelaySeconds: 10, steps: 7, capSeconds: 60, reasonCarriesLastError: true },
+  },
 });

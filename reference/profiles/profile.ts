@@ -54,6 +54,16 @@ export interface RenderCode {
    * render until that config is regenerated (OCPBUGS-3821).
    */
   renderWaitsForRegeneratedConfigs: boolean;
+  /**
+   * Whether the template controller writes the release's OS images into `00-<role>`: up to 4.20; release-4.21's
+   * pkg/controller/template/render.go leaves them empty (and clears them from existing templates).
+   */
+  templatesCarryOsImage: boolean;
+  /**
+   * Whether configs the controller generated take part in the osImageURL merge: up to 4.20; release-4.21's
+   * MergeMachineConfigs (pkg/controller/common/helpers.go) skips every config with the generated-by annotation.
+   */
+  generatedConfigsSetOsImage: boolean;
   /** The k8s.io/apimachinery release the MCO vendors (go.mod): 4.12 has 0.25.1, release-4.13 0.26.10; error texts differ. */
   apimachinery: '0.25' | '0.26';
 }

@@ -65,9 +65,9 @@ function hashOf(parts: unknown): string {
 export async function osImageRecipes(registry: string, version: string, tags: OsImageTags, baseTag: string, rhel: RhelStream = '8.6'): Promise<Record<string, ImageRecipe>> {
   const contextDir = path.join(IMAGES_DIR, 'rhcos-like');
   const treeHash = await hashTree(contextDir);
-  const make = (tagName: string, containerfile: string, extraArgs: Record<string, string>, osLabels: Record<string, string> = {}): ImageRecipe => {
+  const make = (tagName: string, containerfile: string, extraArgs: Record<string, string>, osLabels: Record<string, string> = {}, stream: RhelStream = rhel): ImageRecipe => {
     // RHEL 8.6 is the Containerfiles' default: left out, the 4.12 images keep the content hash (and cache) they had
-    const buildArgs = { BASE_IMAGE: baseTag, RELEASE_VERSION: version, ...(rhel === '8.6' ? {} : { RHEL_VERSION: rhel }), ...extraArgs };
+    const buildArgs = { BASE_IMAGE: baseTag, RELEASE_VERSION: version, ...(stream === '8.6' ? {} : { RHEL_VERSION: stream }), ...extraArgs };
     const contentHash = hashOf({ RECIPE_VERSION, treeHash, containerfile, buildArgs, osLabels });
     return {
       tag: `${registry}/${OS_REPOSITORY}:${version}-${tagName}`,
@@ -87,6 +87,11 @@ export async function osImageRecipes(registry: string, version: string, tags: Os
   };
   if (tags.machineOsContent) recipes[tags.machineOsContent] = make(tags.machineOsContent, 'Containerfile', { IMAGE_KIND: tags.machineOsContent }, { [OSTREE_COMMIT_LABEL]: commit(tags.machineOsContent) });
   if (tags.extensions) recipes[tags.extensions] = make(tags.extensions, 'Containerfile.extensions', {});
+  const second = tags.secondStream;
+  if (second) {
+    recipes[second.base] = make(second.base, 'Containerfile', { IMAGE_KIND: second.base }, { [BOOTABLE_LABEL]: 'true', [OSTREE_COMMIT_LABEL]: commit(second.base) }, second.rhel);
+    if (second.extensions) recipes[second.extensions] = make(second.extensions, 'Containerfile.extensions', {}, {}, second.rhel);
+  }
   return recipes;
 }
 

@@ -14,13 +14,20 @@ export interface ReleaseInfo {
 }
 
 const MACHINE_OS_CONTENT = 'machine-os-content';
-/** `rhel-coreos-8` (4.12) or `rhel-coreos` (4.13 and later). */
-const BASE_OS = /^rhel-coreos(-\d+)?$/;
-const EXTENSIONS = /^rhel-coreos(-\d+)?-extensions$/;
+/** `rhel-coreos-8` (4.12) or `rhel-coreos` (4.13 and later); not 4.21's second stream `rhel-coreos-10`. */
+const BASE_OS = /^rhel-coreos(-8)?$/;
+const EXTENSIONS = /^rhel-coreos(-8)?-extensions$/;
+/** Any OS stream's images: 4.21's `rhel-coreos-10` and `rhel-coreos-10-extensions` too. */
+const ANY_STREAM = /^rhel-coreos(-\d+)?(-extensions)?$/;
 
-/** Tag names of OS images: the base OS and its extensions under their 4.12 and 4.13+ names, and machine-os-content. */
+/** Tag names of OS images: every stream's base OS and extensions under their 4.12 and 4.13+ names, and machine-os-content. */
 export function isOsImageTag(tag: string): boolean {
-  return tag === MACHINE_OS_CONTENT || BASE_OS.test(tag) || EXTENSIONS.test(tag);
+  return tag === MACHINE_OS_CONTENT || ANY_STREAM.test(tag);
+}
+
+/** machine-os-content where the payload still carries it (to 4.14), else nothing: the osimageurl manifest's `osImageURL`. */
+export function legacyOsImageUrl(release: Pick<ReleaseInfo, 'osImages'>): string {
+  return release.osImages[MACHINE_OS_CONTENT] ?? '';
 }
 
 /** The tag name of the base OS image (`rhel-coreos-8` or `rhel-coreos`), undefined when the release has none. */

@@ -16,10 +16,18 @@ export interface OsImageTags {
   machineOsContent?: string;
   /** The extensions image, e.g. `rhel-coreos-8-extensions`; absent when the release has none. */
   extensions?: string;
+  /**
+   * A second OS stream the payload carries beside the first, with the RHEL it is built on: 4.21's `rhel-coreos-10` and
+   * `rhel-coreos-10-extensions` (MCO 0e931a686, install/image-references), which pools pick with `osImageStream`.
+   */
+  secondStream?: { base: string; extensions?: string; rhel: RhelStream };
 }
 
-/** Which RHEL a release's RHCOS is built on: 4.12's is RHEL 8.6, 4.13's RHEL 9.2 (its own os-release, kernel and packages). */
-export type RhelStream = '8.6' | '9.2';
+/**
+ * Which RHEL a release's RHCOS is built on: 4.12's is RHEL 8.6, 4.13's RHEL 9.2, 4.18-4.22's RHEL 9.6, and 4.21's
+ * second stream RHEL 10.1 (each with its own os-release, kernel and packages: images/rhcos-like).
+ */
+export type RhelStream = '8.6' | '9.2' | '9.6' | '10.1';
 
 export interface ReleaseDefinition {
   version: string;

@@ -45,7 +45,7 @@ describe('profiles', () => {
     for (const name of PROFILE_NAMES) {
       const p = getProfile(name);
       expect(p.upstream.commit, name).to.match(/^[0-9a-f]{40}$/);
-      expect(p.upstream.label, name).to.match(/^(BUG-[AB]|FIX)$/);
+      expect(p.upstream.label, name).to.match(/^(BUG-[AB]|FIX|4\.\d+)$/);
       expect(p.releases.channel, name).to.match(/^(stable|fast|candidate|eus)-\d+\.\d+$/);
       for (const release of [p.releases.current, p.releases.next]) {
         expect(release.version, name).to.match(/^\d+\.\d+\.\d+/);
