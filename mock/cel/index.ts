@@ -6,7 +6,7 @@
  */
 import { celEnv, isCelError, parse, plan, type CelEnv, type CelResult } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
-import { KUBERNETES_FUNCS } from './library.js';
+import { CACHED_RE2, KUBERNETES_FUNCS } from './library.js';
 import { none, OPTIONAL_FUNCS, rewriteOptionalSelects, rewriteOptionalSyntax, some } from './optional.js';
 
 type Schema = Record<string, any>;
@@ -33,7 +33,7 @@ export interface CompiledRule {
 
 let env: CelEnv | undefined;
 function celEnvironment(): CelEnv {
-  env ??= celEnv({ funcs: [...strings, ...KUBERNETES_FUNCS, ...OPTIONAL_FUNCS] });
+  env ??= celEnv({ funcs: [...strings, ...KUBERNETES_FUNCS, ...OPTIONAL_FUNCS], re2: CACHED_RE2 });
   return env;
 }
 
