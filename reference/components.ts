@@ -17,6 +17,7 @@ import { KubeClient, type KubeObject } from '../lib/kube/client.js';
 import { InformerFactory } from '../lib/kube/informer.js';
 import type { NodeHosts } from './kubelet/hosts.js';
 import { DaemonSet } from './mcd/daemon.js';
+import { KubeApiServerOperator } from './kube-apiserver/operator.js';
 import { NodeController } from './mco/node-controller.js';
 import { Operator, readOperatorEnvironment } from './mco/operator.js';
 import { RenderController } from './mco/render-controller.js';
@@ -63,7 +64,8 @@ const DEFINITIONS: Record<ComponentName, ComponentDefinition> = {
   },
   'cluster-version-operator': {
     namespace: 'openshift-cluster-version',
-    make: async (ctx, base) => [new ClusterVersionOperator(ctx, { graph: base.graph })],
+    // the kube-apiserver operator's kubelet skew rule runs beside the CVO (kube-apiserver/operator.ts)
+    make: async (ctx, base) => [new ClusterVersionOperator(ctx, { graph: base.graph }), new KubeApiServerOperator(ctx)],
   },
 };
 

@@ -36,6 +36,7 @@ import type { ControllerConfig, MachineConfig, MachineConfigPool } from './mco/t
 import { mcoBuildFor } from './mco/version.js';
 import type { McoBuild, Profile } from './profiles/profile.js';
 import { baseOsImage, extensionsImage, legacyOsImageUrl, type ReleaseInfo } from './releases/release-info.js';
+import { runtimeVersionsOf } from './kubelet/node-info.js';
 import { createRng, type Rng } from './rng.js';
 
 export interface SeedInput {
@@ -55,7 +56,6 @@ export interface SeedInput {
 }
 
 const ZONES = ['us-east-2a', 'us-east-2b', 'us-east-2c'];
-const KUBELET_VERSION = 'v1.25.0+3ef6ef3';
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
 /** Run `fn` over `items` with at most `limit` in flight: seeding 1,000 nodes must not open 1,000 connections. */
@@ -160,10 +160,7 @@ function nodeStatus(index: number, rng: Rng, content: OsImageContent, now: strin
     nodeInfo: {
       architecture: 'amd64',
       bootID: `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`,
-      containerRuntimeVersion: 'cri-o://1.25.0-53.rhaos4.12.git2002c49.el8',
-      kernelVersion: '4.18.0-372.26.1.el8_6.x86_64',
-      kubeProxyVersion: KUBELET_VERSION,
-      kubeletVersion: KUBELET_VERSION,
+      ...runtimeVersionsOf(content),
       machineID: hex(32),
       operatingSystem: 'linux',
       osImage: osImageName(content),

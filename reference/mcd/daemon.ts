@@ -27,6 +27,7 @@ import { degradedReason, isBootableImage, notAnOsImageReason, uninspectableImage
 import { acceptedAsOs, notAnOsRebaseError, pullRebaseError, rebaseFailedReason, rebaseRetryDelaysMs, willRetryLine } from './rebase.js';
 import { mcoAt, type DaemonCode, type RebaseWithRetries } from '../profiles/profile.js';
 import { MCO_NAMESPACE } from '../workloads/components.js';
+import { runtimeVersionsOf } from '../kubelet/node-info.js';
 import { changedFilePaths, configDiff, hostFilesOf, invalidExtensions, nodeConfigOf, osChangesString, postConfigChangeAction, type ConfigDiff, type NodeConfig } from './node-config.js';
 import { osImageName, planUpdate, type BootedImage } from './os-status.js';
 import { unreconcilableMessage, unreconcilableReason } from './reconcilable.js';
@@ -483,7 +484,8 @@ export class DaemonSet implements Controller {
     if (ready && booted) {
       const rng = rngFor(this.ctx.seed, name, 'boot', String(now.getTime()));
       const hex = (n: number): string => Array.from({ length: n }, () => Math.floor(rng.next() * 16).toString(16)).join('');
-      patch.nodeInfo = { ...(node?.status?.nodeInfo ?? {}), osImage: osImageName(booted.content), bootID: `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}` };
+      const versions = runtimeVersionsOf(booted.content, this.hosts.get(name).deployment.kernelType);
+      patch.nodeInfo = { ...(node?.status?.nodeInfo ?? {}), ...versions, osImage: osImageName(booted.content), bootID: `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}` };
     }
     await client.patchStatus('Node', name, patch);
   }

@@ -34,6 +34,8 @@ export const MCO_BUG_B: McoCode = code({
     apimachinery: '0.25',
   },
   daemon: { osUpdate: { kind: 'inspect-then-legacy' }, layeredImageRefusesLayering: true },
+  // the kube-apiserver operator's texts said "Kubelet minor version" until 4.22 (cluster-kube-apiserver-operator f6a1c9111)
+  kubeApiServerOperator: { skewWording: 'minor-version' },
 });
 
 /** FIX: the merge of PR #3317 (MCO-289), which release-4.12 branched after; 4.12 GA's code where the reference looks. */
@@ -58,6 +60,7 @@ export const MCO_FIX: McoCode = code({
     specHasExtensionsImage: true,
   },
   daemon: { osUpdate: { kind: 'inspect-then-legacy' }, layeredImageRefusesLayering: false },
+  kubeApiServerOperator: { skewWording: 'minor-version' },
 });
 
 /**
@@ -110,4 +113,6 @@ export const MCO_4_22: McoCode = code({
     ...MCO_4_21.daemon,
     osUpdate: { kind: 'rebase-with-retries', firstDelaySeconds: 10, steps: 7, capSeconds: 60, reasonCarriesLastError: true },
   },
+  // cluster-kube-apiserver-operator release-4.22 (9c413cd4d): "Kubelet version (…) … in the next OpenShift version upgrade"
+  kubeApiServerOperator: { skewWording: 'version' },
 });

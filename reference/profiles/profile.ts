@@ -5,6 +5,7 @@
  * Facts come from ../shared/spec/mco-behaviour.md §2 and §7.
  */
 import type { Deviations } from '../faults.js';
+import type { SkewWording } from '../kube-apiserver/kubelet-skew.js';
 import type { ReleaseSet } from '../releases/release-set.js';
 
 /**
@@ -97,11 +98,20 @@ export interface DaemonCode {
   layeredImageRefusesLayering: boolean;
 }
 
-/** Where the MCO code of a release differs from another's, grouped by the component that runs it. */
+/** The kube-apiserver operator of the release: only its kubelet skew rule's texts differ (kube-apiserver/kubelet-skew.ts). */
+export interface KubeApiServerOperatorCode {
+  skewWording: SkewWording;
+}
+
+/**
+ * Where the code of a release differs from another's, grouped by the component that runs it: the MCO's operator,
+ * render and daemon, and the neighbours the reference plays beside them.
+ */
 export interface McoBehaviour {
   operator: OperatorCode;
   render: RenderCode;
   daemon: DaemonCode;
+  kubeApiServerOperator: KubeApiServerOperatorCode;
 }
 
 /** An MCO's code: the upstream commit it stands for and how it behaves. */
