@@ -73,8 +73,7 @@ export class Api {
   get(rt: ResourceType, namespace: string | undefined, name: string): StoredObject {
     const s = this.store.get(rt.storageKey, rt.namespaced ? namespace : undefined, name);
     if (!s) throw errors.notFound(rt.group, rt.plural, name);
-    rt.schema?.applyDefaults(s.obj); // defaults added to the CRD after the object was stored, as on a real read
-    return s;
+    return withDefaults(rt, s);
   }
 
   /** A filter for watch and list, from label and field selectors. */
@@ -88,7 +87,7 @@ export class Api {
   list(rt: ResourceType, namespace: string | undefined, opts: ListOptions): ListResult {
     const match = this.matcher(rt, opts);
     let items = this.store.list(rt.storageKey, rt.namespaced ? namespace : undefined).filter((s) => match(s.obj));
-    if (rt.schema) for (const s of items) rt.schema.applyDefaults(s.obj);
+    if (rt.schema) items = items.map((s) => withDefaults(rt, s));
     let resourceVersion = String(this.store.resourceVersion);
     if (opts.continue) {
       let token: { rv: string; start: string };
@@ -445,6 +444,15 @@ export class Api {
     }
     throw errors.alreadyExists(rt.group, rt.plural, `${prefix}*`);
   }
+}
+
+/**
+ * A stored object as a read returns it: with the defaults its CRD gained after it was stored (a copy: stored objects
+ * and their cached JSON are never changed), as kube-apiserver fills them in when it decodes an object from storage.
+ */
+function withDefaults(rt: ResourceType, s: StoredObject): StoredObject {
+  const defaulted = rt.schema?.withDefaults(s.obj);
+  return defaulted ? { obj: defaulted, rv: s.rv } : s;
 }
 
 /** apimachinery's path.IsValidPathSegmentName, with its messages: the one check RBAC object names get. */

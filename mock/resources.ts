@@ -40,8 +40,8 @@ export interface PrinterColumn {
 export interface SchemaCheck {
   /** Removes fields the schema does not know, then fills in defaults; returns the removed paths (for fieldValidation Strict/Warn). */
   prune(obj: KubeObject): string[];
-  /** Fills in defaults, as on a read of a stored object that predates them; returns whether anything changed. */
-  applyDefaults(obj: KubeObject): boolean;
+  /** A copy with the defaults a stored object predates filled in, as a read shows it; undefined when it lacks none. */
+  withDefaults(obj: KubeObject): KubeObject | undefined;
   /**
    * Validation causes; `old` (on update) ratchets errors of unchanged values and feeds CEL transition rules;
    * `subresource` "status" checks the status schema alone (CEL rules still see the whole object).

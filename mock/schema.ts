@@ -110,6 +110,20 @@ function applyDefaults(value: unknown, schema: Schema | undefined, pruneNulls: b
   return changed;
 }
 
+/** Whether applyDefaults (without pruning nulls) would change anything: reads look first and copy only then. */
+function lacksDefaults(value: unknown, schema: Schema | undefined): boolean {
+  if (!schema || value === null || typeof value !== 'object' || !hasDefaults(schema)) return false;
+  if (Array.isArray(value)) return value.some((item) => lacksDefaults(item, schema.items));
+  const obj = value as Json;
+  const props: Schema = schema.properties ?? {};
+  for (const key of Object.keys(props)) {
+    const v = obj[key];
+    if ((v === undefined || (v === null && props[key].nullable !== true)) && props[key].default !== undefined) return true;
+    if (v !== null && typeof v === 'object' && lacksDefaults(v, props[key])) return true;
+  }
+  return isObject(schema.additionalProperties) && Object.keys(obj).some((k) => !props[k] && lacksDefaults(obj[k], schema.additionalProperties));
+}
+
 // ------------------------------------------------------------------------------------------------ validation
 
 /** The word kube-apiserver uses for a JSON value's type. */
@@ -451,8 +465,11 @@ export function makeSchemaCheck(openAPIV3Schema: Schema): SchemaCheck {
       applyDefaults(obj, forValidation, true);
       return unknown;
     },
-    applyDefaults(obj: KubeObject): boolean {
-      return applyDefaults(obj, forValidation, false);
+    withDefaults(obj: KubeObject): KubeObject | undefined {
+      if (!lacksDefaults(obj, forValidation)) return undefined;
+      const copy = structuredClone(obj);
+      applyDefaults(copy, forValidation, false);
+      return copy;
     },
     validate(obj: KubeObject, old?: KubeObject, subresource?: string): StatusCause[] {
       const errs: FieldError[] = [];

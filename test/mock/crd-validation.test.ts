@@ -92,7 +92,11 @@ describe('mock API server: structural schemas, CEL rules and ratcheting', functi
       expect(check.prune(o)).to.deep.equal([]);
       expect(o.spec).to.deep.equal({ replicas: 1, mode: 'Auto', nested: { level: 'info' }, note: null, ports: [{ name: 'http', protocol: 'TCP' }] });
       expect(check.validate(o)).to.deep.equal([]);
-      expect(check.applyDefaults(o)).to.equal(false);
+      expect(check.withDefaults(o)).to.equal(undefined);
+      const old: any = obj({ ports: [{ name: 'http' }] });
+      const read = check.withDefaults(old) as any;
+      expect(read.spec).to.deep.equal({ replicas: 1, mode: 'Auto', nested: { level: 'info' }, ports: [{ name: 'http', protocol: 'TCP' }] });
+      expect(old.spec).to.deep.equal({ ports: [{ name: 'http' }] }); // the stored object itself is left as it is
     });
 
     it('words errors as kube-apiserver does, with the Status causes', () => {
@@ -206,6 +210,7 @@ describe('mock API server: structural schemas, CEL rules and ratcheting', functi
 
     it('applies a default added after an object was stored when the object is read', async () => {
       expect((await call(server, 'POST', W, widget('w6', { size: 1, phase: 'New' }))).code).to.equal(201);
+      expect((await call(server, 'GET', `${W}/w6`)).obj.spec).to.not.have.property('color'); // read (and cached) before
       const crdPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com';
       const crd = (await call(server, 'GET', crdPath)).obj;
       crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.color = { type: 'string', default: 'blue' };
