@@ -11,6 +11,7 @@ import type { Deleter } from './deleter.js';
 import { ApiError, errors, type StatusCause } from './errors.js';
 import { FOREGROUND_FINALIZER, GarbageCollector } from './garbage-collector.js';
 import { changedPaths, fieldPaths, recordOwnership, removeUnapplied } from './managedfields.js';
+import { BUILTIN_PATCH_TYPES, CUSTOM_RESOURCE_PATCH_TYPES } from './media-types.js';
 import { NAMESPACE_STORAGE_KEY, NamespaceController } from './namespace-controller.js';
 import { mergePatch, jsonPatch, strategicMerge, PATCH_TYPES } from './patch.js';
 import { apiVersionOf, type KubeObject, type ResourceRegistry, type ResourceType } from './resources.js';
@@ -169,10 +170,10 @@ export class Api {
       case PATCH_TYPES.json: patched = jsonPatch(current, patch); break;
       case PATCH_TYPES.merge: patched = mergePatch(current, patch); break;
       case PATCH_TYPES.strategic:
-        if (!rt.builtin) throw errors.unsupportedMediaType(contentType);
+        if (!rt.builtin) throw errors.unsupportedMediaType(CUSTOM_RESOURCE_PATCH_TYPES);
         patched = strategicMerge(current, patch);
         break;
-      default: throw errors.unsupportedMediaType(contentType);
+      default: throw errors.unsupportedMediaType(rt.builtin ? BUILTIN_PATCH_TYPES : CUSTOM_RESOURCE_PATCH_TYPES);
     }
     if (patched === null || typeof patched !== 'object' || Array.isArray(patched)) throw errors.badRequest('the patch does not produce an object');
     const obj = patched as KubeObject;

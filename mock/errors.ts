@@ -66,8 +66,9 @@ export const errors = {
       { name, group, kind: plural }),
   gone: (message: string) => new ApiError(410, 'Expired', message),
   tooLarge: (limit: number) => new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`),
-  unsupportedMediaType: (contentType: string) =>
-    new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml (got ${contentType})`),
+  /** kube-apiserver's words (handlers/negotiation/errors.go): the types the request could have used; `note` is the mock's. */
+  unsupportedMediaType: (accepted: readonly string[], note?: string) =>
+    new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}${note ? ` (${note})` : ''}`),
   invalid: (group: string, kind: string, name: string, causes: StatusCause[]) => {
     // As an aggregate of field errors prints: one alone as it is, several (distinct) in brackets.
     const texts = [...new Set(causes.map((c) => `${c.field ? c.field + ': ' : ''}${c.message}`))];

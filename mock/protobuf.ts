@@ -125,7 +125,7 @@ export function decodeProtobuf(body: Buffer): Record<string, unknown> {
   const apiVersion = unknown.typeMeta?.apiVersion ?? '';
   const kind = unknown.typeMeta?.kind ?? '';
   const desc = KINDS[`${apiVersion}/${kind}`];
-  if (!desc) throw errors.unsupportedMediaType(`application/vnd.kubernetes.protobuf (${apiVersion} ${kind} is accepted as JSON only)`);
+  if (!desc) throw errors.unsupportedMediaType(['application/json', 'application/yaml'], `the mock decodes ${apiVersion} ${kind} from JSON or YAML only`);
   try {
     return { apiVersion, kind, ...decodeMessage(unknown.raw ?? Buffer.alloc(0), desc) };
   } catch (e) {

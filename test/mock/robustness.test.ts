@@ -47,6 +47,39 @@ describe('mock API server: robustness', function () {
     expect(target.metadata.labels === undefined || typeof target.metadata.labels === 'object').to.equal(true);
   });
 
+  // Issue 45: this one request ended the process (`FATAL ERROR: RegExpCompiler Allocation failed`), the YAML parser
+  // recursing 100,000 levels until V8 could not compile a regular expression on what stack was left.
+  const DEEP = '['.repeat(100_000) + ']'.repeat(100_000);
+
+  it('answers the 100,000-deep apply-patch+yaml POST that killed it with 415, and keeps serving', async () => {
+    const r = await request(s, 'POST', MC, { rawBody: DEEP, contentType: 'application/apply-patch+yaml' });
+    expect(r.status, r.text).to.equal(415);
+    expect(r.json).to.include({ kind: 'Status', reason: 'UnsupportedMediaType', code: 415 });
+    expect(r.json.message).to.equal('the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+    expect((await request(s, 'GET', `${MC}/target`)).json.metadata.name).to.equal('target');
+  });
+
+  it('refuses the 100,000-deep document with a 4xx Status under every media type and verb, before parsing it', async () => {
+    await request(s, 'POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'target' } } });
+    const types = ['application/json', 'application/yaml', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml', 'application/apply-patch+cbor', 'application/vnd.kubernetes.protobuf', 'application/cbor', 'text/plain', ''];
+    const CM = '/api/v1/namespaces/default/configmaps';
+    const calls = [['POST', MC], ['PUT', `${MC}/target`], ['PATCH', `${MC}/target?fieldManager=deep`], ['DELETE', `${MC}/target?dryRun=All`],
+      ['POST', CM], ['PUT', `${CM}/target`], ['PATCH', `${CM}/target?fieldManager=deep`], ['DELETE', `${CM}/target?dryRun=All`]] as const;
+    const started = Date.now();
+    const wrong: string[] = [];
+    for (const contentType of types) {
+      for (const [method, path] of calls) {
+        const r = await request(s, method, path, { rawBody: DEEP, contentType });
+        // A media type the verb takes is decoded and refused for its depth; any other is 415 unread.
+        const ok = r.json?.kind === 'Status' && (r.status === 415 || (r.status === 400 && /exceeded max depth|protobuf body lacks the k8s envelope/.test(r.json.message)));
+        if (!ok) wrong.push(`${method} ${path} ${JSON.stringify(contentType)}: ${r.status} ${r.text.slice(0, 150)}`);
+      }
+    }
+    expect(wrong).to.deep.equal([]);
+    expect(Date.now() - started, 'ms for 88 refusals').to.be.below(10_000);
+    expect((await request(s, 'GET', `${MC}/target`)).status).to.equal(200);
+  });
+
   it('answers malformed paths and query parameters with 4xx', async () => {
     const paths = [
       '/api/v1/namespaces/%ZZ/configmaps', '/apis/machineconfiguration.openshift.io/v1/machineconfigs/a/b/c/d',

@@ -6,52 +6,27 @@
  * the image is rebuilt FROM 4.13's `rhel-coreos` (in place of the report's `rhel-coreos-8`) and the nodes boot RHEL 9.2.
  */
 import { expect } from 'chai';
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { getProfile } from '../../reference/profiles/index.js';
 import { startReportSession, type ReportSession } from './support/report-session.js';
-import { reportDockerfile, reportMachineConfigCommand } from './support/report-steps.js';
+import { columns, reportFlow, type ReportFlow } from './support/report-flow.js';
+import { reportMachineConfigCommand } from './support/report-steps.js';
 
 const { current: CURRENT, next: NEXT } = getProfile('4.12-to-4.13').releases;
-
-const columns = (line: string | undefined): string[] => (line ?? '').trim().split(/\s+/);
 
 describe('the report\'s commands by hand on `cluster up --profile 4.12-to-4.13` with the real oc: 4.12 upgraded to 4.13', function () {
   this.timeout(240_000);
   let session: ReportSession;
   let registry: string;
-  let dir: string;
+  let flow: ReportFlow;
   let worker: string;
   let master: string;
   const sh = (command: string) => session.sh(command);
   const until = (command: string, done: (stdout: string) => boolean, timeoutMs = 90_000) => session.until(command, done, timeoutMs);
 
-  /** `oc get mcp` until both pools are Updated, not Updating, on a config other than the ones given. */
-  const poolsUpdatedAway = (before: Record<string, string>) =>
-    until('oc get mcp', (out) => {
-      const rows = out.split('\n').slice(1).map(columns);
-      return ['master', 'worker'].every((pool) => {
-        const row = rows.find((r) => r[0] === pool);
-        return Boolean(row && row[1] !== before[pool] && row[2] === 'True' && row[3] === 'False' && row[4] === 'False' && row[5] === row[7]);
-      });
-    });
-
-  const poolConfigs = async (): Promise<Record<string, string>> => ({
-    master: (await sh('oc get mcp master -o jsonpath={.spec.configuration.name}')).stdout,
-    worker: (await sh('oc get mcp worker -o jsonpath={.spec.configuration.name}')).stdout,
-  });
-
-  const buildAndPush = async (base: string, image: string): Promise<void> => {
-    const folder = path.join(dir, image.replace(/\W+/g, '-'));
-    await mkdir(folder);
-    await writeFile(path.join(folder, 'Dockerfile'), reportDockerfile(base));
-    const r = await sh(`cd ${JSON.stringify(folder)} && docker build -t ${image} . && docker push ${image}`);
-    expect(r.exitCode, r.all).to.equal(0);
-  };
-
   before(async function () {
     session = await startReportSession('4.12-to-4.13', 150_000);
-    ({ registry, dir } = session);
+    ({ registry } = session);
+    flow = reportFlow(session);
     worker = (await sh('oc get nodes -l node-role.kubernetes.io/worker -o name')).stdout.split('\n')[0]!.replace(/^node\//, '');
     master = (await sh('oc get nodes -l node-role.kubernetes.io/master -o name')).stdout.split('\n')[0]!.replace(/^node\//, '');
   });
@@ -82,17 +57,17 @@ describe('the report\'s commands by hand on `cluster up --profile 4.12-to-4.13` 
     const base = (await sh('oc adm release info --image-for=rhel-coreos-8')).stdout.trim();
     expect(base).to.match(/@sha256:[0-9a-f]{64}$/);
     const image = `${registry}/sregidor/sregidor-os:mco_layering`;
-    await buildAndPush(base, image);
-    const before = await poolConfigs();
+    await flow.buildAndPush(base, image);
+    const before = await flow.poolConfigs();
     for (const role of ['master', 'worker'] as const) {
       const r = await sh(reportMachineConfigCommand(role, image));
       expect(r.exitCode, r.all).to.equal(0);
     }
-    await poolsUpdatedAway(before);
+    await flow.poolsUpdatedAway(before);
   });
 
   it('step 6: `oc adm upgrade --to-image <4.13> --allow-explicit-upgrade --force` completes, machine-config is not Degraded, the nodes still boot the custom 4.12-based image', async () => {
-    const before = await poolConfigs();
+    const before = await flow.poolConfigs();
     const upgrade = await sh(`oc adm upgrade --to-image ${registry}/ocp/release:${NEXT.version} --allow-explicit-upgrade --force`);
     expect(upgrade.exitCode, upgrade.all).to.equal(0);
     expect(upgrade.stdout).to.include(`Requesting update to ${NEXT.version}`);
@@ -100,7 +75,7 @@ describe('the report\'s commands by hand on `cluster up --profile 4.12-to-4.13` 
     expect(cv.split('\n')[1]).to.match(new RegExp(`Cluster version is ${NEXT.version.replace(/\./g, '\\.')}$`));
     const co = await until('oc get co machine-config', (out) => columns(out.split('\n')[1]).slice(0, 5).join(' ') === `machine-config ${NEXT.version} True False False`);
     expect(co).not.to.include('osImageURL mismatch');
-    await poolsUpdatedAway(before);
+    await flow.poolsUpdatedAway(before);
     for (const node of [worker, master]) {
       const status = await sh(`oc debug node/${node} -- chroot /host rpm-ostree status`);
       expect(status.exitCode, status.all).to.equal(0);
@@ -115,13 +90,13 @@ describe('the report\'s commands by hand on `cluster up --profile 4.12-to-4.13` 
     const base = (await sh(`oc adm release info --image-for=rhel-coreos`)).stdout.trim();
     expect(base).to.match(/@sha256:[0-9a-f]{64}$/);
     const image = `${registry}/sregidor/sregidor-os:mco_layering_413`;
-    await buildAndPush(base, image);
-    const before = await poolConfigs();
+    await flow.buildAndPush(base, image);
+    const before = await flow.poolConfigs();
     for (const role of ['master', 'worker']) {
       const r = await sh(`oc patch mc tc-54183-new-os-image-upgrade-${role} --type merge -p '{"spec":{"osImageURL":"${image}"}}'`);
       expect(r.exitCode, r.all).to.equal(0);
     }
-    await poolsUpdatedAway(before);
+    await flow.poolsUpdatedAway(before);
     const os = await sh(`oc debug node/${worker} -- chroot /host sh -c 'cat /etc/os-release; rpm -q zsh kernel; rpm-ostree status'`);
     expect(os.exitCode, os.all).to.equal(0);
     expect(os.stdout).to.include('RHEL_VERSION="9.2"');

@@ -3,8 +3,9 @@
  * object's subresource). The verbs of an object and of each subresource are tables: serving a new subresource is
  * one entry in SUBRESOURCES.
  */
-import { DEFAULT_BODY_LIMIT, decodeBody, mediaType, readBody } from '../../body.js';
+import { DEFAULT_BODY_LIMIT, decodeBody, readBody } from '../../body.js';
 import { errors } from '../../errors.js';
+import { bodyMediaType, patchMediaType, type BodyMediaType, type PatchMediaType } from '../../media-types.js';
 import { apiVersionOf, type ResourceType } from '../../resources.js';
 import { table, wantsTable } from '../../table.js';
 import type { Call, HttpContext } from '../context.js';
@@ -53,9 +54,18 @@ export async function serveResource(ctx: HttpContext, call: Call): Promise<void>
   await verb(ctx, call, at);
 }
 
-function readJsonBody(ctx: HttpContext, call: Call): Promise<unknown> {
-  return readBody(call.req, ctx.bodyLimit ?? DEFAULT_BODY_LIMIT)
-    .then((raw) => decodeBody(raw, call.req.headers['content-type'] ?? 'application/json'));
+/**
+ * The body of a create, update or patch, whose media type the caller checked before reading it (a 415 costs no
+ * read, as on kube-apiserver).
+ */
+async function readDecoded(ctx: HttpContext, call: Call, type: BodyMediaType | PatchMediaType): Promise<unknown> {
+  return decodeBody(await readBody(call.req, ctx.bodyLimit ?? DEFAULT_BODY_LIMIT), type);
+}
+
+/** DeleteOptions: read first, and negotiated only when there is a body (handlers/delete.go). */
+async function readDeleteOptions(ctx: HttpContext, call: Call): Promise<unknown> {
+  const raw = await readBody(call.req, ctx.bodyLimit ?? DEFAULT_BODY_LIMIT);
+  return raw.length === 0 ? undefined : decodeBody(raw, bodyMediaType(call.req.headers['content-type']));
 }
 
 function getOrList(ctx: HttpContext, call: Call, at: ResourcePath): void {
@@ -89,7 +99,7 @@ function getOrList(ctx: HttpContext, call: Call, at: ResourcePath): void {
 
 async function create(ctx: HttpContext, call: Call, { rt, namespace, name }: ResourcePath): Promise<void> {
   if (name !== undefined) throw errors.methodNotAllowed(call.method, call.path);
-  const body = await readJsonBody(ctx, call);
+  const body = await readDecoded(ctx, call, bodyMediaType(call.req.headers['content-type']));
   const warnings: string[] = [];
   const created = ctx.api.create(rt, namespace, body, writeOptions(call.query, warnings));
   send(call.res, 201, JSON.stringify(viewOf(rt, created)), warningHeaders(warnings));
@@ -97,26 +107,23 @@ async function create(ctx: HttpContext, call: Call, { rt, namespace, name }: Res
 
 async function update(ctx: HttpContext, call: Call, { rt, namespace, name, subresource }: ResourcePath): Promise<void> {
   if (name === undefined) throw errors.methodNotAllowed(call.method, call.path);
-  const body = await readJsonBody(ctx, call);
+  const body = await readDecoded(ctx, call, bodyMediaType(call.req.headers['content-type']));
   const warnings: string[] = [];
   const updated = ctx.api.update(rt, namespace, name, body, writeOptions(call.query, warnings), subresource);
   send(call.res, 200, JSON.stringify(viewOf(rt, updated)), warningHeaders(warnings));
 }
 
-const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
-
 async function patch(ctx: HttpContext, call: Call, { rt, namespace, name, subresource }: ResourcePath): Promise<void> {
   if (name === undefined) throw errors.methodNotAllowed(call.method, call.path);
-  const type = mediaType(call.req.headers['content-type']);
-  if (!PATCH_TYPES.includes(type)) throw errors.unsupportedMediaType(type || '(none)');
-  const body = await readJsonBody(ctx, call);
+  const type = patchMediaType(call.req.headers['content-type'], rt.builtin);
+  const body = await readDecoded(ctx, call, type);
   const warnings: string[] = [];
   const { obj, created } = ctx.api.patch(rt, namespace, name, type, body, writeOptions(call.query, warnings), subresource);
   send(call.res, created ? 201 : 200, JSON.stringify(viewOf(rt, obj)), warningHeaders(warnings));
 }
 
 async function remove(ctx: HttpContext, call: Call, { rt, namespace, name }: ResourcePath): Promise<void> {
-  const opts = deleteOptions(call.query, await readJsonBody(ctx, call));
+  const opts = deleteOptions(call.query, await readDeleteOptions(ctx, call));
   if (name === undefined) {
     const deleted = ctx.api.deleteCollection(rt, namespace, { ...opts, ...selectors(call.query) });
     const list = { kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: { resourceVersion: String(ctx.api.store.resourceVersion) }, items: deleted.map((o) => viewOf(rt, o)) };

@@ -4,8 +4,9 @@
  * describe; this decodes just the fields these handlers read (numbers from the upstream generated.proto files),
  * and leaves JSON and YAML to the shared decoder.
  */
-import { DEFAULT_BODY_LIMIT, decodeBody, mediaType, readBody } from '../../body.js';
+import { DEFAULT_BODY_LIMIT, decodeBody, readBody } from '../../body.js';
 import { ApiError, errors } from '../../errors.js';
+import { bodyMediaType } from '../../media-types.js';
 import type { Call, HttpContext } from '../context.js';
 
 type Field = { name: string; kind: 'string' | 'bytes' | 'int' | Message; repeated?: boolean };
@@ -30,9 +31,9 @@ const SPECS: Record<string, Message> = {
 const ENVELOPE: Message = { 1: { name: 'typeMeta', kind: { 1: { name: 'apiVersion', kind: 'string' }, 2: { name: 'kind', kind: 'string' } } }, 2: { name: 'raw', kind: 'bytes' } };
 
 export async function readReviewBody(ctx: HttpContext, call: Call): Promise<Record<string, any>> {
+  const type = bodyMediaType(call.req.headers['content-type']);
   const raw = await readBody(call.req, ctx.bodyLimit ?? DEFAULT_BODY_LIMIT);
-  const type = call.req.headers['content-type'] ?? 'application/json';
-  const body = mediaType(type) === 'application/vnd.kubernetes.protobuf' ? decodeReview(raw) : decodeBody(raw, type);
+  const body = type === 'application/vnd.kubernetes.protobuf' ? decodeReview(raw) : decodeBody(raw, type);
   return body && typeof body === 'object' ? (body as Record<string, any>) : {};
 }
 
@@ -42,7 +43,7 @@ function decodeReview(body: Buffer): Record<string, unknown> {
     const envelope = decode(body.subarray(4), ENVELOPE);
     const { apiVersion = '', kind = '' } = (envelope.typeMeta ?? {}) as { apiVersion?: string; kind?: string };
     const spec = SPECS[`${apiVersion}/${kind}`];
-    if (!spec) throw errors.unsupportedMediaType(`application/vnd.kubernetes.protobuf (${apiVersion} ${kind} is accepted as JSON only)`);
+    if (!spec) throw errors.unsupportedMediaType(['application/json', 'application/yaml'], `the mock decodes ${apiVersion} ${kind} from JSON or YAML only`);
     const object = decode(envelope.raw as Buffer ?? Buffer.alloc(0), { 2: { name: 'spec', kind: spec } });
     return { apiVersion, kind, spec: object.spec ?? {} };
   } catch (e) {
