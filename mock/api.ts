@@ -248,6 +248,9 @@ export class Api {
     if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) throw errors.badRequest('apply patch must be an object');
     const applied = patch as KubeObject;
     if (!applied.apiVersion || !applied.kind) throw errors.badRequest('apply patch needs apiVersion and kind');
+    if (applied.metadata != null && (typeof applied.metadata !== 'object' || Array.isArray(applied.metadata))) {
+      throw errors.badRequest(`failed to create typed patch object: .metadata: expected map, got ${Array.isArray(applied.metadata) ? 'list' : typeof applied.metadata}`);
+    }
     applied.metadata ??= {};
     if (applied.metadata.name !== undefined && applied.metadata.name !== name) throw errors.badRequest(`the name of the object (${applied.metadata.name}) does not match the name on the URL (${name})`);
     if (!existing) {
