@@ -42,17 +42,23 @@ const PLANNER_CALLS = new Set(['_&&_', '_||_', '_?_:_', '_[_]', '_[?_]', '_?._',
 
 type Program = (ctx: Record<string, unknown>) => CelResult;
 
-function callNames(expr: any, out: Set<string>): void {
+/**
+ * The functions an expression calls; `ns.f()` on an identifier that is no variable (`format.dns1123Label()`,
+ * `math.greatest()`) is the namespaced function `ns.f`.
+ */
+function callNames(expr: any, out: Set<string>, variables = new Set(['self', 'oldSelf'])): void {
   if (!expr || typeof expr !== 'object') return;
   const k = expr.exprKind;
+  if (k?.case === 'comprehensionExpr') variables = new Set([...variables, k.value.iterVar, k.value.iterVar2, k.value.accuVar].filter(Boolean));
   if (k?.case === 'callExpr') {
     const target = k.value.target;
-    const qualified = target?.exprKind?.case === 'identExpr' ? `${target.exprKind.value.name}.${k.value.function}` : undefined;
-    out.add(qualified && celEnvironment().funcs.find(qualified) ? qualified : k.value.function);
+    const ident: string | undefined = target?.exprKind?.case === 'identExpr' ? target.exprKind.value.name : undefined;
+    const qualified = ident && !variables.has(ident) ? `${ident}.${k.value.function}` : undefined;
+    out.add(qualified && (celEnvironment().funcs.find(qualified) || !celEnvironment().funcs.find(k.value.function)) ? qualified : k.value.function);
   }
   for (const v of Object.values(k?.value ?? {})) {
-    if (Array.isArray(v)) v.forEach((x) => callNames(x, out));
-    else if (v && typeof v === 'object') callNames(v, out);
+    if (Array.isArray(v)) v.forEach((x) => callNames(x, out, variables));
+    else if (v && typeof v === 'object') callNames(v, out, variables);
   }
 }
 

@@ -338,5 +338,109 @@ const REGEX_FUNCS: CelFunc[] = [
   }),
 ];
 
+// ------------------------------------------------------------------------------------------------ quantity, semver, sets
+
+const NANO = 1_000_000_000n;
+const INT64_MAX = 2n ** 63n - 1n;
+const BINARY: Record<string, bigint> = { Ki: 2n ** 10n, Mi: 2n ** 20n, Gi: 2n ** 30n, Ti: 2n ** 40n, Pi: 2n ** 50n, Ei: 2n ** 60n };
+const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+
+/** A Kubernetes quantity as a count of nano-units (rounded up, as the API rounds below its nano precision). */
+function parseQuantity(text: string): bigint | undefined {
+  const m = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])|[eE]([+-]?\d+))?$/.exec(text);
+  if (!m) return undefined;
+  const [, signText, digits, suffix, exponentText] = m as unknown as [string, string, string, string | undefined, string | undefined];
+  const [whole, fraction = ''] = digits.split('.');
+  let numerator = BigInt(`${whole || '0'}${fraction}`);
+  let exponent = -fraction.length + (exponentText !== undefined ? Number(exponentText) : DECIMAL[suffix ?? ''] ?? 0) + 9;
+  if (suffix && BINARY[suffix]) numerator *= BINARY[suffix]!;
+  if (Math.abs(exponent) > 400) return undefined;
+  let nanos: bigint;
+  if (exponent >= 0) nanos = numerator * 10n ** BigInt(exponent);
+  else {
+    const divisor = 10n ** BigInt(-exponent);
+    nanos = numerator / divisor + (numerator % divisor === 0n ? 0n : 1n);
+  }
+  return signText === '-' ? -nanos : nanos;
+}
+const quantityValue = (nanos: bigint) => tagged('kubernetes.Quantity', { nanos });
+const nanosOf = (v: unknown): bigint => {
+  if (typeof v === 'bigint') return v * NANO;
+  return fieldsOf(v, 'kubernetes.Quantity').get('nanos') as bigint;
+};
+
+/** Semantic versions as the library reads them: MAJOR.MINOR.PATCH[-pre][+build], leading zeros refused. */
+const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
+function normalizeSemver(s: string): string {
+  const stripped = s.replace(/^v/, '');
+  const m = /^(\d+)(?:\.(\d+))?(?:\.(\d+))?(.*)$/.exec(stripped);
+  if (!m) return s;
+  const num = (x: string | undefined) => String(Number(x ?? '0'));
+  return `${num(m[1])}.${num(m[2])}.${num(m[3])}${m[4]}`;
+}
+function semverParts(v: unknown): { nums: bigint[]; pre: string[] } {
+  const m = SEMVER.exec(String(fieldsOf(v, 'kubernetes.Semver').get('version')))!;
+  return { nums: [m[1], m[2], m[3]].map((x) => BigInt(x!)), pre: m[4] ? m[4].split('.') : [] };
+}
+function compareSemver(a: unknown, b: unknown): number {
+  const x = semverParts(a), y = semverParts(b);
+  for (let i = 0; i < 3; i++) if (x.nums[i] !== y.nums[i]) return x.nums[i]! < y.nums[i]! ? -1 : 1;
+  if (!x.pre.length || !y.pre.length) return x.pre.length === y.pre.length ? 0 : x.pre.length ? -1 : 1;
+  for (let i = 0; i < Math.min(x.pre.length, y.pre.length); i++) {
+    const p = x.pre[i]!, q = y.pre[i]!;
+    if (p === q) continue;
+    const pn = /^\d+$/.test(p), qn = /^\d+$/.test(q);
+    if (pn && qn) return BigInt(p) < BigInt(q) ? -1 : 1;
+    if (pn !== qn) return pn ? -1 : 1;
+    return p < q ? -1 : 1;
+  }
+  return Math.sign(x.pre.length - y.pre.length);
+}
+
+/** compareTo, isGreaterThan and isLessThan are shared by quantities and semantic versions. */
+function compareTagged(a: unknown, b: unknown): number {
+  if (fieldsOfAny(a) === 'kubernetes.Semver') return compareSemver(a, b);
+  const x = nanosOf(a), y = nanosOf(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+function fieldsOfAny(v: unknown): unknown {
+  return (v instanceof Map || isCelMap(v)) ? (v as ReadonlyMap<unknown, unknown>).get(TYPE) : undefined;
+}
+
+const QUANTITY_SEMVER_SETS_FUNCS: CelFunc[] = [
+  celFunc('isQuantity', [STRING], BOOL, (s: string) => parseQuantity(s) !== undefined),
+  celFunc('quantity', [STRING], DYN, (s: string) => {
+    const nanos = parseQuantity(s);
+    return (nanos === undefined ? fail(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': ${s}`) : quantityValue(nanos)) as never;
+  }),
+  celMethod('sign', DYN, [], INT, function (this: CelValue) { const n = nanosOf(this); return n < 0n ? -1n : n > 0n ? 1n : 0n; }),
+  celMethod('isInteger', DYN, [], BOOL, function (this: CelValue) { const n = nanosOf(this); return n % NANO === 0n && n / NANO <= INT64_MAX && n / NANO >= -INT64_MAX - 1n; }),
+  celMethod('asInteger', DYN, [], INT, function (this: CelValue) {
+    const n = nanosOf(this);
+    if (n % NANO !== 0n || n / NANO > INT64_MAX || n / NANO < -INT64_MAX - 1n) return fail('cannot convert value to integer');
+    return n / NANO;
+  }),
+  celMethod('asApproximateFloat', DYN, [], CelScalar.DOUBLE, function (this: CelValue) { return Number(nanosOf(this)) / 1e9; }),
+  celMethod('add', DYN, [DYN], DYN, function (this: CelValue, other: CelValue) { return quantityValue(nanosOf(this) + nanosOf(other)) as never; }),
+  celMethod('sub', DYN, [DYN], DYN, function (this: CelValue, other: CelValue) { return quantityValue(nanosOf(this) - nanosOf(other)) as never; }),
+  celMethod('compareTo', DYN, [DYN], INT, function (this: CelValue, other: CelValue) { return BigInt(compareTagged(this, other)); }),
+  celMethod('isGreaterThan', DYN, [DYN], BOOL, function (this: CelValue, other: CelValue) { return compareTagged(this, other) > 0; }),
+  celMethod('isLessThan', DYN, [DYN], BOOL, function (this: CelValue, other: CelValue) { return compareTagged(this, other) < 0; }),
+  celFunc('isSemver', [STRING], BOOL, (s: string) => SEMVER.test(s)),
+  celFunc('isSemver', [STRING, BOOL], BOOL, (s: string, normalize: boolean) => SEMVER.test(normalize ? normalizeSemver(s) : s)),
+  celFunc('semver', [STRING], DYN, (s: string) => (SEMVER.test(s) ? tagged('kubernetes.Semver', { version: s }) : fail(`could not parse semver: ${s}`)) as never),
+  celFunc('semver', [STRING, BOOL], DYN, (s: string, normalize: boolean) => {
+    const v = normalize ? normalizeSemver(s) : s;
+    return (SEMVER.test(v) ? tagged('kubernetes.Semver', { version: v }) : fail(`could not parse semver: ${s}`)) as never;
+  }),
+  celMethod('major', DYN, [], INT, function (this: CelValue) { return semverParts(this).nums[0]!; }),
+  celMethod('minor', DYN, [], INT, function (this: CelValue) { return semverParts(this).nums[1]!; }),
+  celMethod('patch', DYN, [], INT, function (this: CelValue) { return semverParts(this).nums[2]!; }),
+  celFunc('sets.contains', [LIST, LIST], BOOL, (a: CelList, b: CelList) => items(b).every((x) => items(a).some((y) => equalValues(x, y)))),
+  celFunc('sets.equivalent', [LIST, LIST], BOOL, (a: CelList, b: CelList) =>
+    items(b).every((x) => items(a).some((y) => equalValues(x, y))) && items(a).every((x) => items(b).some((y) => equalValues(x, y)))),
+  celFunc('sets.intersects', [LIST, LIST], BOOL, (a: CelList, b: CelList) => items(b).some((x) => items(a).some((y) => equalValues(x, y)))),
+];
+
 /** Every Kubernetes library function this mock provides, beyond CEL's standard ones and the strings extension. */
-export const KUBERNETES_FUNCS: CelFunc[] = [...IP_FUNCS, ...URL_FUNCS, ...FORMAT_FUNCS, ...LIST_FUNCS, ...REGEX_FUNCS];
+export const KUBERNETES_FUNCS: CelFunc[] = [...IP_FUNCS, ...URL_FUNCS, ...FORMAT_FUNCS, ...LIST_FUNCS, ...REGEX_FUNCS, ...QUANTITY_SEMVER_SETS_FUNCS];

@@ -80,6 +80,17 @@ describe('mock API server: CEL functions (mock/cel)', () => {
     ["self.find('[0-9]+') == '12' && self.findAll('[0-9]+') == ['12', '3'] && self.findAll('[0-9]+', 1) == ['12']", 'a12b3', 'string', true],
   ]);
 
+  table('has the quantity, semver and sets libraries', [
+    ["isQuantity(self) && quantity(self).isGreaterThan(quantity('1Gi')) && quantity(self).compareTo(quantity('1536Mi')) == 0", '1.5Gi', 'string', true],
+    ["quantity(self) == quantity('0.5') && quantity(self).add(1).asApproximateFloat() == 1.5 && !quantity(self).isInteger()", '500m', 'string', true],
+    ["quantity(self).asInteger() == 2000 && quantity(self).sub(quantity('1k')).sign() == 1 && quantity('-1').sign() == -1", '2e3', 'string', true],
+    ['isQuantity(self)', '1.5.5', 'string', false],
+    ["isSemver(self) && semver(self).isLessThan(semver('1.10.0')) && semver(self).major() == 1 && semver(self).minor() == 9", '1.9.3', 'string', true],
+    ["semver('1.0.0-alpha').compareTo(semver('1.0.0')) == -1 && semver('1.0.0-alpha.2').isGreaterThan(semver('1.0.0-alpha.10')) == false", '', 'string', true],
+    ["!isSemver(self) && isSemver(self, true) && semver(self, true).patch() == 0", 'v1.2', 'string', true],
+    ["sets.contains(self, ['a']) && !sets.equivalent(self, ['a']) && sets.intersects(self, ['b', 'z'])", ['a', 'b'], 'array', true],
+  ]);
+
   const status = { status: { skew: { mode: 'Automatic' } } };
   table('has optionals: x.?f chains, orValue, optional.ofNonZeroValue', [
     ["self.?status.skew.mode.orValue('') == 'Automatic'", status, 'object', true],
@@ -95,8 +106,8 @@ describe('mock API server: CEL functions (mock/cel)', () => {
   });
 
   it('compiles a rule once per schema node, and reports a function it lacks instead of running the rule', () => {
-    const schema = { type: 'string', 'x-kubernetes-validations': [{ rule: "quantity(self).isGreaterThan(quantity('1Gi'))" }] };
+    const schema = { type: 'string', 'x-kubernetes-validations': [{ rule: "math.greatest(1, 2) == 2 && base64.decode(self) == b'x'" }] };
     expect(rulesOf(schema)).to.equal(rulesOf(schema));
-    expect(rulesOf(schema)[0]!.unsupported).to.deep.equal(['isGreaterThan', 'quantity']);
+    expect(rulesOf(schema)[0]!.unsupported).to.deep.equal(['base64.decode', 'math.greatest']);
   });
 });
