@@ -3,40 +3,26 @@
  * fuzz test can print how many of each it sent and what the server made of them. The classes are the ones a
  * broken or hostile client produces: random bytes, truncated and deeply nested JSON, wrong types, huge bodies,
  * invalid names, bad selectors, bad patch documents, bad content types, bad resourceVersions, unknown groups and
- * kinds, bad query parameters and odd methods, plus valid objects mutated at random.
+ * kinds, bad query parameters and odd methods, plus valid objects mutated at random. Every fourth case is one of the
+ * decoding matrix (./decoding-cases.ts): each media type on each verb and kind of path, with deep, wide and aliased
+ * documents.
  */
 import type { RawRequest } from '../../support/http.js';
+import { matrixCase } from './decoding-cases.js';
+import { COLLECTIONS, CRD, SEEDED_NAMES, MC, CM, NS } from './fuzz-objects.js';
 
 export interface FuzzCase {
   kind: string;
   req: RawRequest;
+  /** Why the answer's status is wrong (undefined when right), for cases whose answer is known. */
+  expect?: (status: number) => string | undefined;
+  /** The combination of the decoding matrix the case stands for. */
+  combo?: string;
 }
 
 type Rand = () => number;
 
-const MC = '/apis/machineconfiguration.openshift.io/v1/machineconfigs';
-const MCP = '/apis/machineconfiguration.openshift.io/v1/machineconfigpools';
-const CO = '/apis/config.openshift.io/v1/clusteroperators';
-const CV = '/apis/config.openshift.io/v1/clusterversions';
-const CM = '/api/v1/namespaces/fuzz/configmaps';
-const NODES = '/api/v1/nodes';
-const NS = '/api/v1/namespaces';
-const CRD = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
-
-/** Collections the fuzzer aims at, with a valid object of each to mutate. */
-export const COLLECTIONS: Array<{ path: string; valid: (name: string) => Record<string, unknown> }> = [
-  { path: MC, valid: (name) => ({ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfig', metadata: { name, labels: { 'machineconfiguration.openshift.io/role': 'worker' } }, spec: { osImageURL: 'quay.io/x/os@sha256:' + 'ab'.repeat(32), config: { ignition: { version: '3.2.0' } } } }) },
-  { path: MCP, valid: (name) => ({ apiVersion: 'machineconfiguration.openshift.io/v1', kind: 'MachineConfigPool', metadata: { name }, spec: { machineConfigSelector: { matchLabels: { 'machineconfiguration.openshift.io/role': name } }, nodeSelector: { matchLabels: { [`node-role.kubernetes.io/${name}`]: '' } }, paused: false } }) },
-  { path: CO, valid: (name) => ({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { name }, spec: {} }) },
-  { path: CV, valid: (name) => ({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name }, spec: { clusterID: '11111111-2222-3333-4444-555555555555', desiredUpdate: { version: '', image: 'r/release:1', force: true } } }) },
-  { path: CM, valid: (name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'fuzz' }, data: { a: '1', b: 'two' } }) },
-  { path: NODES, valid: (name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'node-role.kubernetes.io/worker': '' }, annotations: { a: 'b' } }, spec: { unschedulable: false } }) },
-  { path: NS, valid: (name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }) },
-  { path: CRD, valid: (name) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `${name}s.fuzz.example.com` }, spec: { group: 'fuzz.example.com', scope: 'Namespaced', names: { plural: `${name}s`, kind: 'Fz' + name.replace(/[^a-z0-9]/g, '') }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer', minimum: 0 } } } } } } }] } }) },
-];
-
-/** Names of objects the fuzz test creates before it starts, so updates and patches reach real objects. */
-export const SEEDED_NAMES = ['fz-a', 'fz-b', 'fz-c'];
+export { COLLECTIONS, SEEDED_NAMES };
 
 const pick = <T>(rand: Rand, xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
 const int = (rand: Rand, max: number) => Math.floor(rand() * max);
@@ -180,8 +166,9 @@ const ctJson = { 'Content-Type': 'application/json' };
  * the whole CustomResourceDefinition or Namespace collection is a valid request that would remove the very kinds
  * being fuzzed, so it is sent as a GET instead.
  */
-export function fuzzCase(rand: Rand): FuzzCase {
-  const c = drawCase(rand);
+export function fuzzCase(rand: Rand, index = 0): FuzzCase {
+  // Every fourth case is the decoding matrix's next combination (./decoding-cases.ts).
+  const c = index % 4 === 3 ? matrixCase(rand, Math.floor(index / 4)) : drawCase(rand);
   const collection = c.req.path.split('?')[0]!.replace(/\/+$/, '');
   if (c.req.method === 'DELETE' && (collection === CRD || collection === NS)) c.req.method = 'GET';
   return c;
