@@ -43,6 +43,13 @@ export interface Deviations {
    */
   daemonKeepsOldEtc: boolean;
   /** Operator: report the new version as soon as a required pool is Updating, not once the pools are done. */
+  /**
+   * Fault mcd-loses-rebase-error (OCPBUGS-63734 as reported): the 4.21 daemon with ImageModeStatusReporting on put the
+   * MachineConfigNode update's result into the rebase's error, so a failed rebase's reason wraps nil.
+   */
+  daemonLosesRebaseError: boolean;
+  /** Fault kas-ignores-kubelet-skew: the kube-apiserver operator reports Upgradeable=True whatever the kubelets. */
+  kubeApiServerIgnoresKubeletSkew: boolean;
   operatorReportsVersionEarly: boolean;
   /** CVO: an operator is done once it reports the version, whatever its conditions say. */
   cvoTrustsVersionAlone: boolean;
@@ -59,6 +66,8 @@ export const NO_DEVIATIONS: Readonly<Deviations> = Object.freeze({
   daemonBootsAnyImage: false,
   daemonLayersOnlyChanges: false,
   daemonKeepsOldEtc: false,
+  daemonLosesRebaseError: false,
+  kubeApiServerIgnoresKubeletSkew: false,
   operatorReportsVersionEarly: false,
   cvoTrustsVersionAlone: false,
 });
@@ -110,6 +119,14 @@ export const FAULTS = {
   'mcd-keeps-old-etc-on-rebase': {
     what: "a rebase keeps the /etc of the image it leaves, as if all of it were local changes, so a reverted image's /etc files and enabled units stay on the node",
     deviates: ['daemonKeepsOldEtc'],
+  },
+  'mcd-loses-rebase-error': {
+    what: "the daemon's failed-rebase reason wraps nil instead of the retry loop's timeout (4.21 with ImageModeStatusReporting before OCPBUGS-63734's fix, upstream 1b9aafd92): 'Failed to update OS to <image> after retries: %!w(<nil>)'",
+    deviates: ['daemonLosesRebaseError'],
+  },
+  'kas-ignores-kubelet-skew': {
+    what: 'the kube-apiserver operator reports Upgradeable=True whatever kubelets the nodes run, so a cluster whose overridden pool kept an old kubelet looks ready for the next minor',
+    deviates: ['kubeApiServerIgnoresKubeletSkew'],
   },
   'cvo-completes-early': {
     what: 'the operator reports its new version as soon as the master pool starts rolling and the CVO completes on the version alone',

@@ -40,3 +40,10 @@ export function kubeletMinor(kubeletVersion: string | undefined): number | undef
   const m = /^v?1\.(\d+)\./.exec(kubeletVersion ?? '');
   return m ? Number(m[1]) : undefined;
 }
+
+/** The minor of an OpenShift 4 version, or an error naming what was given. */
+export function openShiftMinor(version: string): number {
+  const v = parseOpenShiftVersion(version);
+  if (!v) throw new Error(`"${version}" is not an OpenShift version`);
+  return v.minor;
+}

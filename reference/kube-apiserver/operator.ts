@@ -70,7 +70,9 @@ export class KubeApiServerOperator implements Controller {
     const api = version ? apiServerVersionOf(version) : undefined;
     if (!version || !api) return;
     const kubelets = this.nodes.list().map((n) => ({ node: n.metadata!.name!, kubeletVersion: n.status?.nodeInfo?.kubeletVersion ?? '' }));
-    const skew = kubeletSkewCondition(kubelets, api.kubernetes, api.minor, mcoAt(profile, version).kubeApiServerOperator.skewWording);
+    // fault kas-ignores-kubelet-skew: every kubelet taken for the API server's own
+    const judged = this.ctx.deviations.kubeApiServerIgnoresKubeletSkew ? kubelets.map((k) => ({ ...k, kubeletVersion: `v${api.kubernetes}` })) : kubelets;
+    const skew = kubeletSkewCondition(judged, api.kubernetes, api.minor, mcoAt(profile, version).kubeApiServerOperator.skewWording);
     let existing = this.cos.get(KUBE_APISERVER_CO);
     if (!existing) {
       await client.apply('ClusterOperator', { apiVersion: CONFIG_API_VERSION, kind: 'ClusterOperator', metadata: { name: KUBE_APISERVER_CO }, spec: {} });

@@ -400,11 +400,13 @@ export class DaemonSet implements Controller {
           error = notAnOsRebaseError(wanted);
         } catch (e) {
           if (e instanceof AbortedError || e instanceof RebaseFailed) throw e;
+          // fault mcd-ignores-pull-errors: the pull's error goes up as it is, and the caller carries on without it
+          if (deviations.daemonIgnoresPullErrors) throw e;
           error = pullRebaseError(wanted, (e as Error).message);
         }
         log(willRetryLine(wanted, error));
         const delay = delays[attempt];
-        if (delay === undefined) throw new RebaseFailed(rebaseFailedReason(wanted, error, retries), false);
+        if (delay === undefined) throw new RebaseFailed(rebaseFailedReason(wanted, error, retries, deviations.daemonLosesRebaseError), false);
         await clock.sleep(delay, signal);
       }
     };

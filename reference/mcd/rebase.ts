@@ -68,8 +68,12 @@ export function willRetryLine(image: string, error: string): string {
   return `Failed to update OS to ${image} (will retry): ${error}`;
 }
 
-/** The node's Degraded reason once every try failed. */
-export function rebaseFailedReason(image: string, lastError: string, retries: RebaseWithRetries): string {
+/**
+ * The node's Degraded reason once every try failed. `losesError`: fault mcd-loses-rebase-error, the %w of a nil error
+ * as Go's fmt prints it.
+ */
+export function rebaseFailedReason(image: string, lastError: string, retries: RebaseWithRetries, losesError = false): string {
+  if (losesError) return degradedReason(`Failed to update OS to ${image} after retries: %!w(<nil>)`);
   return degradedReason(
     retries.reasonCarriesLastError ? `failed to update OS to ${image} after retries: ${lastError}: ${TIMEOUT}` : `Failed to update OS to ${image} after retries: ${TIMEOUT}`,
   );

@@ -34,7 +34,7 @@ describe('ocp-e2e run --target cluster against `ocp-e2e cluster up` (the real-cl
     expect((await cluster.listMachineConfigs('ocp-e2e.io/run-id')).map((m) => m.metadata.name)).to.deep.equal([]);
   });
 
-  // The whole suite on one cluster (one upgrade shared, custom pools) needs 9 workers and is test/bin/one-upgrade.test.ts;
+  // The whole suite on one cluster (one upgrade shared, custom pools) needs 10 workers and is test/bin/one-upgrade.test.ts;
   // this 2-worker cluster runs the report's spec with the specs that do not upgrade, and leaves nothing.
   it('with --allow-disruptive: the report\'s spec and the specs that do not upgrade pass, and nothing is left', async () => {
     const r = await ocpE2e(['run', '--target', 'cluster', '--kubeconfig', up!.kubeconfig, '--allow-disruptive', '--grep', '54183|E2E-004|E2E-006'], { timeoutMs: 280_000, env: up!.env });

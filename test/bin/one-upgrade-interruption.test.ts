@@ -21,7 +21,7 @@ import { startCli, type CliProcess } from '../support/cli-child.js';
 
 const OC = join(ROOT, '..', 'shared', 'upstream', 'bin', 'oc');
 const RUN_LABEL = 'ocp-e2e.io/run-id';
-const UPGRADE_SPECS = ['01-upgrade-custom-os-image-both-pools', '02-upgrade-custom-os-image-worker-only', '03-upgrade-without-override', '05-remove-override-after-upgrade', '07-upgrade-with-extension', '09-custom-os-image-with-extension', '10-custom-os-image-with-realtime-kernel', '11-custom-os-image-with-kernel-arguments', '12-custom-os-image-changes-etc-usr-rpm', '13-custom-os-image-rebuilt-on-next-release'];
+const UPGRADE_SPECS = ['01-upgrade-custom-os-image-both-pools', '02-upgrade-custom-os-image-worker-only', '03-upgrade-without-override', '05-remove-override-after-upgrade', '07-upgrade-with-extension', '09-custom-os-image-with-extension', '10-custom-os-image-with-realtime-kernel', '11-custom-os-image-with-kernel-arguments', '12-custom-os-image-changes-etc-usr-rpm', '13-custom-os-image-rebuilt-on-next-release', '14-kubelet-skew-after-upgrade-with-override'];
 /** The first upgrade spec's process asks ClusterVersion for the upgrade and says so (helpers/flows.ts upgradeCluster). */
 const REQUESTED = /upgrade to (\S+) requested with/;
 
@@ -37,10 +37,11 @@ const OVERRIDES: Record<string, string[]> = {
   '11-custom-os-image-with-kernel-arguments': ['tc-e2e-011-custom-os-image-kargs-worker'],
   '12-custom-os-image-changes-etc-usr-rpm': ['tc-54085-update-os-image-worker'],
   '13-custom-os-image-rebuilt-on-next-release': ['tc-e2e-013-next-release-os-image-master', 'tc-e2e-013-next-release-os-image-worker'],
+  '14-kubelet-skew-after-upgrade-with-override': ['tc-e2e-014-kubelet-skew-os-image-worker'],
 };
 
-/** The custom pools the plan of these specs makes on a cluster of 9 workers (helpers/plan/pool-plan.ts), one worker each. */
-const CUSTOM_POOLS = ['ocp-e2e-02', 'ocp-e2e-05', 'ocp-e2e-09', 'ocp-e2e-10', 'ocp-e2e-11', 'ocp-e2e-12', 'ocp-e2e-13', 'ocp-e2e-release'];
+/** The custom pools the plan of these specs makes on a cluster of 10 workers (helpers/plan/pool-plan.ts), one worker each. */
+const CUSTOM_POOLS = ['ocp-e2e-02', 'ocp-e2e-05', 'ocp-e2e-09', 'ocp-e2e-10', 'ocp-e2e-11', 'ocp-e2e-12', 'ocp-e2e-13', 'ocp-e2e-14', 'ocp-e2e-release'];
 
 /** The MachineConfigs a spec's checkpoint on the cluster names as left for --phase post to judge and undo. */
 async function checkpointedOverrides(cluster: Cluster, spec: string): Promise<string[] | undefined> {
@@ -83,7 +84,7 @@ describe('reliability: SIGINT once the shared upgrade of the whole suite on one 
 
   before(async () => {
     if (!existsSync(OC)) throw new Error(`the upstream oc is missing at ${OC} (../shared/upstream/bin/oc): the runs upgrade with it, as on a QE engineer's machine`);
-    up = await clusterUp(['--workers', '9', '--profile', '4.12-ga']);
+    up = await clusterUp(['--workers', '10', '--profile', '4.12-ga']);
   });
   after(async () => {
     if (run && run.child.exitCode === null && run.child.signalCode === null) process.kill(-run.child.pid!, 'SIGKILL');
@@ -124,7 +125,7 @@ describe('reliability: SIGINT once the shared upgrade of the whole suite on one 
     expect(printed).to.equal(`ocp-e2e run --target cluster --kubeconfig ${up!.kubeconfig} --allow-disruptive --phase post`);
     const post = await ocpE2e(printed!.split(' ').slice(1), { env, timeoutMs: 900_000 });
     expect(post.exitCode, post.output.slice(-4000)).to.equal(0);
-    expect(lastLine(post.output)).to.equal('10 passed, 0 failed, 3 skipped');
+    expect(lastLine(post.output)).to.equal('11 passed, 0 failed, 3 skipped');
     const history = (await cluster.getClusterVersion()).status?.history ?? [];
     expect(history.map((h) => h.state), 'the install and the one upgrade').to.deep.equal(['Completed', 'Completed']);
     expect(history[0]?.image, 'the upgrade to the release asked for').to.equal(next);

@@ -17,7 +17,7 @@ import { KILL_MATRIX } from './support/kill-matrix.js';
 const OC = join(ROOT, '..', 'shared', 'upstream', 'bin', 'oc');
 const NIGHTLY = '4.12-nightly-2022-09-08';
 const DEADLOCK = KILL_MATRIX.find((row) => row.grep === '54183' && row.profile === NIGHTLY)!.expect;
-const UPGRADE_SPECS = ['01-upgrade-custom-os-image-both-pools', '02-upgrade-custom-os-image-worker-only', '03-upgrade-without-override', '05-remove-override-after-upgrade', '07-upgrade-with-extension', '09-custom-os-image-with-extension', '10-custom-os-image-with-realtime-kernel', '11-custom-os-image-with-kernel-arguments', '12-custom-os-image-changes-etc-usr-rpm', '13-custom-os-image-rebuilt-on-next-release'];
+const UPGRADE_SPECS = ['01-upgrade-custom-os-image-both-pools', '02-upgrade-custom-os-image-worker-only', '03-upgrade-without-override', '05-remove-override-after-upgrade', '07-upgrade-with-extension', '09-custom-os-image-with-extension', '10-custom-os-image-with-realtime-kernel', '11-custom-os-image-with-kernel-arguments', '12-custom-os-image-changes-etc-usr-rpm', '13-custom-os-image-rebuilt-on-next-release', '14-kubelet-skew-after-upgrade-with-override'];
 
 /** The upgrade each spec's checkpoint recorded (the local copies post leaves in reports/checkpoints). */
 function recordedUpgrades(reportsDir: string): Array<{ spec: string; finishedAt?: string; version?: string }> {
@@ -41,8 +41,8 @@ describe('bin: the whole suite on one cluster shares one upgrade', function () {
   it('--one-cluster on 4.12-ga: every spec passes, the upgrade specs judge one and the same upgrade, nothing is left', async () => {
     const r = await ocpE2e(['run', '--one-cluster'], { timeoutMs: 800_000 });
     expect(r.exitCode, r.output.slice(-4000)).to.equal(0);
-    expect(lastLine(r.output)).to.equal('33 passed, 0 failed, 0 skipped');
-    expect(r.output).to.match(/plan: 10 upgrade specs share one upgrade, after 3 spec\(s\) that do not upgrade/);
+    expect(lastLine(r.output)).to.equal('36 passed, 0 failed, 0 skipped');
+    expect(r.output).to.match(/plan: 11 upgrade specs share one upgrade, after 3 spec\(s\) that do not upgrade/);
     expect(r.output).to.include('01-upgrade-custom-os-image-both-pools: master, worker');
     // one upgrade: the checkpoint of every upgrade spec holds the same one, finished at the same moment
     const upgrades = recordedUpgrades(r.reportsDir);
@@ -73,7 +73,7 @@ describe('bin: a pipeline over all specs on one cluster', function () {
     up = await clusterUp(['--workers', '2']);
     const r = await ocpE2e(['run', '--target', 'cluster', '--kubeconfig', up.kubeconfig, '--allow-disruptive'], { env: up.env });
     expect(r.exitCode, r.output).to.equal(2);
-    expect(r.output).to.match(/these specs cannot share one upgrade of this cluster: one upgrade for these specs needs 9 worker node\(s\).*the cluster has 2/);
+    expect(r.output).to.match(/these specs cannot share one upgrade of this cluster: one upgrade for these specs needs 10 worker node\(s\).*the cluster has 2/);
     expect(r.output).to.include('custom pool ocp-e2e-release: 02-upgrade-custom-os-image-worker-only, 03-upgrade-without-override, 07-upgrade-with-extension (no override)');
     expect(r.output).to.include('--grep');
     expect(r.output).to.not.match(/▶ phase/);
@@ -82,7 +82,7 @@ describe('bin: a pipeline over all specs on one cluster', function () {
   for (const profile of ['4.12-ga', NIGHTLY]) {
     it(`pre, the report's oc adm upgrade by hand, then post without an engine or --image-repo: ${profile === NIGHTLY ? 'fails with the diagnosis' : 'passes'} and leaves nothing`, async () => {
       if (!existsSync(OC)) throw new Error(`the upstream oc is missing at ${OC} (../shared/upstream/bin/oc): the pipeline's upgrade step runs it`);
-      up = await clusterUp(['--workers', '9', '--profile', profile]);
+      up = await clusterUp(['--workers', '10', '--profile', profile]);
       const env = { ...up.env, PATH: `${dirname(OC)}:${process.env.PATH ?? ''}` };
       // the nightly's daemon cannot even prepare specs 09 and 10 (BUG-B refuses extensions and the realtime kernel on a
       // layered image: their kill-matrix rows); the pipeline over it runs the specs that get as far as its upgrade

@@ -85,9 +85,9 @@ describe('the suite as a ServiceAccount bound to deploy/clusterrole.yaml, agains
     if (!existsSync(join(UPSTREAM_BIN, 'oc'))) throw new Error(`the real oc 4.12 is missing: expected ${join(UPSTREAM_BIN, 'oc')} (../shared/upstream/bin/oc); the suite reads nodes with oc debug node (--node-reads debug), and the role must cover it`);
     dir = mkdtempSync(join(tmpdir(), 'ocp-e2e-rbac-'));
     auditFile = join(dir, 'audit.jsonl');
-    // seven workers: the whole suite shares one upgrade over custom pools (bin/run/targets/one-upgrade.ts), so the audit
+    // ten workers: the whole suite shares one upgrade over custom pools (bin/run/targets/one-upgrade.ts), so the audit
     // sees every request a real cluster's run makes, the pools' included
-    up = await clusterUp(['--workers', '9', '--service-account', 'ocp-e2e/ocp-e2e', '--cluster-role', ROLE_FILE, '--audit-log', auditFile]);
+    up = await clusterUp(['--workers', '10', '--service-account', 'ocp-e2e/ocp-e2e', '--cluster-role', ROLE_FILE, '--audit-log', auditFile]);
     saKubeconfig = `${up.kubeconfig}.sa`;
     env = { ...up.env, PATH: `${UPSTREAM_BIN}${delimiter}${process.env.PATH ?? ''}` };
   });

@@ -152,6 +152,30 @@ export const KILL_MATRIX: KillRow[] = [
     fault: 'mcd-skips-os-update',
     expect: [/\[phase prepare\]/, /node \S+ booted \S+ \(digest sha256:\w+\) according to (?:daemon exec|oc debug|debug pod), expected \S+layered-os@sha256:\w+ \(custom image on \S+, the base of 4\.13\.0\)/],
   },
+  {
+    file: '06-unpullable-custom-image.spec.ts',
+    spec: '06 unpullable custom osImage (E2E-006) on the 4.21 daemon',
+    grep: 'E2E-006',
+    profile: '4.21-to-4.22',
+    fault: 'mcd-loses-rebase-error',
+    expect: [/\[phase check\]/, /the failure must show the image cannot be pulled; read from node \S+'s reason, which is no failed update to \S+ in the words of OpenShift 4\.21 \(4\.21\.0\): Failed to update OS to \S+ after retries: %!w\(<nil>\)/],
+  },
+  {
+    file: '06-unpullable-custom-image.spec.ts',
+    spec: '06 unpullable custom osImage (E2E-006) on the 4.20 daemon',
+    grep: 'E2E-006',
+    profile: '4.20-to-4.21',
+    fault: 'mcd-ignores-pull-errors',
+    expect: [/\[phase check\]/, /pool worker rolled out \S+, which cannot be pulled, without reporting a degraded node: the error was hidden/],
+  },
+  {
+    file: '14-kubelet-skew-after-upgrade-with-override.spec.ts',
+    spec: '14 the kubelet a custom osImage keeps through an upgrade (E2E-014), 4.21 to 4.22',
+    grep: 'E2E-014',
+    profile: '4.21-to-4.22',
+    fault: 'kas-ignores-kubelet-skew',
+    expect: [/\[phase check\]/, /waiting for kube-apiserver to judge the kubelets it sees/, /expected: clusteroperator\/kube-apiserver Upgradeable=False reason KubeletMinorVersion_KubeletMinorVersionUnsupportedNextUpgrade/, /last observed: kube-apiserver Upgradeable True AsExpected/],
+  },
 ];
 
 /** The switches of a row, as `ocp-e2e run` takes them: the profile first, then the fault. */

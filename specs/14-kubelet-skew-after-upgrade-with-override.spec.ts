@@ -1,0 +1,58 @@
+/**
+ * What keeping a custom image through an upgrade costs: the overridden pool keeps its image's OS, and with it the
+ * kubelet of the release the image was built on (the MCO does not upgrade an overridden pool's OS:
+ * docs/UsingLayering.md). The kube-apiserver operator judges those kubelets for the next minor (even minors support
+ * two Kubernetes minors behind, odd ones one: cluster-kube-apiserver-operator kubeletversionskewcontroller), so after
+ * 4.21 → 4.22 the cluster is not upgradeable to 4.23. The spec reports which nodes hold it back and why, rebuilds the
+ * image FROM the new release's base as the docs tell the pool's owner, and sees the kubelets in step and kube-apiserver
+ * Upgradeable again. On an upgrade within a minor, or to an odd minor, the rule keeps the cluster upgradeable and the
+ * spec checks that kube-apiserver says so.
+ */
+import { checkPoolRunsImage, checkUpgradeCompleted, checkUpgradeInvariants } from '../helpers/checks.js';
+import { conformanceSession } from '../helpers/conformance.js';
+import { findDefaultOsImage } from '../helpers/default-os-image.js';
+import { buildCustomOsImage, findStartingPoint, overridePools } from '../helpers/flows.js';
+import { checkKubeletSkew } from '../helpers/kubelet-skew.js';
+import { openShiftMinor } from '../helpers/releases/version.js';
+
+const CASE = 'E2E-014';
+const WORKER_MC = 'tc-e2e-014-kubelet-skew-os-image-worker';
+// sorts after WORKER_MC: the last osImageURL in name order wins, so the rebuilt image replaces the first
+const REBUILT_MC = 'tc-e2e-014-kubelet-skew-rebuilt-os-image-worker';
+
+describe('[sig-mco] MCO layering: the kubelet a custom osImage keeps through an upgrade', function () {
+  const session = conformanceSession({ disruptive: true, upgrades: true, pools: { worker: { image: 'layered' }, master: { image: 'release' } } });
+
+  it(
+    session.title(`Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] a custom osImage kept through an upgrade keeps its kubelet; kube-apiserver judges it for the next minor until the image is rebuilt on the new base`),
+    session.test(
+      { epic: 'MCO layering', feature: 'osImageURL override', story: 'an overridden pool keeps its kubelet through an upgrade', caseId: CASE, tags: ['Serial', 'Disruptive'],
+        changes: [`MachineConfig ${WORKER_MC} (osImageURL: a layered image built and pushed by the test) on pool worker`, `MachineConfig ${REBUILT_MC} (osImageURL: the image rebuilt on the new release's base) on pool worker, after the upgrade`] },
+      async (s) => {
+        const { from, image } = await s.phase('prepare', 'override the worker pool with a layered OS image of the current release', async () => {
+          const start = await findStartingPoint(s);
+          const image = await buildCustomOsImage(s, CASE, start.osImage);
+          await overridePools(s, [{ name: WORKER_MC, role: 'worker', osImageURL: image.pullspec }]);
+          return { from: start.version, image };
+        });
+
+        const upgraded = await s.upgradePhase(from);
+
+        await s.phase('check', "the workers keep their image's kubelet, kube-apiserver judges it, and the image rebuilt on the new base brings it in step", async () => {
+          await checkUpgradeCompleted(s, upgraded.version);
+          await checkUpgradeInvariants(upgraded);
+          await checkPoolRunsImage(s, { pool: 'worker', image: image.pullspec, why: `custom image of ${WORKER_MC}`, ...image.checks, releaseVersion: upgraded.version });
+          const before = openShiftMinor(from);
+          const after = openShiftMinor(upgraded.version);
+          await checkKubeletSkew(s, { worker: before, master: after });
+
+          const newOs = await findDefaultOsImage(s, upgraded.image, 'master');
+          const rebuilt = await buildCustomOsImage(s, CASE, newOs.image, { releaseImage: upgraded.image });
+          await overridePools(s, [{ name: REBUILT_MC, role: 'worker', osImageURL: rebuilt.pullspec }]);
+          await checkPoolRunsImage(s, { pool: 'worker', image: rebuilt.pullspec, why: `custom image rebuilt on ${newOs.tag} of ${upgraded.version}`, ...rebuilt.checks, releaseVersion: upgraded.version });
+          await checkKubeletSkew(s, { worker: after, master: after });
+        });
+      },
+    ),
+  );
+});
