@@ -31,7 +31,7 @@ describe('ocp-e2e help', function () {
     const options = entries.filter((e) => !e.startsWith('-h, --help'));
     expect(options.length).to.be.at.least(12);
     for (const entry of options) expect(entry, entry).to.match(/default|required/);
-    expect(output).to.include(`(default: ${DEFAULT_PROFILE})`);
+    expect(output.replace(/\s+/g, ' ')).to.include(`(default: ${DEFAULT_PROFILE})`);
     const specCount = readdirSync(join(ROOT, 'specs')).filter((n) => n.endsWith('.spec.ts')).length;
     expect(output.replace(/\s+/g, ' ')).to.include(`(default: all ${specCount} specs)`);
     expect(output.replace(/\s+/g, ' ')).to.include('(default: 600, ten cluster minutes per wall second)');

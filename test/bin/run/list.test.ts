@@ -87,7 +87,7 @@ describe('ocp-e2e run --list', function () {
 
   it('selects as a run does: --grep, --shard and --phase', async () => {
     expect((await listSuite(options({ grep: 'E2E-00[46]' }))).specs.map((s) => s.caseId)).to.deep.equal(['E2E-004', 'E2E-006']);
-    expect((await listSuite(options({ shard: { index: 2, count: 3 } }))).specs.map((s) => s.caseId)).to.deep.equal(['E2E-002', 'E2E-005', '54052', 'E2E-011']);
+    expect((await listSuite(options({ shard: { index: 2, count: 3 } }))).specs.map((s) => s.caseId)).to.deep.equal(['E2E-002', 'E2E-005', '54052', 'E2E-011', 'E2E-014']);
     const pre = await listSuite(options({ target: 'cluster', allowDisruptive: true, phase: 'pre' }));
     expect(pre.specs.filter((s) => !s.skip).map((s) => s.caseId)).to.deep.equal(['54183', 'E2E-002', 'E2E-003', 'E2E-005', 'E2E-007', '54909', '54915', 'E2E-011', '54085', 'E2E-013', 'E2E-014']);
     expect(pre.specs[3]!.skip).to.match(/does not upgrade, so it has no pre and post halves/);
