@@ -50,6 +50,7 @@ export type NodeState = 'Working' | 'Done' | 'Degraded' | 'Unreconcilable';
 /** Time constants of the real code, in cluster milliseconds. */
 export const MINUTE = 60_000;
 export const REQUIRED_POOLS_POLL_MS = 1_000;
+/** The required-pools loop: 10 minutes in all to 4.13, 10 minutes per machine of the required pools from 4.14. */
 export const REQUIRED_POOLS_TIMEOUT_MS = 10 * MINUTE;
 export const CONTROLLER_CONFIG_WAIT_MS = 5 * MINUTE;
 export const CVO_DEGRADED_INTERVAL_MS = 40 * MINUTE;

@@ -4,6 +4,7 @@
  */
 import { LABEL, MC_GROUP, MCO_NAMESPACE } from '../constants.js';
 import type { Condition, MachineConfigPool } from './types.js';
+import type { RequiredPoolsCode } from '../profiles/profile.js';
 import { getCondition, isConditionTrue } from './node-status.js';
 import { ON_PREM_INFRA_NAMESPACES } from './namespaces.js';
 import { goQuote, isMachineConfigPoolConfigurationValid, type MachineConfigGetter } from './pool-validity.js';
@@ -30,26 +31,32 @@ export interface RequiredPoolsTickInput {
   get: MachineConfigGetter;
   skipOverriddenOsImage: boolean;
   lastConditionWins?: boolean;
+  /** The release's loop: its texts (4.12's when not given). */
+  code?: RequiredPoolsCode;
 }
+
+const REQUIRED_POOLS_4_12: RequiredPoolsCode = { timeoutPerRequiredMachine: false, poolNoun: 'pool', degradedNamesReason: false, pausedTexts: '4.12' };
 
 export type RequiredPoolsTick =
   | { kind: 'done' }
   | { kind: 'retry'; lastError?: string; logged?: string }
-  | { kind: 'stop'; error: string; lastError: string };
+  | { kind: 'stop'; error: string; lastError: string; /** 4.16+: the error ends the sync as it is, outside the aggregate */ alone?: boolean };
 
 /**
  * One check of the required-pools poll. `retry` keeps `lastError` when it is undefined (the configmap read failure
  * only logs, as upstream does).
  */
 export function requiredPoolsTick(input: RequiredPoolsTickInput): RequiredPoolsTick {
+  const code = input.code ?? REQUIRED_POOLS_4_12;
   for (const pool of input.pools) {
     const name = pool.metadata.name ?? '';
     const status = pool.status ?? {};
     const conditions = pool.status?.conditions;
     if (isConditionTrue(conditions, 'Degraded')) {
+      const reason = code.degradedNamesReason ? `, reason: ${getCondition(conditions, 'Degraded')?.message ?? ''}` : '';
       return {
         kind: 'retry',
-        lastError: `error pool ${name} is not ready, retrying. Status: (pool degraded: true total: ${status.machineCount ?? 0}, ready ${status.readyMachineCount ?? 0}, updated: ${status.updatedMachineCount ?? 0}, unavailable: ${status.unavailableMachineCount ?? 0})`,
+        lastError: `error ${code.poolNoun} ${name} is not ready, retrying. Status: (pool degraded: true total: ${status.machineCount ?? 0}, ready ${status.readyMachineCount ?? 0}, updated: ${status.updatedMachineCount ?? 0}, unavailable: ${status.unavailableMachineCount ?? 0}${reason})`,
       };
     }
     if (!isRequiredPool(pool)) continue;
@@ -69,13 +76,19 @@ export function requiredPoolsTick(input: RequiredPoolsTickInput): RequiredPoolsT
       lastConditionWins: input.lastConditionWins,
     });
     if (invalid) {
-      return { kind: 'retry', lastError: `pool ${name} has not progressed to latest configuration: ${invalid.message}, retrying` };
+      return { kind: 'retry', lastError: `${code.poolNoun} ${name} has not progressed to latest configuration: ${invalid.message}, retrying` };
     }
     const generation = pool.metadata.generation ?? 0;
     if (generation <= (status.observedGeneration ?? 0) && isConditionTrue(conditions, 'Updated')) continue;
-    const lastError = `error required pool ${name} is not ready, retrying. Status: (total: ${status.machineCount ?? 0}, ready ${status.readyMachineCount ?? 0}, updated: ${status.updatedMachineCount ?? 0}, unavailable: ${status.unavailableMachineCount ?? 0}, degraded: ${status.degradedMachineCount ?? 0})`;
-    if (pool.spec.paused) {
+    const lastError = `error required ${code.poolNoun} ${name} is not ready, retrying. Status: (total: ${status.machineCount ?? 0}, ready ${status.readyMachineCount ?? 0}, updated: ${status.updatedMachineCount ?? 0}, unavailable: ${status.unavailableMachineCount ?? 0}, degraded: ${status.degradedMachineCount ?? 0})`;
+    if (pool.spec.paused && code.pausedTexts === '4.12') {
       return { kind: 'stop', lastError, error: `Required MachineConfigPool '${name}' is paused and can not sync until it is unpaused` };
+    }
+    if (pool.spec.paused) {
+      const error = isConditionTrue(conditions, 'Updated')
+        ? `the required MachineConfigPool ${name} was paused with no pending updates; no further syncing will occur until it is unpaused`
+        : `error required MachineConfigPool ${name} is paused and cannot sync until it is unpaused`;
+      return { kind: 'stop', lastError, error, alone: true };
     }
     return { kind: 'retry', lastError };
   }

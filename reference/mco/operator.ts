@@ -394,7 +394,9 @@ export class Operator implements Controller {
   ): Promise<void> {
     const { clock } = this.ctx;
     const code = this.code();
-    const deadline = clock.nowMs() + REQUIRED_POOLS_TIMEOUT_MS;
+    // 4.14+: 10 minutes per machine of the required pools, counted when the loop starts
+    const requiredMachines = this.pools.list().filter(isRequiredPool).reduce((n, p) => n + (p.status?.machineCount ?? 0), 0);
+    const deadline = clock.nowMs() + (code.operator.requiredPools.timeoutPerRequiredMachine ? requiredMachines * REQUIRED_POOLS_TIMEOUT_MS : REQUIRED_POOLS_TIMEOUT_MS);
     let lastError: string | undefined;
     const get = (name: string): MachineConfig => {
       const mc = this.mcs.get(name);
@@ -421,11 +423,12 @@ export class Operator implements Controller {
         get,
         skipOverriddenOsImage: code.operator.skipsOverriddenOsImageCheck,
         lastConditionWins: code.operator.lastPoolConditionWins,
+        code: code.operator.requiredPools,
       });
       if (tick.kind === 'done') return;
       if (tick.kind === 'stop') {
         await refreshUpgradeable();
-        throw new SyncFailure(`error during syncRequiredMachineConfigPools: [${tick.error}, ${tick.lastError}]`);
+        throw new SyncFailure(tick.alone ? tick.error : `error during syncRequiredMachineConfigPools: [${tick.error}, ${tick.lastError}]`);
       }
       if (tick.logged) this.ctx.log('operator', tick.logged);
       if (tick.lastError !== undefined) {

@@ -3,7 +3,10 @@
  * reference's controllers tell them apart. A profile runs one of them on its installed release and, where it says so,
  * another on the release it upgrades to. Facts from ../shared/spec/mco-behaviour.md and the upstream files cited.
  */
-import type { McoCode } from './profile.js';
+import type { McoCode, RequiredPoolsCode } from './profile.js';
+
+/** 4.12-4.13's required-pools loop (pkg/operator/sync.go): a flat 10 minutes, "pool" in its texts. */
+const REQUIRED_POOLS_4_12: RequiredPoolsCode = { timeoutPerRequiredMachine: false, poolNoun: 'pool', degradedNamesReason: false, pausedTexts: '4.12' };
 
 /** Frozen, with the literal types McoCode asks for kept. */
 const code = (value: McoCode): McoCode => Object.freeze(value);
@@ -21,6 +24,7 @@ export const MCO_BUG_B: McoCode = code({
     availableFalseHasReason: false,
     skipsOverriddenOsImageCheck: false,
     lastPoolConditionWins: false,
+    requiredPools: REQUIRED_POOLS_4_12,
   },
   render: {
     annotateOverriddenOsImage: false,
@@ -33,7 +37,7 @@ export const MCO_BUG_B: McoCode = code({
     generatedConfigsSetOsImage: true,
     apimachinery: '0.25',
   },
-  daemon: { osUpdate: { kind: 'inspect-then-legacy' }, layeredImageRefusesLayering: true },
+  daemon: { osUpdate: { kind: 'inspect-then-legacy' }, layeredImageRefusesLayering: true, machineConfigNodes: false },
   // the kube-apiserver operator's texts said "Kubelet minor version" until 4.22 (cluster-kube-apiserver-operator f6a1c9111)
   kubeApiServerOperator: { skewWording: 'minor-version' },
 });
@@ -52,6 +56,7 @@ export const MCO_FIX: McoCode = code({
     availableFalseHasReason: true,
     skipsOverriddenOsImageCheck: true,
     lastPoolConditionWins: false,
+    requiredPools: REQUIRED_POOLS_4_12,
   },
   render: {
     ...MCO_BUG_B.render,
@@ -59,7 +64,7 @@ export const MCO_FIX: McoCode = code({
     newFormatImageByDefault: true,
     specHasExtensionsImage: true,
   },
-  daemon: { osUpdate: { kind: 'inspect-then-legacy' }, layeredImageRefusesLayering: false },
+  daemon: { osUpdate: { kind: 'inspect-then-legacy' }, layeredImageRefusesLayering: false, machineConfigNodes: false },
   kubeApiServerOperator: { skewWording: 'minor-version' },
 });
 
@@ -85,9 +90,12 @@ export const MCO_4_13: McoCode = code({
 export const MCO_4_20: McoCode = code({
   ...MCO_4_13,
   upstream: { label: '4.20', commit: 'afed09939d80d86cafd38e9f733cc49ed16af092' },
+  // release-4.20 pkg/operator/sync.go syncRequiredMachineConfigPools
+  operator: { ...MCO_4_13.operator, requiredPools: { timeoutPerRequiredMachine: true, poolNoun: 'MachineConfigPool', degradedNamesReason: true, pausedTexts: '4.16' } },
   daemon: {
     ...MCO_4_13.daemon,
     osUpdate: { kind: 'rebase-with-retries', firstDelaySeconds: 5, steps: 5, reasonCarriesLastError: false },
+    machineConfigNodes: true,
   },
 });
 

@@ -29,6 +29,23 @@ export interface OperatorCode {
   skipsOverriddenOsImageCheck: boolean;
   /** release-4.13's GetMachineConfigPoolCondition: of two conditions of one type, the last counts, not the first. */
   lastPoolConditionWins: boolean;
+  /** The required-pools loop of `syncRequiredMachineConfigPools` (pkg/operator/sync.go): its budget and texts. */
+  requiredPools: RequiredPoolsCode;
+}
+
+/**
+ * What changed in the operator's required-pools loop after 4.13 (pkg/operator/sync.go at each branch): from 4.14 a
+ * budget of 10 minutes per machine of the required pools and "MachineConfigPool" in its texts; from 4.16 a paused
+ * required pool ends the loop with an error of its own (not wrapped); from 4.19 the degraded text names the pool's
+ * Degraded message.
+ */
+export interface RequiredPoolsCode {
+  /** The loop's budget: a flat 10 minutes, or 10 minutes per machine of the required pools. */
+  timeoutPerRequiredMachine: boolean;
+  poolNoun: 'pool' | 'MachineConfigPool';
+  degradedNamesReason: boolean;
+  /** 4.12-4.13's paused text inside the aggregate, or 4.16's two texts returned as they are. */
+  pausedTexts: '4.12' | '4.16';
 }
 
 /** The controller's template and render controllers: what the templates carry and how a pool's configs merge. */
@@ -96,6 +113,13 @@ export interface DaemonCode {
    * container came. 4.12 GA layers both.
    */
   layeredImageRefusesLayering: boolean;
+  /**
+   * Every node has a MachineConfigNode (machineconfiguration.openshift.io/v1, 4.19 on: the MachineConfigNodes gate in
+   * the Default feature set, GA in 4.22) that the operator creates, the node controller points at the node's desired
+   * config and the daemon and drain controller move through the update's steps (pkg/upgrademonitor at release-4.20;
+   * mcd/machine-config-nodes.ts). None before.
+   */
+  machineConfigNodes: boolean;
 }
 
 /** The kube-apiserver operator of the release: only its kubelet skew rule's texts differ (kube-apiserver/kubelet-skew.ts). */

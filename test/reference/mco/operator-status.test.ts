@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { MCO_4_20 } from '../../../reference/profiles/mco-code.js';
 import { ANN, LABEL } from '../../../reference/constants.js';
 import {
   clearDegradedStatus,
@@ -162,6 +163,26 @@ describe('reference operator: required-pools poll', () => {
     expect(paused.kind).to.equal('stop');
     expect((paused as { error: string }).error).to.equal("Required MachineConfigPool 'master' is paused and can not sync until it is unpaused");
     expect(requiredPoolsTick({ ...base, pools: [master({ ...configured, conditions: [{ type: 'Updated', status: 'True' }] })] })).to.deep.equal({ kind: 'done' });
+  });
+  it("4.20's texts: MachineConfigPool, the Degraded message in the degraded text, paused errors on their own", () => {
+    const code = MCO_4_20.operator.requiredPools;
+    const worker: MachineConfigPool = {
+      metadata: { name: 'worker' },
+      spec: {},
+      status: { machineCount: 2, readyMachineCount: 1, updatedMachineCount: 1, unavailableMachineCount: 1, conditions: [{ type: 'Degraded', status: 'True', message: '1 nodes are reporting degraded status on sync' }] },
+    };
+    expect(requiredPoolsTick({ ...base, code, pools: [worker] })).to.deep.equal({
+      kind: 'retry',
+      lastError: 'error MachineConfigPool worker is not ready, retrying. Status: (pool degraded: true total: 2, ready 1, updated: 1, unavailable: 1, reason: 1 nodes are reporting degraded status on sync)',
+    });
+    const invalid = requiredPoolsTick({ ...base, code, expectedOsImage: () => 'other', pools: [master({ ...configured, conditions: [{ type: 'Updated', status: 'True' }] })] });
+    expect(invalid).to.deep.include({ lastError: 'MachineConfigPool master has not progressed to latest configuration: osImageURL mismatch for master in g expected: other got: myurl, retrying' });
+    const counts = { machineCount: 3, readyMachineCount: 2, updatedMachineCount: 2, unavailableMachineCount: 1, degradedMachineCount: 0 };
+    const paused = requiredPoolsTick({ ...base, code, pools: [master({ ...configured, ...counts }, true)] });
+    expect(paused).to.deep.include({ kind: 'stop', alone: true, error: 'error required MachineConfigPool master is paused and cannot sync until it is unpaused' });
+    expect((paused as { lastError: string }).lastError).to.equal('error required MachineConfigPool master is not ready, retrying. Status: (total: 3, ready 2, updated: 2, unavailable: 1, degraded: 0)');
+    const pausedUpdated = requiredPoolsTick({ ...base, code, pools: [{ ...master({ ...configured, ...counts, conditions: [{ type: 'Updated', status: 'True' }] }, true), metadata: { name: 'master', generation: 3, labels: { [LABEL.requiredForUpgrade]: '' } } }] });
+    expect(pausedUpdated).to.deep.include({ error: 'the required MachineConfigPool master was paused with no pending updates; no further syncing will occur until it is unpaused' });
   });
   it('aggregates the timeout like upstream', () => {
     expect(requiredPoolsTimeoutError(undefined)).to.equal('error during syncRequiredMachineConfigPools: timed out waiting for the condition');
