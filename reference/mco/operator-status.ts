@@ -233,8 +233,11 @@ export function syncAvailableStatus(
   return setOperatorCondition(conditions, { type: 'Available', status: 'True', reason: 'AsExpected', message: `Cluster has deployed ${printed}` }, now);
 }
 
-/** syncUpgradeableStatus from the pools' conditions. */
-export function syncUpgradeableStatus(conditions: Condition[], pools: readonly MachineConfigPool[], now: string): Condition[] {
+/**
+ * syncUpgradeableStatus from the pools' conditions. `poolUpdating`: whether an updating pool makes the operator not
+ * upgradeable (reason PoolUpdating), as until 4.18 (dropped by MCO 377a78bb9 in 4.19 and backports to 4.16-4.18).
+ */
+export function syncUpgradeableStatus(conditions: Condition[], pools: readonly MachineConfigPool[], now: string, poolUpdating = true): Condition[] {
   const degraded = pools.some((p) => isConditionTrue(p.status?.conditions, 'Degraded'));
   const updating = pools.some((p) => isConditionTrue(p.status?.conditions, 'Updating'));
   if (degraded) {
@@ -245,7 +248,7 @@ export function syncUpgradeableStatus(conditions: Condition[], pools: readonly M
       message: 'One or more machine config pools are degraded, please see `oc get mcp` for further details and resolve before upgrading',
     }, now);
   }
-  if (updating) {
+  if (updating && poolUpdating) {
     return setOperatorCondition(conditions, {
       type: 'Upgradeable',
       status: 'False',

@@ -25,6 +25,7 @@ export const MCO_BUG_B: McoCode = code({
     skipsOverriddenOsImageCheck: false,
     lastPoolConditionWins: false,
     requiredPools: REQUIRED_POOLS_4_12,
+    upgradeableFalseWhilePoolsUpdate: true,
   },
   render: {
     annotateOverriddenOsImage: false,
@@ -57,6 +58,7 @@ export const MCO_FIX: McoCode = code({
     skipsOverriddenOsImageCheck: true,
     lastPoolConditionWins: false,
     requiredPools: REQUIRED_POOLS_4_12,
+    upgradeableFalseWhilePoolsUpdate: true,
   },
   render: {
     ...MCO_BUG_B.render,
@@ -91,7 +93,11 @@ export const MCO_4_20: McoCode = code({
   ...MCO_4_13,
   upstream: { label: '4.20', commit: 'afed09939d80d86cafd38e9f733cc49ed16af092' },
   // release-4.20 pkg/operator/sync.go syncRequiredMachineConfigPools
-  operator: { ...MCO_4_13.operator, requiredPools: { timeoutPerRequiredMachine: true, poolNoun: 'MachineConfigPool', degradedNamesReason: true, pausedTexts: '4.16' } },
+  operator: {
+    ...MCO_4_13.operator,
+    requiredPools: { timeoutPerRequiredMachine: true, poolNoun: 'MachineConfigPool', degradedNamesReason: true, pausedTexts: '4.16' },
+    upgradeableFalseWhilePoolsUpdate: false,
+  },
   daemon: {
     ...MCO_4_13.daemon,
     osUpdate: { kind: 'rebase-with-retries', firstDelaySeconds: 5, steps: 5, reasonCarriesLastError: false },

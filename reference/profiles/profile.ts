@@ -29,6 +29,12 @@ export interface OperatorCode {
   skipsOverriddenOsImageCheck: boolean;
   /** release-4.13's GetMachineConfigPoolCondition: of two conditions of one type, the last counts, not the first. */
   lastPoolConditionWins: boolean;
+  /**
+   * Whether an updating pool makes the operator Upgradeable=False, reason PoolUpdating (pkg/operator/status.go
+   * syncUpgradeableStatus): until 4.18; MCO 377a78bb9 dropped it for 4.19, release-4.20 has only DegradedPool and
+   * InterruptedBuild.
+   */
+  upgradeableFalseWhilePoolsUpdate: boolean;
   /** The required-pools loop of `syncRequiredMachineConfigPools` (pkg/operator/sync.go): its budget and texts. */
   requiredPools: RequiredPoolsCode;
 }

@@ -225,6 +225,8 @@ describe('reference operator: ClusterOperator conditions (spec §5)', () => {
     const p = (type: string): MachineConfigPool => ({ metadata: { name: 'p' }, spec: {}, status: { conditions: [{ type, status: 'True' }] } });
     expect(syncUpgradeableStatus([], [p('Degraded')], NOW)[0]).to.include({ status: 'False', reason: 'DegradedPool' });
     expect(syncUpgradeableStatus([], [p('Updating')], NOW)[0]).to.include({ status: 'False', reason: 'PoolUpdating' });
+    // 4.19 on (release-4.20 status.go): an updating pool leaves the operator upgradeable
+    expect(syncUpgradeableStatus([], [p('Updating')], NOW, MCO_4_20.operator.upgradeableFalseWhilePoolsUpdate)[0]).to.include({ status: 'True', reason: 'AsExpected' });
     expect(syncUpgradeableStatus([], [p('Updated')], NOW)[0]).to.include({ status: 'True', reason: 'AsExpected' });
   });
   it('lastTransitionTime moves only when the status flips', () => {
