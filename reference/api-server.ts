@@ -19,6 +19,8 @@ export interface ReferenceApiServerOptions {
   certificates?: ServingCertificates;
   /** Told every request of a user other than the admin (ServiceAccounts), with its RBAC decision. */
   onAuthorize?: AuthorizationHook;
+  /** The version the cluster is installed at: its release's CRD set is installed (crds/index.ts crdSetOf). */
+  releaseVersion?: string;
 }
 
 export class ReferenceApiServer {
@@ -29,7 +31,7 @@ export class ReferenceApiServer {
   ) {}
 
   static async start(options: ReferenceApiServerOptions): Promise<ReferenceApiServer> {
-    const server = await startApiServer({ ...serverOptions(options), certificates: options.certificates, faults: options.faults });
+    const server = await startApiServer({ ...serverOptions(options), crds: openShiftCrds(options.releaseVersion), certificates: options.certificates, faults: options.faults });
     return new ReferenceApiServer(server, options, options.faults);
   }
 
@@ -57,6 +59,7 @@ export class ReferenceApiServer {
     const { token, certificates } = this.server;
     await this.server.close();
     await new Promise((resolve) => setTimeout(resolve, downWallMs));
+    // no CRDs passed: the data directory holds the ones served, the CVO's newer set after an upgrade among them
     this.server = await startApiServer({ ...serverOptions(this.options), port: Number(port), token, certificates, faults: this.faults });
   }
 
@@ -65,10 +68,9 @@ export class ReferenceApiServer {
   }
 }
 
-/** What the server is at every start, the first and each restart. */
+/** What the server is at every start, the first and each restart (the CRDs are installed at the first only). */
 function serverOptions(options: ReferenceApiServerOptions): ApiServerOptions {
   return {
-    crds: openShiftCrds(),
     // The extra columns keep `oc get co`'s MESSAGE even after someone applies the upstream CRDs over ours.
     extraPrinterColumns: OPENSHIFT_EXTRA_PRINTER_COLUMNS,
     now: () => options.clock.now(),

@@ -93,7 +93,7 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
   try {
     const kubeconfigPath = await kubeconfigFile(options, cleanups);
     const shared = await registryFor(profile, options, cleanups, say);
-    const api = await startApi({ clock, traffic }, options, kubeconfigPath, shared.ca, cleanups, say);
+    const api = await startApi({ clock, traffic }, options, profile.releases.current.version, kubeconfigPath, shared.ca, cleanups, say);
     const abort = new AbortController();
     // every sleeping daemon and poll listens to this one signal: a thousand nodes mean a thousand listeners
     setMaxListeners(0, abort.signal);
@@ -203,9 +203,9 @@ async function kubeconfigFile(options: ReferenceClusterOptions, cleanups: Cleanu
   return path.join(dir, 'kubeconfig');
 }
 
-/** The API server (its serving certificate signed by the cluster's CA), and its kubeconfig written. */
-async function startApi(pace: { clock: ClusterClock; traffic: ClusterTraffic }, options: ReferenceClusterOptions, kubeconfigPath: string, ca: CertificateAuthority, cleanups: Cleanups, say: Say): Promise<ReferenceApiServer> {
-  const api = await ReferenceApiServer.start({ ...pace, faults: options.apiFaults, dataDir: options.apiDataDir, certificates: issueServingCertificate(ca, ['127.0.0.1', 'localhost', '::1']), onAuthorize: options.onAuthorize });
+/** The API server (its serving certificate signed by the cluster's CA, the installed release's CRDs), and its kubeconfig written. */
+async function startApi(pace: { clock: ClusterClock; traffic: ClusterTraffic }, options: ReferenceClusterOptions, installedVersion: string, kubeconfigPath: string, ca: CertificateAuthority, cleanups: Cleanups, say: Say): Promise<ReferenceApiServer> {
+  const api = await ReferenceApiServer.start({ ...pace, faults: options.apiFaults, dataDir: options.apiDataDir, certificates: issueServingCertificate(ca, ['127.0.0.1', 'localhost', '::1']), onAuthorize: options.onAuthorize, releaseVersion: installedVersion });
   cleanups.push(() => api.close());
   await api.writeKubeconfig(kubeconfigPath);
   say(`API server ${api.url}`);

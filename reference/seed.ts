@@ -90,6 +90,9 @@ export function controllerConfigFor(release: ReleaseInfo, build: McoBuild): Cont
       },
       ipFamilies: 'IPv4',
       kubeAPIServerServingCAData: b64('-----BEGIN CERTIFICATE-----\nreference\n-----END CERTIFICATE-----\n'),
+      // the operator's renderConfig always sets it, a cluster that never migrated its MTU with a null migration; 4.18+'s
+      // CRD requires it
+      network: { mtuMigration: null },
       networkType: 'OVNKubernetes',
       osImageURL: legacyOsImageUrl(release),
       baseOSContainerImage: baseOsImage(release),

@@ -156,9 +156,9 @@ for js in "$tmp"/specs/*.spec.js; do
   [ -e "$js" ] && ln -s "$(basename "$js")" "${js%.js}.ts"
 done
 link_node_modules "$tmp" "$(vendor_bundles)"
-# The project's CRDs parsed once, here: parsing their YAML cost every reference cluster's start about 150 ms of CPU
-# (reference/crds/index.ts reads this copy when it is there, the YAML otherwise).
-node --input-type=module -e 'const [dir] = process.argv.slice(1); const m = await import(`${dir}/reference/crds/index.js`); (await import("node:fs")).writeFileSync(`${dir}/reference/crds/${m.PARSED_CRDS_FILE}`, JSON.stringify(m.loadCrdsFrom(m.CRD_DIR)));' "$tmp"
+# Each release's CRD set parsed once, here: parsing their YAML cost every reference cluster's start about 150 ms of
+# CPU (reference/crds/index.ts reads each set's copy when it is there, the YAML otherwise).
+node --input-type=module -e 'const [dir] = process.argv.slice(1); (await import(`${dir}/reference/crds/index.js`)).writeParsedCrdSets();' "$tmp"
 ln -s ../../.cache "$tmp/.cache"
 echo "$stamp" > "$tmp/.complete"
 rm -rf "$tree"

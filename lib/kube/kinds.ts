@@ -32,6 +32,8 @@ export const KINDS = {
   ControllerConfig: clusterScoped('ControllerConfig', 'machineconfiguration.openshift.io', 'controllerconfigs'),
   ClusterOperator: clusterScoped('ClusterOperator', 'config.openshift.io', 'clusteroperators'),
   ClusterVersion: clusterScoped('ClusterVersion', 'config.openshift.io', 'clusterversions'),
+  MachineConfigNode: clusterScoped('MachineConfigNode', 'machineconfiguration.openshift.io', 'machineconfignodes'),
+  CustomResourceDefinition: clusterScoped('CustomResourceDefinition', 'apiextensions.k8s.io', 'customresourcedefinitions'),
 } as const satisfies Record<string, KindRef>;
 
 export type Kind = keyof typeof KINDS;

@@ -21,6 +21,7 @@ import { semanticEqual } from '../equality.js';
 import { operatorVersionOf, setOperatorCondition, type OperandVersion } from '../mco/operator-status.js';
 import type { Condition } from '../mco/types.js';
 import { mcoAt, type Profile } from '../profiles/profile.js';
+import { applyReleaseCrds } from './release-crds.js';
 import { baseOsImage, extensionsImage, legacyOsImageUrl, type ReleaseInfo } from '../releases/release-info.js';
 import {
   checkOperatorHealth,
@@ -177,7 +178,7 @@ export class ClusterVersionOperator implements Controller {
     status.history = history;
     status.availableUpdates = this.availableUpdates(history.find((h) => h.state === 'Completed')?.version);
     if (!semanticEqual(status, cv.status)) {
-      await client.patchStatus('ClusterVersion', CV_NAME, status);
+      await client.updateStatus<ClusterVersionObject>('ClusterVersion', CV_NAME, () => status, cv); // a PUT, as the CVO's UpdateStatus: a merge patch's availableUpdates: null would drop the required field
     }
   }
 
@@ -243,6 +244,7 @@ export class ClusterVersionOperator implements Controller {
   /** Run level 0000_80: the MCO deployment (04), then the osimageurl ConfigMap (05), as the payload orders them. */
   private async applyManifests(release: ReleaseInfo, image: string): Promise<void> {
     const { client, profile } = this.ctx;
+    await applyReleaseCrds(client, release.version);
     await client.apply('ConfigMap', { metadata: { name: MCO_DEPLOYMENT_CONFIGMAP, namespace: MCO_NAMESPACE }, data: { RELEASE_VERSION: release.version, RELEASE_IMAGE: image } });
     await client.apply('ConfigMap', { metadata: { name: OSIMAGEURL_CONFIGMAP, namespace: MCO_NAMESPACE }, data: osImageUrlConfigMapData(release, profile) });
   }
