@@ -17,6 +17,7 @@ import { KubeClient, type KubeObject } from '../lib/kube/client.js';
 import { InformerFactory } from '../lib/kube/informer.js';
 import type { NodeHosts } from './kubelet/hosts.js';
 import { DaemonSet } from './mcd/daemon.js';
+import { MachineConfigNodes } from './mcd/machine-config-nodes.js';
 import { KubeApiServerOperator } from './kube-apiserver/operator.js';
 import { NodeController } from './mco/node-controller.js';
 import { Operator, readOperatorEnvironment } from './mco/operator.js';
@@ -60,7 +61,7 @@ const DEFINITIONS: Record<ComponentName, ComponentDefinition> = {
   },
   'machine-config-daemon': {
     namespace: MCO_NAMESPACE,
-    make: async (ctx, base) => [new DaemonSet(ctx, base.hosts)],
+    make: async (ctx, base) => [new DaemonSet(ctx, base.hosts), new MachineConfigNodes(ctx)],
   },
   'cluster-version-operator': {
     namespace: 'openshift-cluster-version',
