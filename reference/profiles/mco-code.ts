@@ -84,25 +84,42 @@ export const MCO_4_13: McoCode = code({
 });
 
 /**
- * release-4.20 at afed09939 (the branch's head in August 2026): 4.13's operator and render where the reference looks,
- * and the daemon of 4.16 on: every OS update an `rpm-ostree rebase`, retried 5 times 5 s doubling, the node's reason
- * only "Failed to update OS to … after retries: timed out waiting for the condition" (pkg/daemon/update.go
- * `updateLayeredOSToPullspec`; mcd/rebase.ts).
+ * release-4.18 at f313997e0 (the branch's head in August 2026): 4.13's render, and what 4.14-4.16 changed elsewhere:
+ * every OS update an `rpm-ostree rebase`, retried 5 times 5 s doubling, the node's reason only "Failed to update OS to
+ * … after retries: timed out waiting for the condition" (pkg/daemon/update.go; mcd/rebase.ts); the required-pools
+ * loop's budget of 10 minutes per required machine, "MachineConfigPool" in its texts and 4.16's paused texts
+ * (pkg/operator/sync.go); no PoolUpdating reason (pkg/operator/status.go, after the OCPBUGS-56517 backport).
+ * MachineConfigNodes are TechPreview here.
  */
-export const MCO_4_20: McoCode = code({
+export const MCO_4_18: McoCode = code({
   ...MCO_4_13,
-  upstream: { label: '4.20', commit: 'afed09939d80d86cafd38e9f733cc49ed16af092' },
-  // release-4.20 pkg/operator/sync.go syncRequiredMachineConfigPools
+  upstream: { label: '4.18', commit: 'f313997e0ba83edd79b1d0091e85d6e25c793274' },
   operator: {
     ...MCO_4_13.operator,
-    requiredPools: { timeoutPerRequiredMachine: true, poolNoun: 'MachineConfigPool', degradedNamesReason: true, pausedTexts: '4.16' },
+    requiredPools: { timeoutPerRequiredMachine: true, poolNoun: 'MachineConfigPool', degradedNamesReason: false, pausedTexts: '4.16' },
     upgradeableFalseWhilePoolsUpdate: false,
   },
   daemon: {
     ...MCO_4_13.daemon,
     osUpdate: { kind: 'rebase-with-retries', firstDelaySeconds: 5, steps: 5, reasonCarriesLastError: false },
-    machineConfigNodes: true,
   },
+});
+
+/**
+ * release-4.19 at 1a6905d98: the degraded-pool text of the required-pools loop names the pool's Degraded message
+ * (pkg/operator/sync.go), and every node has a MachineConfigNode (the gate in the Default feature set).
+ */
+export const MCO_4_19: McoCode = code({
+  ...MCO_4_18,
+  upstream: { label: '4.19', commit: '1a6905d980fd4c4f3869492b98cb696f09a46cff' },
+  operator: { ...MCO_4_18.operator, requiredPools: { ...MCO_4_18.operator.requiredPools, degradedNamesReason: true } },
+  daemon: { ...MCO_4_18.daemon, machineConfigNodes: true },
+});
+
+/** release-4.20 at afed09939: the same as 4.19 where the reference looks. */
+export const MCO_4_20: McoCode = code({
+  ...MCO_4_19,
+  upstream: { label: '4.20', commit: 'afed09939d80d86cafd38e9f733cc49ed16af092' },
 });
 
 /**

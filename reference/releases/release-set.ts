@@ -24,10 +24,10 @@ export interface OsImageTags {
 }
 
 /**
- * Which RHEL a release's RHCOS is built on: 4.12's is RHEL 8.6, 4.13's RHEL 9.2, 4.18-4.22's RHEL 9.6, and 4.21's
+ * Which RHEL a release's RHCOS is built on: 4.12's is RHEL 8.6, 4.13's RHEL 9.2, 4.18's RHEL 9.4, 4.19-4.22's RHEL 9.6, and 4.21's
  * second stream RHEL 10.1 (each with its own os-release, kernel and packages: images/rhcos-like).
  */
-export type RhelStream = '8.6' | '9.2' | '9.6' | '10.1';
+export type RhelStream = '8.6' | '9.2' | '9.4' | '9.6' | '10.1';
 
 export interface ReleaseDefinition {
   version: string;
