@@ -1,0 +1,38 @@
+/**
+ * The whole suite on each profile of today's releases (issue 42's acceptance: every spec passes or is skipped with its
+ * reason before cluster time), with what each release changes in the verdicts visible in the output: 4.16+'s failed
+ * rebase worded as a retry timeout (the class then read from the daemon's log), 4.21's early override that wins, and
+ * the kubelet an overridden pool keeps holding 4.22 back from 4.23 but not 4.21 from 4.22.
+ */
+import { expect } from 'chai';
+import { lastLine, ocpE2e } from '../support/cli.js';
+import { SPEC_COUNT } from './support/spec-files.js';
+
+describe('ocp-e2e run: the whole suite on the profiles of 4.18 to 4.22', function () {
+  this.timeout(300_000);
+
+  it('4.18-to-4.19: every spec passes; the daemon words a failed rebase as 4.16+ does', async () => {
+    const r = await ocpE2e(['run', '--profile', '4.18-to-4.19'], { timeoutMs: 280_000 });
+    expect(r.exitCode, r.output.slice(-4000)).to.equal(0);
+    expect(lastLine(r.output)).to.equal(`${SPEC_COUNT} passed, 0 failed, 0 skipped`);
+    expect(r.output).to.match(/degraded: Failed to update OS to \S+ after retries: timed out waiting for the condition/);
+    expect(r.output).to.match(/kubelet skew: OpenShift 4\.19\.0 stays upgradeable: \d+ node\(s\) run an older kubelet \(v1\.31\) that OpenShift 4\.20 still supports/);
+  });
+
+  it('4.20-to-4.21: every spec passes; the early-named override loses on 4.20, the kept 4.20 kubelets leave 4.21 upgradeable', async () => {
+    const r = await ocpE2e(['run', '--profile', '4.20-to-4.21'], { timeoutMs: 280_000 });
+    expect(r.exitCode, r.output.slice(-4000)).to.equal(0);
+    expect(lastLine(r.output)).to.equal(`${SPEC_COUNT} passed, 0 failed, 0 skipped`);
+    expect(r.output).to.include('phase check: the worker pool still runs the release OS image');
+    expect(r.output).to.match(/kubelet skew: OpenShift 4\.21\.0 stays upgradeable/);
+  });
+
+  it('4.21-to-4.22: every spec passes; the early-named override wins on 4.21, the kept 4.21 kubelets hold 4.22 back from 4.23', async () => {
+    const r = await ocpE2e(['run', '--profile', '4.21-to-4.22'], { timeoutMs: 280_000 });
+    expect(r.exitCode, r.output.slice(-4000)).to.equal(0);
+    expect(lastLine(r.output)).to.equal(`${SPEC_COUNT} passed, 0 failed, 0 skipped`);
+    expect(r.output).to.include('phase check: the worker pool runs the override: on 4.21 the templates carry no osImageURL');
+    expect(r.output).to.match(/kubelet skew: OpenShift 4\.22\.0 is not upgradeable to 4\.23 \(KubeletMinorVersion_KubeletMinorVersionUnsupportedNextUpgrade\): nodes \S+/);
+    expect(r.output).to.match(/kubelet skew: OpenShift 4\.22\.0: every kubelet is the release's own \(v1\.35\)/);
+  });
+});
