@@ -3,15 +3,14 @@
  * kubelet of the release the image was built on (the MCO does not upgrade an overridden pool's OS:
  * docs/UsingLayering.md). The kube-apiserver operator judges those kubelets for the next minor (even minors support
  * two Kubernetes minors behind, odd ones one: cluster-kube-apiserver-operator kubeletversionskewcontroller), so after
- * 4.21 → 4.22 the cluster is not upgradeable to 4.23. The spec reports which nodes hold it back and why, rebuilds the
- * image FROM the new release's base as the docs tell the pool's owner, and sees the kubelets in step and kube-apiserver
- * Upgradeable again. On an upgrade within a minor, or to an odd minor, the rule keeps the cluster upgradeable and the
+ * 4.21 → 4.22 the cluster is not upgradeable to 4.23. The spec reports which nodes hold it back and why, points the
+ * pool at the image rebuilt FROM the new release's base as the docs tell the pool's owner (built before the upgrade,
+ * so the check needs no engine), and sees the kubelets in step and kube-apiserver Upgradeable again. On an upgrade within a minor, or to an odd minor, the rule keeps the cluster upgradeable and the
  * spec checks that kube-apiserver says so.
  */
 import { checkPoolRunsImage, checkUpgradeCompleted, checkUpgradeInvariants } from '../helpers/checks.js';
 import { conformanceSession } from '../helpers/conformance.js';
-import { findDefaultOsImage } from '../helpers/default-os-image.js';
-import { buildCustomOsImage, findStartingPoint, overridePools } from '../helpers/flows.js';
+import { buildCustomOsImage, findStartingPoint, findUpgradeTargetOs, overridePools } from '../helpers/flows.js';
 import { checkKubeletSkew } from '../helpers/kubelet-skew.js';
 import { openShiftMinor } from '../helpers/releases/version.js';
 
@@ -29,11 +28,14 @@ describe('[sig-mco] MCO layering: the kubelet a custom osImage keeps through an 
       { epic: 'MCO layering', feature: 'osImageURL override', story: 'an overridden pool keeps its kubelet through an upgrade', caseId: CASE, tags: ['Serial', 'Disruptive'],
         changes: [`MachineConfig ${WORKER_MC} (osImageURL: a layered image built and pushed by the test) on pool worker`, `MachineConfig ${REBUILT_MC} (osImageURL: the image rebuilt on the new release's base) on pool worker, after the upgrade`] },
       async (s) => {
-        const { from, image } = await s.phase('prepare', 'override the worker pool with a layered OS image of the current release', async () => {
+        // both images are built before the upgrade, so the check after it needs no engine (a pipeline's post step has none)
+        const { from, image, rebuilt, next } = await s.phase('prepare', "override the worker pool with a layered OS image of the current release; build its rebuild on the next release's base", async () => {
           const start = await findStartingPoint(s);
+          const next = await findUpgradeTargetOs(s);
           const image = await buildCustomOsImage(s, CASE, start.osImage);
+          const rebuilt = await buildCustomOsImage(s, CASE, next.osImage, { releaseImage: next.releaseImage });
           await overridePools(s, [{ name: WORKER_MC, role: 'worker', osImageURL: image.pullspec }]);
-          return { from: start.version, image };
+          return { from: start.version, image, rebuilt, next: { osImage: next.osImage, osRelease: next.osRelease } };
         });
 
         const upgraded = await s.upgradePhase(from);
@@ -46,10 +48,9 @@ describe('[sig-mco] MCO layering: the kubelet a custom osImage keeps through an 
           const after = openShiftMinor(upgraded.version);
           await checkKubeletSkew(s, { worker: before, master: after });
 
-          const newOs = await findDefaultOsImage(s, upgraded.image, 'master');
-          const rebuilt = await buildCustomOsImage(s, CASE, newOs.image, { releaseImage: upgraded.image });
           await overridePools(s, [{ name: REBUILT_MC, role: 'worker', osImageURL: rebuilt.pullspec }]);
-          await checkPoolRunsImage(s, { pool: 'worker', image: rebuilt.pullspec, why: `custom image rebuilt on ${newOs.tag} of ${upgraded.version}`, ...rebuilt.checks, releaseVersion: upgraded.version });
+          const why = `custom image rebuilt on ${next.osImage}, the base of ${upgraded.version}`;
+          await checkPoolRunsImage(s, { pool: 'worker', image: rebuilt.pullspec, why, ...rebuilt.checks, files: [...rebuilt.checks.files, next.osRelease], releaseVersion: upgraded.version });
           await checkKubeletSkew(s, { worker: after, master: after });
         });
       },
