@@ -10,9 +10,11 @@ import { establishedStatus, resourceTypesOf, validateCrd } from './crds.js';
 import type { Deleter } from './deleter.js';
 import { ApiError, errors, type StatusCause } from './errors.js';
 import { FOREGROUND_FINALIZER, GarbageCollector } from './garbage-collector.js';
-import { changedPaths, fieldPaths, recordOwnership, removeUnapplied } from './managedfields.js';
+import { mergeApplied, removePaths, unappliedPaths } from './apply-merge.js';
+import { compareObjects, fieldSet, fromFieldsV1, recordOwnership, UntypableError } from './managedfields.js';
 import { BUILTIN_PATCH_TYPES, CUSTOM_RESOURCE_PATCH_TYPES } from './media-types.js';
 import { NAMESPACE_STORAGE_KEY, NamespaceController } from './namespace-controller.js';
+import { objectShape } from './merge-shape.js';
 import { mergePatch, jsonPatch, strategicMerge, PATCH_TYPES } from './patch.js';
 import { apiVersionOf, type KubeObject, type ResourceRegistry, type ResourceType } from './resources.js';
 import { KIND_FIELDS, parseFieldSelector, parseLabelSelector } from './selectors.js';
@@ -114,8 +116,8 @@ export class Api {
 
   // ---------------------------------------------------------------- writes
 
-  /** POST. `appliedConfig` is set when server-side apply creates the object, for its managedFields entry. */
-  create(rt: ResourceType, namespace: string | undefined, body: unknown, opts: WriteOptions = {}, appliedConfig?: KubeObject): KubeObject {
+  /** POST. `appliedFields` is set when server-side apply creates the object: the fields its manager owns. */
+  create(rt: ResourceType, namespace: string | undefined, body: unknown, opts: WriteOptions = {}, appliedFields?: Set<string>): KubeObject {
     const obj = this.checkBody(rt, body);
     this.checkNamespace(rt, namespace, obj);
     const meta = obj.metadata;
@@ -138,7 +140,8 @@ export class Api {
     rt.onCreate?.(obj);
     this.admit(rt, obj, undefined, opts);
     if (opts.fieldManager) {
-      recordOwnership(obj, opts.fieldManager, appliedConfig ? 'Apply' : 'Update', fieldPaths(appliedConfig ?? obj), timestamp(this.now()));
+      const change = compareObjects(undefined, obj, objectShape(rt.openAPIV3Schema));
+      recordOwnership(obj, change, { manager: opts.fieldManager, operation: appliedFields ? 'Apply' : 'Update', applied: appliedFields, time: timestamp(this.now()) });
     }
     if (opts.dryRun) return obj;
     return this.commit(rt, obj).obj;
@@ -242,7 +245,11 @@ export class Api {
 
   // ---------------------------------------------------------------- internals
 
-  /** Server-side apply as create-or-update of whole objects; fields are merged like a strategic merge patch. */
+  /**
+   * Server-side apply, after structured-merge-diff: the applied configuration merged into the live object by the
+   * kind's schema (merge-shape.ts, apply-merge.ts), what the manager stopped applying removed, ownership recorded and
+   * conflicts with other managers refused unless forced (managedfields.ts).
+   */
   private apply(rt: ResourceType, namespace: string | undefined, name: string, patch: unknown, existing: StoredObject | undefined, opts: WriteOptions, subresource?: string): { obj: KubeObject; created: boolean } {
     if (!opts.fieldManager) throw errors.badRequest('PATCH, application/apply-patch+yaml requires fieldManager');
     if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) throw errors.badRequest('apply patch must be an object');
@@ -253,25 +260,59 @@ export class Api {
     }
     applied.metadata ??= {};
     if (applied.metadata.name !== undefined && applied.metadata.name !== name) throw errors.badRequest(`the name of the object (${applied.metadata.name}) does not match the name on the URL (${name})`);
+    if (applied.metadata.managedFields != null) throw errors.badRequest('metadata.managedFields must be nil');
+    const shape = objectShape(rt.openAPIV3Schema);
+    const appliedFields = this.appliedFieldSet(rt, applied, shape, subresource);
     if (!existing) {
       if (subresource) throw errors.notFound(rt.group, rt.plural, name);
       const body = structuredClone(applied);
       body.metadata.name = name;
-      return { obj: this.create(rt, namespace, body, opts, applied), created: true };
+      return { obj: this.create(rt, namespace, body, opts, appliedFields), created: true };
     }
-    const merged = strategicMerge(existing.obj, applied) as KubeObject;
-    if (applied.metadata.resourceVersion && applied.metadata.resourceVersion !== existing.obj.metadata.resourceVersion) {
+    const live = existing.obj;
+    if (applied.metadata.resourceVersion && applied.metadata.resourceVersion !== live.metadata.resourceVersion) {
       throw errors.conflict(rt.group, rt.plural, name, 'the object has been modified; please apply your changes to the latest version and try again');
     }
-    merged.metadata.resourceVersion = existing.obj.metadata.resourceVersion;
-    const appliedPaths = fieldPaths(applied);
-    removeUnapplied(merged, existing.obj, opts.fieldManager, appliedPaths);
-    recordOwnership(merged, opts.fieldManager, 'Apply', appliedPaths, timestamp(this.now()));
-    return { obj: this.replace(rt, existing.obj, merged, { ...opts, fieldManager: undefined }, subresource), created: false };
+    let merged = mergeApplied(live, applied, shape) as KubeObject;
+    merged.metadata.resourceVersion = live.metadata.resourceVersion;
+    // What this manager applied last time and no longer applies goes, unless another manager owns it.
+    const entries = (live.metadata.managedFields ?? []) as Array<{ manager?: string; operation?: string; subresource?: string; fieldsV1?: unknown }>;
+    const previous = entries.find((e) => e.manager === opts.fieldManager && e.operation === 'Apply' && !e.subresource);
+    if (previous) {
+      const others = new Set(entries.filter((e) => e !== previous).flatMap((e) => [...fromFieldsV1(e.fieldsV1)]));
+      removePaths(merged, unappliedPaths(fromFieldsV1(previous.fieldsV1), appliedFields, others), shape);
+    }
+    // The part of the object the endpoint does not write stays as it is (status, or all but status).
+    if (subresource === 'status') {
+      merged = { ...structuredClone(live), status: merged.status };
+      if (merged.status === undefined) delete merged.status;
+    } else if (rt.statusSubresource) {
+      if (live.status === undefined) delete merged.status; else merged.status = structuredClone(live.status);
+    }
+    recordOwnership(merged, compareObjects(live, merged, shape), { manager: opts.fieldManager, operation: 'Apply', applied: appliedFields, force: opts.force, time: timestamp(this.now()) });
+    return { obj: this.replace(rt, live, merged, { ...opts, fieldManager: undefined }, subresource, merged.metadata.managedFields ?? []), created: false };
   }
 
-  /** Common path of PUT and PATCH: keeps what clients may not change, then admits and stores. */
-  private replace(rt: ResourceType, current: KubeObject, incoming: KubeObject, opts: WriteOptions, subresource?: string): KubeObject {
+  /** The fields an apply sets, the part of the object its endpoint does not write left out; 400 when its lists cannot merge. */
+  private appliedFieldSet(rt: ResourceType, applied: KubeObject, shape: ReturnType<typeof objectShape>, subresource?: string): Set<string> {
+    let fields: Set<string>;
+    try {
+      fields = fieldSet(applied, shape);
+    } catch (e) {
+      if (e instanceof UntypableError) throw errors.badRequest(`failed to create typed patch object (${apiVersionOf(rt)}, Kind=${rt.kind}): ${e.message}`);
+      throw e;
+    }
+    const inStatus = (k: string) => k === 'f:status' || k.startsWith('f:status\u0000');
+    if (subresource === 'status') return new Set([...fields].filter(inStatus));
+    if (rt.statusSubresource) return new Set([...fields].filter((k) => !inStatus(k)));
+    return fields;
+  }
+
+  /**
+   * Common path of PUT and PATCH: keeps what clients may not change, then admits and stores. `managedFields`, from
+   * server-side apply, is the ownership it recorded (a status write keeps the rest of the old metadata).
+   */
+  private replace(rt: ResourceType, current: KubeObject, incoming: KubeObject, opts: WriteOptions, subresource?: string, managedFields?: unknown[]): KubeObject {
     let next: KubeObject;
     if (subresource === 'status') {
       next = { ...structuredClone(current), status: structuredClone(incoming.status) };
@@ -287,6 +328,9 @@ export class Api {
     }
     const meta = next.metadata;
     checkMetadataShape(meta); // before the finalizer rules below read it
+    if (managedFields) {
+      if (managedFields.length) meta.managedFields = managedFields; else delete meta.managedFields;
+    }
     const old = current.metadata;
     meta.name = old.name;
     if (old.namespace) meta.namespace = old.namespace; else delete meta.namespace;
@@ -305,7 +349,10 @@ export class Api {
       if (!subresource && specChanged(current, next)) meta.generation += 1;
     } else delete meta.generation;
     if (meta.finalizers && meta.finalizers.length === 0) delete meta.finalizers;
-    if (opts.fieldManager) recordOwnership(next, opts.fieldManager, 'Update', changedPaths(current, next), timestamp(this.now()));
+    if (opts.fieldManager) {
+      const change = compareObjects(current, next, objectShape(rt.openAPIV3Schema));
+      recordOwnership(next, change, { manager: opts.fieldManager, operation: 'Update', time: timestamp(this.now()) });
+    }
     this.admit(rt, next, current, opts, subresource);
     if (opts.dryRun) return next;
     if (meta.deletionTimestamp && rt.storageKey === NAMESPACE_STORAGE_KEY) {

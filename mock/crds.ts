@@ -62,6 +62,7 @@ export function resourceTypesOf(crd: KubeObject): ResourceType[] {
       tracksGeneration: true,
       columns,
       schema: schema ? makeSchemaCheck(schema) : undefined,
+      openAPIV3Schema: schema,
       storageKey: `${spec.group}/${names.plural}`,
       storageVersion,
       crdName: crd.metadata.name,

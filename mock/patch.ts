@@ -48,14 +48,14 @@ export function mergePatch(target: unknown, patch: unknown): any {
  * patchMergeKey of the list fields of the built-in types this server serves (and the common ones of pods, in case
  * a client sends them); lists not named here are replaced, as `patchStrategy` is absent for them upstream.
  */
-const MERGE_KEYS: Record<string, string> = {
+export const MERGE_KEYS: Record<string, string> = {
   conditions: 'type', addresses: 'type', taints: 'key', images: '', volumesAttached: 'name',
   containers: 'name', initContainers: 'name', ephemeralContainers: 'name', volumes: 'name', env: 'name',
   ports: 'containerPort', volumeMounts: 'mountPath', ownerReferences: 'uid', secrets: 'name', imagePullSecrets: 'name',
   tolerations: '',
 };
 /** Lists of scalars merged as sets (patchStrategy: merge without a key). */
-const MERGED_SCALAR_LISTS = new Set(['finalizers']);
+export const MERGED_SCALAR_LISTS = new Set(['finalizers']);
 
 function strategicList(field: string, target: unknown, patch: unknown[]): unknown[] {
   const key = MERGE_KEYS[field];

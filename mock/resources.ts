@@ -69,6 +69,8 @@ export interface ResourceType {
   /** Events print their name only with -o wide, as the last column; everything else prints it first. */
   nameColumnLast?: boolean;
   schema?: SchemaCheck;
+  /** The CRD version's openAPIV3Schema as written: server-side apply merges by its list and map types (merge-shape.ts). */
+  openAPIV3Schema?: Record<string, any>;
   /** Where objects live in storage: shared by every version of one group/resource. */
   storageKey: string;
   /** The version objects are stored at (no conversion: other versions only rewrite apiVersion). */
