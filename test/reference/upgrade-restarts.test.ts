@@ -190,7 +190,11 @@ function expectPassed(o: Outcome): void {
 
 function expectDeadlock(o: Outcome): void {
   expect(o.code, `${o.profile}: ${o.output.slice(-4000)}`).to.equal(1);
-  for (const pattern of DEADLOCK) expect(o.output, `${o.profile} diagnosis`).to.match(pattern);
+  // the run's own words and the reference's log when the diagnosis is another (issue 46: a rare failure of this kind
+  // after the API server's restart is not understood yet, and chai would cut the output short)
+  for (const pattern of DEADLOCK) {
+    expect(pattern.test(o.output), `${o.profile}: no ${pattern} in the run's output:\n${o.output.slice(-4000)}\nreference log:\n${o.log.slice(-80).join('\n')}`).to.equal(true);
+  }
 }
 
 /** Every upgrade replaces the operator with the new release's: Killing on the old pod, Started on a new one. */
