@@ -154,8 +154,12 @@ export async function declaredFilesOf(client: RegistryClient, pullspec: string, 
 
 /**
  * Removes the engine's local copies of a layered image (its tag and its by-digest reference). The pushed image stays
- * in the registry, where its expiry label ages it out; the base image stays cached for the next build.
+ * in the registry, where its expiry label ages it out; the base image stays cached for the next build. Its parents,
+ * the cached steps every layered build of the same Containerfile and base shares, stay too: pruning them with the
+ * image pulled them from under another spec's build in progress (dockerd: "failed to get digest sha256:…: open
+ * /var/lib/docker/image/overlay2/imagedb/content/sha256/…: no such file or directory", two specs at once), and the
+ * next build reuses them.
  */
 export async function removeLocalLayeredImage(engine: Engine, image: Pick<LayeredImage, 'tag' | 'pullspec'>): Promise<void> {
-  for (const ref of [image.tag, image.pullspec]) await removeImage(engine, ref);
+  for (const ref of [image.tag, image.pullspec]) await removeImage(engine, ref, { keepParents: true });
 }

@@ -343,10 +343,13 @@ async function withLabelInstruction(engine: Engine, opts: BuildOptions): Promise
   return { ...opts, labels: {}, containerfile: plan.containerfile, files: { ...opts.files, ...plan.files } };
 }
 
-/** Removes a local image (by tag or id). Missing images are fine: cleanups must be idempotent. */
-export async function removeImage(engine: Engine, image: string, opts: { force?: boolean } = {}): Promise<boolean> {
+/**
+ * Removes a local image (by tag or id). Missing images are fine: cleanups must be idempotent. `keepParents` leaves its
+ * untagged parent images (the classic builder's cached steps) where another build may be using them right now.
+ */
+export async function removeImage(engine: Engine, image: string, opts: { force?: boolean; keepParents?: boolean } = {}): Promise<boolean> {
   try {
-    await engine.getImage(image).remove({ force: opts.force ?? false, noprune: false });
+    await engine.getImage(image).remove({ force: opts.force ?? false, noprune: opts.keepParents ?? false });
     return true;
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode === 404) return false;
