@@ -66,12 +66,15 @@ describe('the layered image: built from the release, checked on every node, or b
   });
 
   it('--containerfile with --build-arg: QE\'s image (their mirror, their package, their file and unit) is built and judged by its labels', async () => {
-    const r = await run(['--containerfile', OWN, '--build-arg', 'GREETING=hi-qe', '--build-arg', 'REPO_URL=http://mirror.qe.example/rhel8/']);
+    // a greeting of this run only: the RUN step that installs from the mirror has a cache key no earlier build made
+    // (the engine keeps the steps of earlier runs, also across CI runs on one machine), so its output is this run's
+    const greeting = `hi-qe-${process.pid}-${Date.now()}`;
+    const r = await run(['--containerfile', OWN, '--build-arg', `GREETING=${greeting}`, '--build-arg', 'REPO_URL=http://mirror.qe.example/rhel8/']);
     expect(r.exitCode, r.output).to.equal(0);
     const { steps, attachment } = report(r.reportsDir);
     expect(attachment('build output').join('\n')).to.include('Installing: tmux-2.7-1.el8.x86_64 (mirror)');
     const layered = attachment('layered image').join('\n');
-    expect(layered).to.include('greeting=hi-qe').and.not.include('extensionsImage'); // it takes no EXTENSIONS_IMAGE
+    expect(layered).to.include(`greeting=${greeting}`).and.not.include('extensionsImage'); // it takes no EXTENSIONS_IMAGE
     const checked = nodeSteps(steps);
     expect(checked.map((s) => s.status)).to.deep.equal(Array(NODES).fill('passed'));
     for (const s of checked) expect(s.name).to.match(/ with tmux; file \/etc\/e2e-own\.conf; e2e-own\.service enabled$/);
