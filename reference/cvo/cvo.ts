@@ -22,6 +22,7 @@ import { operatorVersionOf, setOperatorCondition, type OperandVersion } from '..
 import type { Condition } from '../mco/types.js';
 import { mcoAt, type Profile } from '../profiles/profile.js';
 import { applyReleaseCrds } from './release-crds.js';
+import { summarizePrecondition, upgradeableConditions, upgradeablePrecondition, withUpgradeableConditions } from './upgradeable.js';
 import { baseOsImage, extensionsImage, legacyOsImageUrl, type ReleaseInfo } from '../releases/release-info.js';
 import {
   checkOperatorHealth,
@@ -62,6 +63,12 @@ interface ClusterOperatorObject extends KubeObject {
  */
 export const PAYLOAD_PROGRESS_AT_MCO: Progress = { done: 612, total: 807 };
 const PAYLOAD_RETRY_MS = MINUTE;
+/**
+ * How often the CVO recomputes Upgradeable (pkg/cvo/upgradeable.go defaultUpgradeableCheckIntervals): at most every 2
+ * minutes, every 15 s in the 2 minutes after a precondition refused an update.
+ */
+const UPGRADEABLE_INTERVAL_MS = 2 * MINUTE;
+const UPGRADEABLE_INTERVAL_AFTER_REFUSAL_MS = 15_000;
 
 /** The ConfigMap data the release's `0000_80_machine-config-operator_05_osimageurl.yaml` carries, per profile keys. */
 export function osImageUrlConfigMapData(release: ReleaseInfo, profile: Profile): Record<string, string> {
@@ -89,7 +96,11 @@ export class ClusterVersionOperator implements Controller {
   /** The update being applied and when the CVO first reached the machine-config manifest in it. */
   private update?: { version: string; image: string; coStartMs: number };
   /** The last payload that could not be read, so a retry does not spin. */
-  private failedPayload?: { image: string; atMs: number };
+  private failedPayload?: { image: string; force: boolean; atMs: number };
+  /** When Upgradeable was last computed: the CVO throttles the check. */
+  private upgradeableAtMs?: number;
+  /** The Upgradeable conditions last computed, kept between the throttled checks as upstream keeps them. */
+  private upgradeable: Condition[] = [];
 
   constructor(
     private readonly ctx: ControllerContext,
@@ -102,9 +113,8 @@ export class ClusterVersionOperator implements Controller {
     this.cvs = this.ctx.informers.for<ClusterVersionObject>('ClusterVersion');
     this.cos = this.ctx.informers.for<ClusterOperatorObject>('ClusterOperator');
     this.cvs.onChange(() => this.trigger());
-    this.cos.onChange((_t, co) => {
-      if (co.metadata.name === CO_NAME) this.trigger();
-    });
+    // the machine-config operator's progress, and every operator's Upgradeable (the CVO's upgradeable checks)
+    this.cos.onChange(() => this.trigger());
   }
 
   start(): void {
@@ -139,7 +149,7 @@ export class ClusterVersionOperator implements Controller {
     const wanted = this.targetOf(cv, status);
 
     if (wanted && wanted.image !== status.desired?.image) {
-      const accepted = await this.loadPayload(wanted, conditions, now);
+      const accepted = await this.loadPayload(wanted, { conditions, history, desiredVersion: status.desired?.version }, now);
       conditions = accepted.conditions;
       if (accepted.release) {
         const release = accepted.release;
@@ -174,12 +184,35 @@ export class ClusterVersionOperator implements Controller {
       const co = this.cos.get(CO_NAME);
       conditions = reconcilingConditions(conditions, head.version, this.health(co, head.version), CO_NAME, now);
     }
-    status.conditions = conditions;
+    status.conditions = this.withUpgradeable(conditions, status, now);
     status.history = history;
     status.availableUpdates = this.availableUpdates(history.find((h) => h.state === 'Completed')?.version);
     if (!semanticEqual(status, cv.status)) {
       await client.updateStatus<ClusterVersionObject>('ClusterVersion', CV_NAME, () => status, cv); // a PUT, as the CVO's UpdateStatus: a merge patch's availableUpdates: null would drop the required field
     }
+  }
+
+  /**
+   * The Upgradeable conditions, by the running CVO's code, recomputed when what they read changed and the throttle
+   * allows it (`syncUpgradeable`); a change inside the throttle is taken up when it ends.
+   */
+  private withUpgradeable(conditions: Condition[], status: NonNullable<ClusterVersionObject['status']>, now: string): Condition[] {
+    const { clock, profile } = this.ctx;
+    const code = mcoAt(profile, status.desired?.version).clusterVersionOperator;
+    const operators = this.cos.list().map((co) => ({ name: co.metadata.name!, conditions: co.status?.conditions }));
+    const computed = upgradeableConditions(code, { operators, clusterVersionConditions: conditions });
+    if (!semanticEqual(computed, this.upgradeable)) {
+      const accepted = conditions.find((c) => c.type === 'ReleaseAccepted');
+      const refusedLately = accepted?.status === 'False' && accepted.reason === 'PreconditionChecks' && clock.nowMs() - Date.parse(accepted.lastTransitionTime ?? now) < UPGRADEABLE_INTERVAL_MS;
+      const earliest = (this.upgradeableAtMs ?? -Infinity) + (refusedLately ? UPGRADEABLE_INTERVAL_AFTER_REFUSAL_MS : UPGRADEABLE_INTERVAL_MS);
+      if (clock.nowMs() >= earliest) {
+        this.upgradeable = computed;
+        this.upgradeableAtMs = clock.nowMs();
+      } else {
+        this.scheduleAt(earliest);
+      }
+    }
+    return withUpgradeableConditions(conditions, this.upgradeable, now);
   }
 
   private health(co: ClusterOperatorObject | undefined, version: string): OperatorHealth {
@@ -199,18 +232,18 @@ export class ClusterVersionOperator implements Controller {
 
   private async loadPayload(
     wanted: { version: string; image: string; force: boolean; listed: boolean },
-    conditions: Condition[],
+    current: { conditions: Condition[]; history: HistoryEntry[]; desiredVersion?: string },
     now: string,
   ): Promise<{ conditions: Condition[]; release?: ReleaseInfo; risks?: string }> {
-    const { clock } = this.ctx;
-    const fail = (message: string, reason = 'RetrievePayload') => {
-      this.failedPayload = { image: wanted.image, atMs: clock.nowMs() };
+    const { clock, profile } = this.ctx;
+    const { conditions } = current;
+    const refuse = (reason: string, message: string) => {
+      this.failedPayload = { image: wanted.image, force: wanted.force, atMs: clock.nowMs() };
       this.scheduleAt(clock.nowMs() + PAYLOAD_RETRY_MS);
-      return {
-        conditions: setOperatorCondition(conditions, { type: 'ReleaseAccepted', status: 'False', reason, message: `Retrieving payload failed version="${wanted.version}" image="${wanted.image}" failure=${message}` }, now),
-      };
+      return { conditions: setOperatorCondition(conditions, { type: 'ReleaseAccepted', status: 'False', reason, message }, now) };
     };
-    if (this.failedPayload?.image === wanted.image && clock.nowMs() - this.failedPayload.atMs < PAYLOAD_RETRY_MS) {
+    const fail = (message: string, reason = 'RetrievePayload') => refuse(reason, `Retrieving payload failed version="${wanted.version}" image="${wanted.image}" failure=${message}`);
+    if (this.failedPayload?.image === wanted.image && this.failedPayload.force === wanted.force && clock.nowMs() - this.failedPayload.atMs < PAYLOAD_RETRY_MS) {
       this.scheduleAt(this.failedPayload.atMs + PAYLOAD_RETRY_MS);
       return { conditions };
     }
@@ -232,6 +265,14 @@ export class ClusterVersionOperator implements Controller {
     }
     if (wanted.version && wanted.version !== release.version) {
       return fail(`release image version ${release.version} does not match the expected upstream version ${wanted.version}`, 'VerifyPayloadVersion');
+    }
+    // the preconditions of the CVO that runs now, the installed release's (pkg/cvo/sync_worker.go loadUpdatedPayload)
+    const code = mcoAt(profile, current.desiredVersion).clusterVersionOperator;
+    const failure = upgradeablePrecondition(code, current, release.version);
+    if (failure) {
+      const summary = summarizePrecondition(failure, wanted.force, { version: release.version, image: wanted.image });
+      if (summary.blocks) return refuse('PreconditionChecks', summary.message);
+      risks = risks ? `${risks}\n${summary.risk}` : summary.risk;
     }
     this.failedPayload = undefined;
     return {

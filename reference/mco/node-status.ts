@@ -66,7 +66,7 @@ export function setPoolCondition(conditions: Condition[], next: Condition, now: 
   return out;
 }
 
-export function getCondition(conditions: Condition[] | undefined, type: string): Condition | undefined {
+export function getCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
   return conditions?.find((c) => c.type === type);
 }
 

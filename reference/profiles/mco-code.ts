@@ -3,10 +3,13 @@
  * reference's controllers tell them apart. A profile runs one of them on its installed release and, where it says so,
  * another on the release it upgrades to. Facts from ../shared/spec/mco-behaviour.md and the upstream files cited.
  */
-import type { McoCode, RequiredPoolsCode } from './profile.js';
+import type { ClusterVersionOperatorCode, McoCode, RequiredPoolsCode } from './profile.js';
 
 /** 4.12-4.13's required-pools loop (pkg/operator/sync.go): a flat 10 minutes, "pool" in its texts. */
 const REQUIRED_POOLS_4_12: RequiredPoolsCode = { timeoutPerRequiredMachine: false, poolNoun: 'pool', degradedNamesReason: false, pausedTexts: '4.12' };
+
+/** The CVO of 4.12-4.18 (release-4.12 da2578c6d; the same rule and words through release-4.18 f72d7e2c7). */
+const CVO_4_12: ClusterVersionOperatorCode = { upgradeablePrecondition: 'completed-minor', notUpgradeableWhileUpdating: false, versionsNoun: 'minor versions' };
 
 /** Frozen, with the literal types McoCode asks for kept. */
 const code = (value: McoCode): McoCode => Object.freeze(value);
@@ -41,6 +44,7 @@ export const MCO_BUG_B: McoCode = code({
   daemon: { osUpdate: { kind: 'inspect-then-legacy' }, layeredImageRefusesLayering: true, machineConfigNodes: false },
   // the kube-apiserver operator's texts said "Kubelet minor version" until 4.22 (cluster-kube-apiserver-operator f6a1c9111)
   kubeApiServerOperator: { skewWording: 'minor-version' },
+  clusterVersionOperator: CVO_4_12,
 });
 
 /** FIX: the merge of PR #3317 (MCO-289), which release-4.12 branched after; 4.12 GA's code where the reference looks. */
@@ -68,6 +72,7 @@ export const MCO_FIX: McoCode = code({
   },
   daemon: { osUpdate: { kind: 'inspect-then-legacy' }, layeredImageRefusesLayering: false, machineConfigNodes: false },
   kubeApiServerOperator: { skewWording: 'minor-version' },
+  clusterVersionOperator: CVO_4_12,
 });
 
 /**
@@ -114,6 +119,9 @@ export const MCO_4_19: McoCode = code({
   upstream: { label: '4.19', commit: '1a6905d980fd4c4f3869492b98cb696f09a46cff' },
   operator: { ...MCO_4_18.operator, requiredPools: { ...MCO_4_18.operator.requiredPools, degradedNamesReason: true } },
   daemon: { ...MCO_4_18.daemon, machineConfigNodes: true },
+  // cluster-version-operator release-4.19 (842a2ac22): the precondition compares semver with status.desired, and an
+  // update in progress makes the cluster not upgradeable (OTA-861)
+  clusterVersionOperator: { ...MCO_4_18.clusterVersionOperator, upgradeablePrecondition: 'desired-semver', notUpgradeableWhileUpdating: true },
 });
 
 /** release-4.20 at afed09939: the same as 4.19 where the reference looks. */
@@ -146,4 +154,6 @@ export const MCO_4_22: McoCode = code({
   },
   // cluster-kube-apiserver-operator release-4.22 (9c413cd4d): "Kubelet version (…) … in the next OpenShift version upgrade"
   kubeApiServerOperator: { skewWording: 'version' },
+  // cluster-version-operator release-4.22 (9b55234a2): "should not be upgraded between minor or major versions"
+  clusterVersionOperator: { ...MCO_4_21.clusterVersionOperator, versionsNoun: 'minor or major versions' },
 });

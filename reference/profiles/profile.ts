@@ -134,6 +134,23 @@ export interface KubeApiServerOperatorCode {
 }
 
 /**
+ * The cluster-version operator of the release, where its Upgradeable condition and precondition differ
+ * (cvo/upgradeable.ts; openshift/cluster-version-operator pkg/cvo/upgradeable.go and
+ * pkg/payload/precondition/clusterversion/upgradeable.go at release-4.12 da2578c6d, 4.19 842a2ac22, 4.22 9b55234a2).
+ */
+export interface ClusterVersionOperatorCode {
+  /**
+   * How the precondition tells an update to another minor: up to 4.18 the minor digits of the last completed version
+   * against the target's; from 4.19 the target's semver against `status.desired`'s, a patch retarget going through.
+   */
+  upgradeablePrecondition: 'completed-minor' | 'desired-semver';
+  /** From 4.19 (OTA-861, b6b7345d6): Upgradeable=False reason UpdateInProgress while ClusterVersion is Progressing. */
+  notUpgradeableWhileUpdating: boolean;
+  /** The words of the messages: "minor versions" up to 4.21, "minor or major versions" from 4.22. */
+  versionsNoun: 'minor versions' | 'minor or major versions';
+}
+
+/**
  * Where the code of a release differs from another's, grouped by the component that runs it: the MCO's operator,
  * render and daemon, and the neighbours the reference plays beside them.
  */
@@ -142,6 +159,7 @@ export interface McoBehaviour {
   render: RenderCode;
   daemon: DaemonCode;
   kubeApiServerOperator: KubeApiServerOperatorCode;
+  clusterVersionOperator: ClusterVersionOperatorCode;
 }
 
 /** An MCO's code: the upstream commit it stands for and how it behaves. */
