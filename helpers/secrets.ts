@@ -4,6 +4,7 @@
  * everywhere afterwards, including its base64 form, since registry auths travel both ways.
  */
 import { readFileSync } from 'node:fs';
+import { unreadableReason } from '../lib/files/unreadable.js';
 import { parseDockerConfig, type RegistryCredentials } from '../lib/oci/credentials.js';
 
 const MASK = '***';
@@ -57,7 +58,7 @@ export function loadPullSecret(path: string, options: PullSecretOptions = {}): P
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new Error(`cannot read the pull secret ${path}: ${(error as Error).message}`);
+    throw new Error(`cannot read the pull secret ${path}: ${unreadableReason(path, error)}`);
   }
   return parsePullSecret(text, path, options);
 }

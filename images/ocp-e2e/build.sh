@@ -65,6 +65,10 @@ if ! "$engine" image inspect "$tag" >/dev/null 2>&1; then
   cp -a "$deps/node_modules" "$ctx/suite/node_modules"
   cp "$oc" "$ctx/oc"
   cp "$here/Containerfile" "$ctx/Containerfile"
+  # The image runs under any uid (Containerfile): whatever the umask of whoever built the tree, everything it copies is
+  # readable by all and writable by none but root. Done here, not by a RUN chmod, which would copy every file into a
+  # second layer.
+  chmod -R a+rX,go-w "$ctx"
   printf '{"commit": "%s", "version": "%s", "buildDate": "%s", "gitTreeState": "%s", "sourceUrl": "%s"}\n' \
     "$commit" "$version" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$state" "$source_url" > "$ctx/build-info.json"
   args=(build -t "$tag" --build-arg "SOURCE_COMMIT=$commit" --build-arg "VERSION=$version" -f "$ctx/Containerfile")

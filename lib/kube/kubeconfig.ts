@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
+import { unreadableReason } from '../files/unreadable.js';
 import { PooledKubeConfig } from './pooled-kubeconfig.js';
 import { parse } from 'yaml';
 
@@ -28,7 +29,7 @@ export function loadKubeConfig(path: string): KubeConfig {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new KubeconfigError(path, 'missing', 'no such file: pass --kubeconfig FILE or set KUBECONFIG');
-    throw new KubeconfigError(path, 'unreadable', (error as Error).message);
+    throw new KubeconfigError(path, 'unreadable', unreadableReason(path, error));
   }
   let doc: unknown;
   try {

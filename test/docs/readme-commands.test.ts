@@ -55,6 +55,7 @@ const CLASSIFIED: Classified[] = [
   { command: /^bin\/ocp-e2e cluster up /, why: 'starts a reference cluster that runs until stopped', handling: { how: 'parse-only' } },
   { command: /^bin\/ocp-e2e apiserver /, why: 'starts the mock API server, which runs until stopped', handling: { how: 'parse-only' } },
   { command: /^oc adm upgrade /, why: 'upgrades a real cluster with oc (its own flags); test/bin/phases.test.ts runs it against cluster up', handling: { how: 'not-run' } },
+  { command: /^mkdir -p artifacts$/, why: 'the reports folder the image\'s run line mounts, made by the user so it is theirs (dockerd would make it root\'s); test/images/ocp-e2e-image.test.ts runs it with that line', handling: { how: 'not-run' } },
   {
     command: /^docker run .* localhost\/ocp-e2e\/ocp-e2e:<tag> run /,
     why: 'runs the suite\'s image against a real cluster; the ocp-e2e arguments after the image are parsed',

@@ -1,14 +1,13 @@
 import { expect } from 'chai';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { clusterUp, lastLine, type ClusterUp } from '../support/cli.js';
-import { artifactDir, imageRevision, ROOT, runImage, runnableImage, stageClusterFiles, suiteImage, type ClusterFiles, type Engine } from './support/suite-image.js';
-
-const SPEC1 = ['run', '--target', 'cluster', '--grep', '54183', '--allow-disruptive'];
+import { aPerson, IMAGE_README, readmeCommands, runLinesIn, TOP_README, type Person } from './support/readme-run.js';
+import { imageRevision, ROOT, runImage, runnableImage, suiteImage, type Engine } from './support/suite-image.js';
 
 /** The image's own facts, read inside it: what a Prow step or an OTE payload relies on. */
-async function describeImage(engine: Engine, tag: string): Promise<Record<string, string>> {
+async function describeImage(engine: Engine, tag: string, user?: string): Promise<Record<string, string>> {
   const script = [
     'echo "node=$(node --version)"',
     'echo "uid=$(id -u)"',
@@ -18,8 +17,13 @@ async function describeImage(engine: Engine, tag: string): Promise<Record<string
     'echo "typescript=$(test -e /opt/ocp-e2e/node_modules/typescript && echo present || echo absent)"',
     'echo "sources=$(ls /opt/ocp-e2e/bin/*.ts 2>/dev/null | wc -l)"',
     'echo "writable=$(touch /opt/ocp-e2e/x 2>/dev/null && echo yes || echo no)"',
+    'echo "home=$HOME"',
+    'echo "home-writable=$(touch "$HOME/x" 2>/dev/null && echo yes || echo no)"',
+    'echo "passwd-entry=$(grep -q "^[^:]*:[^:]*:$(id -u):" /etc/passwd && echo yes || echo no)"',
+    'echo "oc-runs=$(oc version --client >/dev/null 2>&1 && echo yes || echo no)"',
+    'echo "listed=$(ocp-e2e-tests-ext list -o names 2>/dev/null | grep -c 54183)"',
   ].join('; ');
-  const r = await runImage(engine, tag, ['-c', script], { entrypoint: 'bash' });
+  const r = await runImage(engine, tag, ['-c', script], { entrypoint: 'bash', user });
   expect(r.exitCode, r.output).to.equal(0);
   return Object.fromEntries(r.output.trim().split('\n').map((l) => l.split('=', 2) as [string, string]));
 }
@@ -46,6 +50,17 @@ for (const builder of ['docker', 'podman'] as const) {
       expect(facts.writable).to.equal('no');
     });
 
+    it('runs under an arbitrary uid and gid with no /etc/passwd entry, as OpenShift and the README\'s `--user "$(id -u):$(id -g)"` run it: HOME writable, oc and the suite work', async () => {
+      const facts = await describeImage(engine, tag, '4242:4242');
+      expect(facts.uid).to.equal('4242');
+      expect(facts['passwd-entry'], 'the uid is unknown to the image').to.equal('no');
+      expect(facts.home).to.equal('/tmp');
+      expect(facts['home-writable']).to.equal('yes');
+      expect(facts['oc-runs']).to.equal('yes');
+      expect(facts.listed, 'every file of the install is readable by any uid').to.equal('1');
+      expect(facts.writable).to.equal('no');
+    });
+
     it('`ocp-e2e-tests-ext info` reports the commit it was built from (build-info.json: there is no git in the image)', async () => {
       const r = await runImage(engine, tag, ['info'], { entrypoint: 'ocp-e2e-tests-ext' });
       expect(r.exitCode, r.output).to.equal(0);
@@ -64,7 +79,37 @@ for (const builder of ['docker', 'podman'] as const) {
   });
 }
 
-describe('the suite\'s image against `ocp-e2e cluster up` (docker run: host network, read-only root, secrets mounted read-only; Docker engine, ../shared/upstream/bin/oc)', function () {
+/** The README's docker block (images/ocp-e2e/README.md): `mkdir -p artifacts`, the run line, the report line. */
+const README_BLOCK = readmeCommands(IMAGE_README, 'Run against a cluster');
+const RUN_LINE = README_BLOCK.find((c) => / run --target cluster /.test(c))!;
+const USER_FLAG = '--user "$(id -u):$(id -g)"';
+
+/**
+ * A README command with its placeholders given (the image, the person's pull secret, the cluster's registry); against
+ * `cluster up` the run line also mounts the cluster's CA bundle (as the README says) and selects spec 1. Nothing else
+ * of the line is changed.
+ */
+function asWritten(command: string, tag: string, registry: string): string {
+  let line = command
+    .replaceAll('localhost/ocp-e2e/ocp-e2e:<tag>', tag)
+    .replaceAll('/path/to/pull-secret.json', '"$HOME/pull-secret.json"')
+    .replaceAll('quay.io/<you>/ocp-e2e-layered', `${registry}/ocp-e2e-layered`);
+  expect(line, 'a placeholder of the README this test does not fill').to.not.match(/<[a-z-]+>/);
+  if (command === RUN_LINE) {
+    line = line.replace(/^docker run /, 'docker run -v "$HOME/ca-bundle.crt:/var/run/ocp-e2e/ca-bundle.crt:ro" -e SSL_CERT_FILE=/var/run/ocp-e2e/ca-bundle.crt ');
+    line += ' --grep 54183';
+  }
+  return line;
+}
+
+/** The registry of a `cluster up`, from the first comment of its env file (which names it; the file holds no secret). */
+function registryOf(up: ClusterUp): string {
+  const m = /registry (\S+?)\. /.exec(readFileSync(join(dirname(up.kubeconfig), 'env'), 'utf8'));
+  if (!m) throw new Error('the env file of cluster up names no registry');
+  return m[1]!;
+}
+
+describe('the suite\'s image against `ocp-e2e cluster up`, run by the lines of images/ocp-e2e/README.md as written, by a user who is not root with their own kubeconfig and pull secret of mode 0600 (Docker engine, ../shared/upstream/bin/oc)', function () {
   this.timeout(600_000);
   let tag = '';
 
@@ -72,41 +117,88 @@ describe('the suite\'s image against `ocp-e2e cluster up` (docker run: host netw
     tag = await suiteImage('docker');
   });
 
+  it('README.md shows the same docker run line; the docker lines pass --user, podman\'s keeps the user\'s id (--userns=keep-id) with the same mounts', () => {
+    expect(RUN_LINE, 'images/ocp-e2e/README.md has a run line').to.be.a('string');
+    expect(README_BLOCK[0]).to.equal('mkdir -p artifacts');
+    expect(runLinesIn(TOP_README, 'docker')).to.deep.equal([RUN_LINE]);
+    for (const line of runLinesIn(IMAGE_README, 'docker')) expect(line).to.include(` ${USER_FLAG} `);
+    const podman = runLinesIn(IMAGE_README, 'podman');
+    expect(podman).to.have.length(1);
+    expect(podman[0]).to.include(' --userns=keep-id ').and.not.include('--user ');
+    const mountsOf = (line: string) => line.match(/-v \S+:\/var\/run\/ocp-e2e\/\S+/g);
+    expect(mountsOf(podman[0]!)).to.deep.equal(mountsOf(RUN_LINE));
+  });
+
   for (const profile of ['4.12-ga', '4.12-nightly-2022-09-08'] as const) {
     describe(`on ${profile}`, () => {
       let up: ClusterUp | undefined;
-      let files: ClusterFiles | undefined;
-      let artifacts = '';
+      let person: Person | undefined;
+      let registry = '';
 
       before(async () => {
         up = await clusterUp(['--profile', profile]);
-        files = stageClusterFiles(up.kubeconfig, up.env);
-        artifacts = artifactDir();
+        registry = registryOf(up);
+        person = aPerson();
+        // Where oc login and a downloaded pull secret leave them: ~/.kube/config and ~/pull-secret.json, 0600, theirs.
+        person.keep(up.kubeconfig, '.kube/config', 0o600);
+        person.keep(up.env.REGISTRY_AUTH_FILE!, 'pull-secret.json', 0o600);
+        person.keep(up.env.SSL_CERT_FILE!, 'ca-bundle.crt', 0o644);
       });
       after(async () => {
-        files?.remove();
+        person?.remove();
         await up?.stop();
-        if (artifacts) rmSync(artifacts, { recursive: true, force: true });
       });
 
       const passes = profile === '4.12-ga';
-      it(`${passes ? 'passes' : 'fails'} spec 1 (54183)${passes ? '' : ' quoting the operator\'s osImageURL mismatch'}, JUnit and the HTML report under $ARTIFACT_DIR`, async () => {
-        const r = await runImage('docker', tag, [...SPEC1, '--kubeconfig', files!.kubeconfig], { cluster: files, artifacts, engineSocket: true });
-        console.log(`      image start to first spec: ${((r.toFirstSpecMs ?? NaN) / 1000).toFixed(1)} s (${profile})`);
-        expect(r.exitCode, r.output).to.equal(passes ? 0 : 1);
-        expect(lastLine(r.output)).to.equal(passes ? '1 passed, 0 failed, 0 skipped' : '0 passed, 1 failed, 0 skipped');
-        if (!passes) expect(r.output).to.match(/osImageURL mismatch for master in rendered-master-\S+ expected: \S+ got: \S+/);
-        expect(r.output).to.include('JUnit: /artifacts/junit');
-
+      it(`${passes ? 'passes' : 'fails'} spec 1 (54183)${passes ? '' : ' quoting the operator\'s osImageURL mismatch'}, JUnit and the HTML report under $ARTIFACT_DIR, the person's own`, async () => {
+        for (const command of README_BLOCK) {
+          const r = await person!.run(asWritten(command, tag, registry));
+          if (command !== RUN_LINE) {
+            expect(r.exitCode, `${command}\n${r.output}`).to.equal(0);
+            continue;
+          }
+          console.log(`      image start to first spec: ${((r.toFirstSpecMs ?? NaN) / 1000).toFixed(1)} s (${profile})`);
+          expect(r.exitCode, r.output).to.equal(passes ? 0 : 1);
+          expect(lastLine(r.output)).to.equal(passes ? '1 passed, 0 failed, 0 skipped' : '0 passed, 1 failed, 0 skipped');
+          if (!passes) expect(r.output).to.match(/osImageURL mismatch for master in rendered-master-\S+ expected: \S+ got: \S+/);
+          expect(r.output).to.include('JUnit: /artifacts/junit');
+        }
+        const artifacts = join(person!.home, 'artifacts');
         const junit = readFileSync(join(artifacts, 'junit', 'cluster.xml'), 'utf8');
         expect(junit).to.include('file="specs/01-upgrade-custom-os-image-both-pools.spec.ts"');
         expect(junit).to.match(passes ? /failures="0"/ : /<failure[\s\S]*osImageURL mismatch/);
         expect(readdirSync(join(artifacts, 'allure-results')).some((f) => f.endsWith('-result.json'))).to.equal(true);
-
-        const report = await runImage('docker', tag, ['report', '--reports-dir', '/artifacts'], { artifacts });
-        expect(report.exitCode, report.output).to.equal(0);
         expect(existsSync(join(artifacts, 'html', 'index.html'))).to.equal(true);
+        const { stdout } = await execa('find', [artifacts, '!', '-uid', String(person!.uid)]);
+        expect(stdout, 'files the container left that are not the person\'s').to.equal('');
       });
+
+      if (passes) {
+        it('the run line without --user (the image\'s own uid 1001) stops before any cluster time: it cannot read the 0600 pull secret and kubeconfig, and says to run as its owner with --user', async () => {
+          const line = asWritten(RUN_LINE, tag, registry);
+          expect(line).to.include(` ${USER_FLAG} `);
+          const r = await person!.run(line.replace(` ${USER_FLAG} `, ' '));
+          // The preflight reads the pull secret (exit 2) before the kubeconfig (exit 3): either is the person's, 0600.
+          expect(r.exitCode, r.output).to.be.oneOf([2, 3]);
+          expect(r.output).to.match(/cannot read the (pull secret \/var\/run\/ocp-e2e\/pull-secret\.json|kubeconfig \/var\/run\/ocp-e2e\/kubeconfig): EACCES: permission denied/);
+          expect(r.output).to.match(new RegExp(`the file is mode 0600, owned by uid ${person!.uid} gid ${person!.gid}; this process runs as uid 1001 gid 0`));
+          expect(r.output).to.include(`docker run ${USER_FLAG}`);
+          expect(r.toFirstSpecMs, 'no spec ran').to.equal(undefined);
+
+          // Without the pull secret too, the kubeconfig is the file it stops on: exit 3, the same way out. (Without the
+          // artifacts folder also: the first run's reports there are the person's, and uid 1001 may not clear them.)
+          const noSecret = line
+            .replace(` ${USER_FLAG} `, ' ')
+            .replace(/ -v "\$HOME\/pull-secret\.json"\S*/, '')
+            .replace(/ --pull-secret \S+/, '')
+            .replace(/ -v "\$PWD\/artifacts:\/artifacts" -e ARTIFACT_DIR=\/artifacts/, '');
+          expect(noSecret).to.not.match(/pull-secret|artifacts/);
+          const k = await person!.run(noSecret);
+          expect(k.exitCode, k.output).to.equal(3);
+          expect(k.output).to.match(/cannot read the kubeconfig \/var\/run\/ocp-e2e\/kubeconfig: EACCES: permission denied.* \(the file is mode 0600, owned by uid \d+ gid \d+; this process runs as uid 1001 gid 0\)/);
+          expect(k.output).to.include(`docker run ${USER_FLAG}`);
+        });
+      }
     });
   }
 });

@@ -1,19 +1,15 @@
 /**
  * The suite's image as CI uses it: built by images/ocp-e2e/build.sh (once per engine and content: the script skips a
- * build whose inputs are unchanged), run with a read-only root file system against a cluster whose kubeconfig, CA
- * bundle and registry credentials are mounted read-only, reports written to $ARTIFACT_DIR.
+ * build whose inputs are unchanged) and run with a read-only root file system. Runs against a cluster go through
+ * images/ocp-e2e/README.md's own lines (./readme-run.ts), as a person runs them.
  */
-import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const BUILD_SCRIPT = join(ROOT, 'images', 'ocp-e2e', 'build.sh');
-/** The image's user (Containerfile USER): the files it must read are given to it. */
-const IMAGE_UID = 1001;
-const IMAGE_GID = 0;
 const DOCKER_SOCKET = '/var/run/docker.sock';
 
 export type Engine = 'docker' | 'podman';
@@ -60,85 +56,47 @@ export interface ImageRun {
   toFirstSpecMs?: number;
 }
 
-/** What `cluster up --env-out` gives a shell, copied for the image's user and mounted read-only under /var/run/ocp-e2e. */
-export interface ClusterFiles {
-  mounts: string[];
-  env: Record<string, string>;
-  kubeconfig: string;
-  /** Deletes the copies (they hold credentials). */
-  remove(): void;
-}
-
-const IN_IMAGE = '/var/run/ocp-e2e';
-
-/**
- * Copies the kubeconfig, the CA bundle and the registry credentials (mode 0600, root's) into a folder of the image's
- * user, as a pod's secret volume would give them, and names their mounts and the environment pointing at them.
- */
-export function stageClusterFiles(kubeconfig: string, env: Record<string, string>): ClusterFiles {
-  const dir = mkdtempSync(join(tmpdir(), 'ocp-e2e-image-cluster-'));
-  const give = (from: string, to: string, mode: number) => {
-    copyFileSync(from, join(dir, to));
-    chmodSync(join(dir, to), mode);
-    chownSync(join(dir, to), IMAGE_UID, IMAGE_GID);
-  };
-  mkdirSync(join(dir, 'docker'));
-  chownSync(join(dir, 'docker'), IMAGE_UID, IMAGE_GID);
-  give(kubeconfig, 'kubeconfig', 0o600);
-  give(env.SSL_CERT_FILE!, 'ca-bundle.crt', 0o644);
-  give(env.REGISTRY_AUTH_FILE!, join('docker', 'config.json'), 0o600);
-  return {
-    mounts: [
-      '-v', `${join(dir, 'kubeconfig')}:${IN_IMAGE}/kubeconfig:ro`,
-      '-v', `${join(dir, 'ca-bundle.crt')}:${IN_IMAGE}/ca-bundle.crt:ro`,
-      '-v', `${join(dir, 'docker')}:${IN_IMAGE}/docker:ro`,
-    ],
-    env: {
-      SSL_CERT_FILE: `${IN_IMAGE}/ca-bundle.crt`,
-      REGISTRY_AUTH_FILE: `${IN_IMAGE}/docker/config.json`,
-      DOCKER_CONFIG: `${IN_IMAGE}/docker`,
-    },
-    kubeconfig: `${IN_IMAGE}/kubeconfig`,
-    remove: () => rmSync(dir, { recursive: true, force: true }),
-  };
-}
-
-/** A folder the image's user may write, mounted as $ARTIFACT_DIR. */
-export function artifactDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ocp-e2e-image-artifacts-'));
-  chmodSync(dir, 0o777);
-  return dir;
-}
-
 export interface RunOptions {
-  cluster?: ClusterFiles;
-  artifacts?: string;
-  /** The engine socket for specs that build the layered image (the host's dockerd), with its group. */
-  engineSocket?: boolean;
   entrypoint?: string;
+  /** `--user UID:GID`: the image must run under any uid, as OpenShift and `docker run --user "$(id -u):$(id -g)"` run it. */
+  user?: string;
   env?: Record<string, string>;
   timeoutMs?: number;
 }
 
-/** `docker run` (or podman) of the image: host network, read-only root, a tmpfs /tmp, the image's own user. */
+/** `docker run` (or podman) of the image: host network, read-only root, a tmpfs /tmp, the image's own user unless `user`. */
 export async function runImage(engine: Engine, tag: string, args: string[], options: RunOptions = {}): Promise<ImageRun> {
   const flags = ['run', '--rm', '--network', 'host', '--read-only', '--tmpfs', '/tmp'];
-  if (options.cluster) {
-    flags.push(...options.cluster.mounts);
-    for (const [k, v] of Object.entries(options.cluster.env)) flags.push('-e', `${k}=${v}`);
-  }
-  if (options.artifacts) flags.push('-v', `${options.artifacts}:/artifacts`, '-e', 'ARTIFACT_DIR=/artifacts');
-  if (options.engineSocket) flags.push('-v', `${DOCKER_SOCKET}:${DOCKER_SOCKET}`, '--group-add', String(statSync(DOCKER_SOCKET).gid));
+  if (options.user) flags.push('--user', options.user);
   if (options.entrypoint) flags.push('--entrypoint', options.entrypoint);
   for (const [k, v] of Object.entries(options.env ?? {})) flags.push('-e', `${k}=${v}`);
+  return timed(engine, [...flags, tag, ...args], { timeoutMs: options.timeoutMs });
+}
+
+/** Runs the image (directly, or a shell line that does), noting when its first spec began. */
+export async function timed(file: string, args: string[], options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<ImageRun> {
+  const child = execa(file, args, {
+    reject: false,
+    all: true,
+    stdin: 'ignore',
+    timeout: options.timeoutMs ?? 300_000,
+    // A given environment is the whole environment: a person's shell has not the test runner's variables.
+    ...(options.env ? { env: options.env, extendEnv: false } : {}),
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
   const started = Date.now();
   let toFirstSpecMs: number | undefined;
-  const child = execa(engine, [...flags, tag, ...args], { reject: false, all: true, timeout: options.timeoutMs ?? 300_000, stdin: 'ignore' });
   let seen = '';
   child.all?.on('data', (d: Buffer) => {
     seen += d.toString('utf8');
-    if (toFirstSpecMs === undefined && /^\s*\[sig-mco\]/m.test(seen)) toFirstSpecMs = Date.now() - started;
+    // The console stamps each line (2026-12-07T07:49:23Z) unless OCP_E2E_NO_TIMESTAMPS is set.
+    if (toFirstSpecMs === undefined && /^(\S+Z )?\s*\[sig-mco\]/m.test(seen)) toFirstSpecMs = Date.now() - started;
   });
   const r = await child;
   return { exitCode: r.exitCode ?? -1, output: String(r.all ?? ''), toFirstSpecMs };
+}
+
+/** The group of the host's docker socket: a person who runs docker is in it, and the README's line adds it in the container. */
+export function dockerSocketGroup(): number {
+  return statSync(DOCKER_SOCKET).gid;
 }
