@@ -47,7 +47,9 @@ export async function checkUpgradeCompleted(session: ConformanceSession, version
  * that did not complete has no check phase: its flow reports them); attaches the recording and its chart either way.
  */
 export async function checkUpgradeInvariants(upgrade: CompletedUpgrade): Promise<void> {
-  const { broken } = await reportUpgradeInvariants(upgrade.recording);
+  // every hop of a path is an upgrade of its own: each is judged, the first broken invariant fails the check
+  const broken = [];
+  for (const hop of [...(upgrade.earlierHops ?? []), upgrade]) broken.push(...(await reportUpgradeInvariants(hop.recording)).broken);
   if (broken.length) throw broken[0];
 }
 

@@ -305,7 +305,7 @@ export class ConformanceSession {
   }
 
   private noUpdateReason(): string | undefined {
-    if (this.target.toImage) return undefined;
+    if (this.target.toImages?.length) return undefined;
     const cv = this.watcher.snapshot().clusterVersion;
     if (cv?.status?.availableUpdates?.length) return undefined;
     return `needs a release to upgrade to: ClusterVersion (at ${currentVersion(cv!) ?? 'unknown'}) lists no availableUpdates; pass --to-image <release image>`;

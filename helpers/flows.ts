@@ -84,12 +84,13 @@ export interface UpgradeTargetOs {
 }
 
 /**
- * The release the upgrade will go to (--to-image, else ClusterVersion's availableUpdates[0]) and its base OS image:
- * what a layered image is rebuilt on before the upgrade, so the pool is on the new release's OS once it is done.
+ * The release the upgrade will go to (--to-image, the last hop of a path, else ClusterVersion's availableUpdates[0]) and
+ * its base OS image: what a layered image is rebuilt on before the upgrade, so the pool is on the new release's OS once
+ * it is done.
  */
 export async function findUpgradeTargetOs(session: FlowSession): Promise<UpgradeTargetOs> {
   return step('find the base OS image of the release to upgrade to', async () => {
-    const target = resolveUpgradeTarget(await session.cluster.getClusterVersion(), session.target.toImage);
+    const target = resolveUpgradeTarget(await session.cluster.getClusterVersion(), session.target.toImages?.at(-1));
     const osImage = await releaseOsImage(session.access, target.image, session.cluster);
     const osRelease = await osReleaseOf(session.access, session.cluster, osImage);
     await parameter('release to upgrade to', `${target.image} (${target.source})`);
@@ -292,7 +293,7 @@ export async function overridePools(session: FlowSession, overrides: MachineConf
   return override;
 }
 
-export interface CompletedUpgrade {
+export interface UpgradeHop {
   from: string;
   version: string;
   image: string;
@@ -303,10 +304,31 @@ export interface CompletedUpgrade {
   recording: UpgradeRecording;
 }
 
-/** Step 6 and the waits: record the upgrade, trigger it, wait for ClusterVersion, every pool, and the operator. */
+/** An upgrade from `from` to `version`: one hop, or the last of a path with the ones before it. */
+export interface CompletedUpgrade extends UpgradeHop {
+  /** On an upgrade path (--to-image given more than once), the hops before the last, oldest first, each recorded. */
+  earlierHops?: UpgradeHop[];
+}
+
+/**
+ * Step 6 and the waits: record the upgrade, trigger it, wait for ClusterVersion, every pool, and the operator. Given an
+ * upgrade path (4.20 -> 4.21 -> 4.22), one hop at a time: each hop completes and settles before the next is asked
+ * for, as the update graph allows only the next release and the CVO refuses a minor update while one is in progress.
+ */
 export async function upgradeCluster(session: FlowSession, from: string): Promise<CompletedUpgrade> {
+  const path = session.target.toImages ?? [];
+  if (path.length <= 1) return upgradeOneHop(session, from, path[0]);
+  const hops: UpgradeHop[] = [];
+  for (const [index, image] of path.entries()) {
+    const at = hops.at(-1)?.version ?? from;
+    hops.push(await step(`hop ${index + 1} of ${path.length}: from ${at} to ${image}`, () => upgradeOneHop(session, at, image)));
+  }
+  return { ...hops.at(-1)!, from, earlierHops: hops.slice(0, -1) };
+}
+
+async function upgradeOneHop(session: FlowSession, from: string, toImage: string | undefined): Promise<UpgradeHop> {
   const cv = await session.cluster.getClusterVersion();
-  const target = resolveUpgradeTarget(cv, session.target.toImage);
+  const target = resolveUpgradeTarget(cv, toImage);
   if (target.image === cv.status?.desired?.image || (target.version !== undefined && target.version === from)) {
     throw new Error(`the cluster already runs ${target.image} (${from}): give --to-image a newer release`);
   }
@@ -334,7 +356,7 @@ export async function followUpgradeStartedElsewhere(session: FlowSession, from: 
 }
 
 /** Records from now, runs `trigger` (when this run starts the upgrade), then waits for ClusterVersion, every pool, and the operator. */
-async function followUpgrade(session: FlowSession, from: string, target: UpgradeTarget, trigger: (() => Promise<void>) | undefined): Promise<CompletedUpgrade> {
+async function followUpgrade(session: FlowSession, from: string, target: UpgradeTarget, trigger: (() => Promise<void>) | undefined): Promise<UpgradeHop> {
   // restarts are polled from the events: every second on the reference, every 15 s on a real cluster (a big list)
   const events = { list: () => session.cluster.listEvents(), intervalMs: session.caps.isReference ? 1000 : 15_000 };
   const recorder = new UpgradeRecorder(session.watcher, session.caps, { image: target.image, version: target.version }, { events });

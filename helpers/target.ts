@@ -26,8 +26,11 @@ export const NODE_READ_MODES: readonly NodeReadMode[] = ['auto', 'daemon', 'debu
 export interface TargetConfig {
   kind: TargetKind;
   kubeconfigPath: string;
-  /** Release image to upgrade to; undefined means "the cluster's first available update". */
-  toImage?: string;
+  /**
+   * The release images to upgrade to, hop by hop (the first, then each next from the one before); undefined or empty
+   * means "the cluster's first available update".
+   */
+  toImages?: string[];
   /** Repository the layered images are pushed to; on the reference cluster it comes from its info ConfigMap. */
   imageRepo?: string;
   /** The run's registry auth file, chosen once by the run (--pull-secret or its first fallback, helpers/credentials.ts): spec processes read it and look for no other. */
@@ -100,6 +103,12 @@ function readNodeReadMode(env: NodeJS.ProcessEnv): NodeReadMode {
   return mode;
 }
 
+/** A comma-separated list of an environment variable, empty items dropped; undefined when there are none. */
+function listOf(value: string | undefined): string[] | undefined {
+  const items = (value ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+  return items.length ? items : undefined;
+}
+
 function flag(value: string | undefined): boolean {
   return value !== undefined && /^(1|true|yes)$/i.test(value.trim());
 }
@@ -143,7 +152,7 @@ export function readTargetConfig(env: NodeJS.ProcessEnv = process.env): TargetCo
     ...(env[TargetEnv.cleanupAfter]?.trim() ? { cleanupAfter: env[TargetEnv.cleanupAfter]!.trim() } : {}),
     kind,
     kubeconfigPath,
-    toImage: env[TargetEnv.toImage]?.trim() || undefined,
+    toImages: listOf(env[TargetEnv.toImage]),
     imageRepo: env[TargetEnv.imageRepo]?.trim() || undefined,
     pullSecretPath: env[TargetEnv.pullSecret]?.trim() || undefined,
     allowDisruptive: flag(env[TargetEnv.allowDisruptive]),
@@ -184,7 +193,8 @@ export function targetEnvironment(config: TargetConfig): Record<string, string> 
     [TargetEnv.phase]: config.phase,
     [TargetEnv.nodeReads]: config.nodeReads,
   };
-  if (config.toImage) env[TargetEnv.toImage] = config.toImage;
+  // a path of pullspecs in one variable: a pullspec has no comma
+  if (config.toImages?.length) env[TargetEnv.toImage] = config.toImages.join(',');
   if (config.imageRepo) env[TargetEnv.imageRepo] = config.imageRepo;
   if (config.pullSecretPath) env[TargetEnv.pullSecret] = config.pullSecretPath;
   if (config.interruptGraceSeconds !== undefined) env[TargetEnv.interruptGraceSeconds] = String(config.interruptGraceSeconds);

@@ -11,7 +11,7 @@ import type { ProfileName } from './profiles/index.js';
 import type { ReferenceRegistry } from './reference-registry.js';
 import type { ClusterRegistry, ClusterRegistryFiles } from './registry.js';
 import type { RegistryOutage } from './registry-outage.js';
-import type { ReleaseInfo } from './releases/release-info.js';
+import type { BuiltReleases } from './releases/ensure.js';
 import { nodeName } from './seed.js';
 
 export interface ReferenceCluster {
@@ -33,7 +33,7 @@ export interface ReferenceCluster {
   /** Where layered images built against this cluster may be pushed. */
   imageRepo: string;
   /** The profile's releases as built: pullspecs of each payload and its OS images (see releases/release-info.ts). */
-  releases: { current: ReleaseInfo; next: ReleaseInfo };
+  releases: BuiltReleases;
   timeFactor: number;
   profile: ProfileName;
   seed: number;

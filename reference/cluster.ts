@@ -33,7 +33,7 @@ import { PullSecretRegistryClients, writePullSecret } from './pull-secret.js';
 import { startReferenceRegistry, type ReferenceRegistry } from './reference-registry.js';
 import { RegistryOutage } from './registry-outage.js';
 import { baseOsImage, machineOsContent, type ReleaseInfo } from './releases/release-info.js';
-import { sameReleases } from './releases/release-set.js';
+import { releasePath, sameReleases } from './releases/release-set.js';
 import { seedCluster } from './seed.js';
 import { ComponentLogs } from './workloads/component-logs.js';
 import { WorkloadController } from './workloads/controller.js';
@@ -101,13 +101,14 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
     const client = KubeClient.fromFile(kubeconfigPath, { signal: abort.signal, log: (l) => logs.log('client', l), headers: traffic.clientHeaders('cluster') });
     const pulls = await pullWithPullSecret(client, shared);
     const machines = await seedMachines({ client, clock, profile, shared, images: pulls.images, timeFactor, seed, workers, faultNames: faults.names });
-    const { current, next } = shared.releases;
+    const { current, path } = shared.releases;
     say(`cluster seeded: 3 masters, ${workers} workers at ${current.version}`);
 
     const informers = new InformerFactory(client, { log: (l) => logs.log('informer', l), receipts: traffic.receipts });
     const ctx: ControllerContext = { client, informers, clock, profile, deviations, seed, images: pulls.images, log: logs.log, signal: abort.signal };
-    const graph = [current, { ...next, previous: next.previous?.length ? next.previous : [current.version] }];
-    await startNodes(ctx, abort, cleanups, { hosts: machines.hosts, layers: pulls.hostLayers, logs: logs.componentLogs, releases: [current, next] });
+    // the update graph: each release of the path updates from the one before it, one hop at a time
+    const graph = path.map((release, i) => (i === 0 || release.previous?.length ? release : { ...release, previous: [path[i - 1]!.version] }));
+    await startNodes(ctx, abort, cleanups, { hosts: machines.hosts, layers: pulls.hostLayers, logs: logs.componentLogs, releases: path });
     const base: ProcessBase = { kubeconfigPath, traffic, kubelet: client, clusterSignal: abort.signal, graph, hosts: machines.hosts, clock, profile, deviations, seed, images: pulls.images, log: logs.log };
     const components = await startComponents(base, cleanups);
     if (options.apiFaults) api.setFaults(options.apiFaults);
@@ -123,7 +124,7 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
 async function registryFor(profile: Profile, options: ReferenceClusterOptions, cleanups: Cleanups, say: Say): Promise<Omit<ReferenceRegistry, 'stop'>> {
   if (options.registry) {
     if (!sameReleases(options.registry.releaseSet, profile.releases)) {
-      throw new Error(`the registry given holds other releases than profile ${profile.name} needs (${profile.releases.current.version} -> ${profile.releases.next.version}); start one with that profile's releases`);
+      throw new Error(`the registry given holds other releases than profile ${profile.name} needs (${releasePath(profile.releases).map((r) => r.version).join(' -> ')}); start one with that profile's releases`);
     }
     return options.registry;
   }

@@ -11,8 +11,7 @@ import { makeCertificateAuthority, type CertificateAuthority } from '../mock/ind
 import { connectEngine } from '../lib/oci/engine.js';
 import { Cleanups, type Say } from './cleanups.js';
 import { startClusterRegistry, type ClusterRegistry } from './registry.js';
-import { ensureReleases } from './releases/ensure.js';
-import type { ReleaseInfo } from './releases/release-info.js';
+import { ensureReleases, type BuiltReleases } from './releases/ensure.js';
 import type { ReleaseSet } from './releases/release-set.js';
 import { acquireWorkDir } from './workdir.js';
 
@@ -28,7 +27,7 @@ export interface ReferenceRegistry {
   /** What was asked for: the releases of the profile the registry was started for. */
   releaseSet: ReleaseSet;
   /** What was built: the releases' pullspecs. */
-  releases: { current: ReleaseInfo; next: ReleaseInfo };
+  releases: BuiltReleases;
   stop(): Promise<void>;
 }
 
@@ -71,5 +70,5 @@ async function startRegistryWithReleases(workDir: string, releases: ReleaseSet, 
   say(`registry ${registry.address} (${registry.kind}, HTTPS, credentials required)`);
   const built = await ensureReleases({ releases, engine, registry: registry.address, credentials: registry.credentials, caPems: [ca.caPem], log: say });
   say(`releases ready in ${(built.durationMs / 1000).toFixed(1)} s${built.built.length ? ` (built ${built.built.length} images)` : ' (cached)'}`);
-  return { registry, ca, releases: { current: built.current, next: built.next } };
+  return { registry, ca, releases: { current: built.current, next: built.next, path: built.path } };
 }

@@ -90,7 +90,8 @@ function releaseLines(title: string, release: ReleaseInfo): string[] {
 /** The instructions printed once the cluster is up. */
 export function usageText(cluster: ReferenceCluster, kubeconfig: string, envFile?: string, more: string[] = []): string {
   const minutesPerSecond = (cluster.timeFactor / 60).toFixed(cluster.timeFactor % 60 === 0 ? 0 : 1);
-  const { current, next } = cluster.releases;
+  const { current, next, path } = cluster.releases;
+  const later = path.slice(2);
   const customImage = `${cluster.registry}/sregidor/sregidor-os:mco_layering`;
   const setup = envFile
     ? [`  source ${envFile}`, '    (it sets ' + clientEnvironment(cluster, kubeconfig).map((v) => v.name).join(', ') + ')']
@@ -108,6 +109,7 @@ export function usageText(cluster: ReferenceCluster, kubeconfig: string, envFile
     '',
     ...releaseLines('current release', current),
     ...releaseLines('next release', next),
+    ...later.flatMap((release) => releaseLines('then release', release)),
     '',
     'Reproduce the report with its own commands: quay.io and registry.ci.openshift.org become this registry, the rest',
     'runs as written. First point oc, docker and podman at the cluster and its registry:',
@@ -118,6 +120,8 @@ export function usageText(cluster: ReferenceCluster, kubeconfig: string, envFile
     `  3, 4. cat <<EOF | oc create -f -   the two MachineConfigs, with osImageURL: "${customImage}"`,
     '  5. oc get mcp        (until both pools are UPDATED)',
     `  6. oc adm upgrade --to-image ${next.image} --allow-explicit-upgrade --force`,
+    // the path goes on one hop at a time: each later release updates only from the one before it
+    ...later.map((release) => `     once ${path[path.indexOf(release) - 1]!.version} is Completed: oc adm upgrade --to-image ${release.image} --allow-explicit-upgrade --force`),
     '     oc get co machine-config; oc get clusterversion',
     '',
     ...more,

@@ -121,7 +121,7 @@ async function filesOfThisRun(options: RunOptions): Promise<string[]> {
 function runConfig(options: RunOptions, reportsDir: string): RunConfig {
   return {
     reportsDir,
-    toImage: options.toImage,
+    toImages: options.toImage,
     imageRepo: options.imageRepo,
     pullSecretPath: options.pullSecret ? resolve(options.pullSecret) : undefined,
     allowDisruptive: Boolean(options.allowDisruptive),

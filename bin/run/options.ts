@@ -28,7 +28,8 @@ export interface RunOptions {
   profile?: string;
   fault?: string[];
   grep?: string;
-  toImage?: string;
+  /** The upgrade path: the release to upgrade to, then each further hop in order. */
+  toImage?: string[];
   imageRepo?: string;
   pullSecret?: string;
   kubeconfig?: string;
@@ -77,7 +78,7 @@ export function defineRunOptions(command: Command): Command {
     .addOption(new Option('--profile <profile>', `reference only: ${profileChoicesText()}`).choices(PROFILE_NAMES))
     .addOption(new Option('--fault <name...>', 'reference only: break a behaviour on purpose (names below; repeatable or comma-separated) (default: none)').argParser(collect))
     .option('--grep <regexp>', `run only the specs whose title matches, e.g. 54183 or E2E-004 (default: all ${specFileNames().length} specs)`)
-    .option('--to-image <pullspec>', 'release image to upgrade to (default: the cluster\'s first availableUpdates entry)')
+    .option('--to-image <pullspec>', 'release image to upgrade to; again (or comma-separated) for each further hop of an upgrade path, in order, e.g. 4.21 then 4.22 from 4.20 (default: the cluster\'s first availableUpdates entry; on a reference profile of several hops, its path)', collect)
     .option('--image-repo <repository>', 'where layered OS images are pushed (required on real clusters; default on the reference: its local registry)')
     .option('--pull-secret <file>', 'registry credentials for pulling base images and pushing layered images (default: $REGISTRY_AUTH_FILE, podman\'s auth.json, $DOCKER_CONFIG/config.json or ~/.docker/config.json; docs/credentials.md)')
     .option('--kubeconfig <file>', 'cluster only: kubeconfig of the cluster (default: $KUBECONFIG, then ~/.kube/config)')

@@ -24,8 +24,11 @@ export function checkPullspecSyntax(flag: string, pullspec: string): void {
   }
 }
 
-/** Reads the release payload; `currentVersion` (the cluster's) must be older than the release's. */
-export async function checkReleaseImage(registry: RegistryClient, image: string, currentVersion?: string): Promise<ReleaseImage> {
+/**
+ * Reads the release payload; `currentVersion` (the cluster's, or on an upgrade path the hop before's when `afterHop`)
+ * must be older than the release's.
+ */
+export async function checkReleaseImage(registry: RegistryClient, image: string, currentVersion?: string, afterHop = false): Promise<ReleaseImage> {
   checkPullspecSyntax('--to-image', image);
   let version: string;
   try {
@@ -36,7 +39,9 @@ export async function checkReleaseImage(registry: RegistryClient, image: string,
   const release = semver.parse(version);
   const current = currentVersion ? semver.parse(currentVersion) : null;
   if (release && current && semver.compare(release, current) <= 0) {
-    const relation = semver.eq(release, current) ? 'the version the cluster already runs' : `older than the cluster's ${currentVersion}`;
+    const relation = afterHop
+      ? `${semver.eq(release, current) ? 'the version of' : 'older than'} the hop before it, ${currentVersion}`
+      : semver.eq(release, current) ? 'the version the cluster already runs' : `older than the cluster's ${currentVersion}`;
     throw new BadInputError(`--to-image ${image} is release ${version}, ${relation}: give a newer release`);
   }
   return { image, version };

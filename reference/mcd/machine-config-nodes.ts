@@ -28,6 +28,7 @@ import { WorkQueue } from '../kube/workqueue.js';
 import { poolForNode } from '../mco/node-status.js';
 import type { MachineConfig, MachineConfigPool } from '../mco/types.js';
 import { mcoAt } from '../profiles/profile.js';
+import { releasePath } from '../releases/release-set.js';
 import { changedFilePaths, configDiff, nodeConfigOf, postConfigChangeAction } from './node-config.js';
 
 type Node = V1Node & KubeObject;
@@ -313,7 +314,7 @@ export class MachineConfigNodes implements Controller {
   /** Whether any release of the profile has MachineConfigNodes: else the controller watches nothing and does nothing. */
   private get ever(): boolean {
     const { profile } = this.ctx;
-    return [profile.releases.current.version, profile.releases.next.version].some((v) => mcoAt(profile, v).daemon.machineConfigNodes);
+    return releasePath(profile.releases).some((r) => mcoAt(profile, r.version).daemon.machineConfigNodes);
   }
 
   setup(): void {

@@ -8,9 +8,10 @@ import to413 from './4.12-to-4.13.js';
 import to419 from './4.18-to-4.19.js';
 import to421 from './4.20-to-4.21.js';
 import to422 from './4.21-to-4.22.js';
+import eus422 from './4.20-to-4.22.js';
 import type { Profile } from './profile.js';
 
-const ALL = [ga, nightly, to413, to419, to421, to422] as const;
+const ALL = [ga, nightly, to413, to419, to421, to422, eus422] as const;
 
 export type ProfileName = (typeof ALL)[number]['name'];
 /** A profile of this registry: its name is one of ProfileName. */

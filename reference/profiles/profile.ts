@@ -6,7 +6,7 @@
  */
 import type { Deviations } from '../faults.js';
 import type { SkewWording } from '../kube-apiserver/kubelet-skew.js';
-import type { ReleaseSet } from '../releases/release-set.js';
+import { releasePath, type ReleaseSet } from '../releases/release-set.js';
 
 /**
  * The machine-config operator's pod: how it reads the release's OS images and how it judges pools and reports itself.
@@ -192,15 +192,21 @@ export interface Profile extends McoCode {
    * cluster upgraded to 4.13). Absent: both releases run the profile's own code.
    */
   nextMco?: McoCode;
+  /** The MCO of each release after next (`releases.further`), in the same order; absent ones run next's code. */
+  furtherMco?: readonly McoCode[];
 }
 
 /**
- * The MCO code a component of the given release runs: the next release's where the profile names other code for it,
- * else the profile's. The operator asks with its RELEASE_VERSION, the controllers with their ControllerConfig's release,
- * the CVO with the payload it applies.
+ * The MCO code a component of the given release runs: the code the profile names for that release of its path (next's,
+ * or a further one's), else the code of the release before it, down to the profile's own. The operator asks with its
+ * RELEASE_VERSION, the controllers with their ControllerConfig's release, the CVO with the payload it applies.
  */
 export function mcoAt(profile: Profile, releaseVersion: string | undefined): McoCode {
-  return profile.nextMco && releaseVersion === profile.releases.next.version ? profile.nextMco : profile;
+  const path = releasePath(profile.releases);
+  const index = path.findIndex((r) => r.version === releaseVersion);
+  const byIndex: Array<McoCode | undefined> = [profile, profile.nextMco, ...(profile.furtherMco ?? [])];
+  for (let i = index; i > 0; i--) if (byIndex[i]) return byIndex[i]!;
+  return profile;
 }
 
 /** A profile module's value, with its name kept as a literal type (the registry's ProfileName is their union). */

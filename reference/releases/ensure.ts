@@ -14,7 +14,7 @@ import { pushImage } from '../../lib/oci/push.js';
 import { RegistryClient } from '../../lib/oci/image-files.js';
 import { CONTENT_HASH_LABEL, osImageRecipes, payloadRecipe, type ImageRecipe } from './recipes.js';
 import type { ReleaseInfo } from './release-info.js';
-import { previousVersions, type ReleaseDefinition, type ReleaseSet } from './release-set.js';
+import { previousVersions, releasePath, type ReleaseDefinition, type ReleaseSet } from './release-set.js';
 
 /** Engine-side name of built release images, keyed by content hash. */
 export const LOCAL_CACHE_REPOSITORY = 'localhost/ocp-e2e/release-images';
@@ -37,9 +37,14 @@ export interface EnsureReleasesOptions {
   forceRebuild?: boolean;
 }
 
-export interface EnsureReleasesResult {
+/** The releases of a set as built: current and next, and every release of the path in order (current first). */
+export interface BuiltReleases {
   current: ReleaseInfo;
   next: ReleaseInfo;
+  path: ReleaseInfo[];
+}
+
+export interface EnsureReleasesResult extends BuiltReleases {
   /** Tags pushed by this call, built first unless the engine still had them (empty on a warm start). */
   built: string[];
   durationMs: number;
@@ -62,7 +67,7 @@ async function cachedDigest(client: RegistryClient, tag: string, contentHash: st
 }
 
 /**
- * Builds and pushes (only what the registry lacks) the OS images and payloads of the set's two releases, and returns
+ * Builds and pushes (only what the registry lacks) the OS images and payloads of every release of the set's path, and returns
  * their pullspecs. OS images are returned by digest; payloads by tag (`<registry>/ocp/release:<version>`), the form
  * `oc adm upgrade --to-image` is given in the report.
  */
@@ -80,8 +85,8 @@ export async function ensureReleases(opts: EnsureReleasesOptions): Promise<Ensur
     await ensure.image(payload);
     return { version: release.version, image: payload.tag, osImages, previous };
   };
-  const [current, next] = await Promise.all([one(opts.releases.current), one(opts.releases.next)]);
-  return { current, next, built: ensure.built, durationMs: Date.now() - started };
+  const path = await Promise.all(releasePath(opts.releases).map(one));
+  return { current: path[0]!, next: path[1]!, path, built: ensure.built, durationMs: Date.now() - started };
 }
 
 /** Pushes a recipe's image unless the registry has it already; builds it first unless the engine keeps it. */

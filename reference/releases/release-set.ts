@@ -36,26 +36,39 @@ export interface ReleaseDefinition {
   rhel?: RhelStream;
 }
 
-/** A cluster's two releases: the one it is installed at and the one it can be upgraded to. */
+/**
+ * A cluster's update path: the release it is installed at, the one it can be upgraded to, and any it can go on to
+ * from there, one hop at a time (4.20 -> 4.21 -> 4.22, the EUS path, has `further: [4.22]`).
+ */
 export interface ReleaseSet {
   /** The update channel the releases are served in (ClusterVersion `spec.channel`). */
   channel: string;
   current: ReleaseDefinition;
   next: ReleaseDefinition;
+  /** The releases after next, in the order the path reaches them; each updates only from the one before it. */
+  further?: readonly ReleaseDefinition[];
+}
+
+/** Every release of the set in path order: current, next, then the further ones. */
+export function releasePath(set: ReleaseSet): ReleaseDefinition[] {
+  return [set.current, set.next, ...(set.further ?? [])];
 }
 
 /** The same releases with their payloads naming the OS images differently (e.g. a 4.13-style `rhel-coreos`). */
 export function withOsImageTags(set: ReleaseSet, osImageTags: OsImageTags): ReleaseSet {
-  return { ...set, current: { ...set.current, osImageTags }, next: { ...set.next, osImageTags } };
+  const retag = (r: ReleaseDefinition): ReleaseDefinition => ({ ...r, osImageTags });
+  return { ...set, current: retag(set.current), next: retag(set.next), ...(set.further ? { further: set.further.map(retag) } : {}) };
 }
 
-/** Versions a release says it can be updated from (release-metadata `previous`): next comes from current. */
+/** Versions a release says it can be updated from (release-metadata `previous`): the release before it on the path. */
 export function previousVersions(set: ReleaseSet, version: string): string[] {
-  return version === set.next.version ? [set.current.version] : [];
+  const path = releasePath(set);
+  const index = path.findIndex((r) => r.version === version);
+  return index > 0 ? [path[index - 1]!.version] : [];
 }
 
 /** Whether two sets would make the same images (a registry built for one serves the other). */
 export function sameReleases(a: ReleaseSet, b: ReleaseSet): boolean {
-  const key = (s: ReleaseSet) => JSON.stringify([s.current.version, s.current.osImageTags, s.current.rhel ?? '8.6', s.next.version, s.next.osImageTags, s.next.rhel ?? '8.6']);
+  const key = (s: ReleaseSet) => JSON.stringify(releasePath(s).map((r) => [r.version, r.osImageTags, r.rhel ?? '8.6']));
   return key(a) === key(b);
 }

@@ -97,6 +97,12 @@ describe('ocp-e2e run: bad input and unusable targets end at once with one messa
     await expectRefusal('older release', cluster('--to-image', `${registry.address}/ocp/release:old`), 2, new RegExp(`is release 4\\.11\\.0, older than the cluster's ${FROM.replace(/\./g, '\\.')}: give a newer release`));
   });
 
+  it('an upgrade path (--to-image again) whose next hop is not newer than the one before: exit 2, naming the hop', async () => {
+    const to = `${registry.address}/ocp/release:${TO}`;
+    await expectRefusal('hop not newer', cluster('--to-image', to, '--to-image', to), 2, new RegExp(`--to-image ${to.replace(/\./g, '\\.')} is release ${TO.replace(/\./g, '\\.')}, the version of the hop before it, ${TO.replace(/\./g, '\\.')}: give a newer release`));
+    await expectRefusal('hop older', cluster('--to-image', `${to},${registry.address}/ocp/release:old`), 2, new RegExp(`is release 4\\.11\\.0, older than the hop before it, ${TO.replace(/\./g, '\\.')}: give a newer release`));
+  });
+
   it('a pull secret without auths, and an --image-repo that refuses a push: exit 2', async () => {
     await expectRefusal('pull secret without auths', ['run', '--pull-secret', write('no-auths.json', '{"registries": {}}')], 2, /the pull secret \S+ has no "auths" object/);
     await expectRefusal('image repo refuses push', cluster('--allow-disruptive', '--image-repo', `${authRegistry.address}/e2e/layered`), 2,

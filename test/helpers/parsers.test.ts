@@ -172,7 +172,7 @@ describe('helpers: target configuration from the environment', () => {
     const config = {
       kind: 'reference' as const,
       kubeconfigPath: '/tmp/kc',
-      toImage: 'r/ocp/release:4.12.1',
+      toImages: ['r/ocp/release:4.12.1', 'r/ocp/release:4.13.0'], // an upgrade path of two hops, in order
       imageRepo: 'r/ns/layered',
       pullSecretPath: '/tmp/ps.json',
       allowDisruptive: true,

@@ -104,7 +104,7 @@ describe('helpers: the conformance session refuses unsafe or meaningless runs, s
       `needs a release to upgrade to: ClusterVersion (at ${FROM}) lists no availableUpdates; pass --to-image <release image>`,
     );
     await session.finish();
-    session = new ConformanceSession({ disruptive: true, upgrades: true }, targetOf(mock, { toImage: 'r/ocp/release:next' }));
+    session = new ConformanceSession({ disruptive: true, upgrades: true }, targetOf(mock, { toImages: ['r/ocp/release:next'] }));
     expect(await session.prepareSuite()).to.equal(undefined);
   });
 });

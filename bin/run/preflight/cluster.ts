@@ -28,13 +28,15 @@ const REGISTRY_TIMEOUT_MS = 15_000;
 export interface ClusterPreflight {
   cluster: Cluster;
   facts: OpenShiftFacts;
-  toImage?: ReleaseImage;
+  /** The upgrade path given, each hop's release read from its payload. */
+  toImages: ReleaseImage[];
   /** Lines to print: how the nodes will pull the layered image (or a warning that they pull without credentials). */
   notes: string[];
 }
 
 export interface PreflightInputs {
-  toImage?: string;
+  /** --to-image, hop by hop. */
+  toImages?: readonly string[];
   imageRepo?: string;
   /** The run's registry credentials, resolved once (helpers/credentials.ts resolveRegistryAccess). */
   access: ResolvedAccess;
@@ -52,9 +54,11 @@ export async function preflightCluster(kubeconfigPath: string, inputs: Preflight
   try {
     // the credentials the specs pull and push with: the run's file, completed by the cluster's pull secret
     const registry = new RegistryClient({ credentials: await buildCredentials(cluster, inputs.access), timeoutMs: REGISTRY_TIMEOUT_MS });
-    const toImage = inputs.toImage ? await checkReleaseImage(registry, inputs.toImage, facts.version) : undefined;
+    // each hop must be newer than the release before it on the path
+    const toImages: ReleaseImage[] = [];
+    for (const image of inputs.toImages ?? []) toImages.push(await checkReleaseImage(registry, image, toImages.at(-1)?.version ?? facts.version, toImages.length > 0));
     if (inputs.willPush && inputs.imageRepo) await checkImageRepo(registry, inputs.imageRepo);
-    return { cluster, facts, toImage, notes: inputs.willPush && inputs.imageRepo ? [await nodePull(cluster, inputs.imageRepo)] : [] };
+    return { cluster, facts, toImages, notes: inputs.willPush && inputs.imageRepo ? [await nodePull(cluster, inputs.imageRepo)] : [] };
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`${(error as Error).message}${credentialsUsed(inputs.access)}`, EXIT.usage);

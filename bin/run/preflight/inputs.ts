@@ -7,7 +7,7 @@ import { UsageError } from '../usage-error.js';
 
 /** The options whose form is checked: `--to-image`, `--image-repo`, and the layered image's `--containerfile` and `--build-arg`. */
 export interface SyntaxCheckedInputs {
-  toImage?: string;
+  toImage?: string[];
   imageRepo?: string;
   containerfile?: string;
   buildArg?: string[];
@@ -15,7 +15,7 @@ export interface SyntaxCheckedInputs {
 
 export function checkInputSyntax(options: SyntaxCheckedInputs): void {
   try {
-    if (options.toImage !== undefined) checkPullspecSyntax('--to-image', options.toImage);
+    for (const image of options.toImage ?? []) checkPullspecSyntax('--to-image', image);
     if (options.imageRepo !== undefined) checkRepositorySyntax(options.imageRepo);
     if (options.containerfile !== undefined || options.buildArg?.length) checkLayeredImageInputs(options.containerfile, options.buildArg);
   } catch (error) {

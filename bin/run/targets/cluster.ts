@@ -17,8 +17,8 @@ export async function runOnCluster(files: string[], options: RunOptions, config:
   const kubeconfigPath = kubeconfig.path;
   // One auth file for the whole run (preflight, build, push), chosen here and handed to the specs by path.
   const access = resolveCredentials(config.pullSecretPath);
-  const { cluster, facts, toImage, notes } = await preflightCluster(kubeconfigPath, {
-    toImage: options.toImage,
+  const { cluster, facts, toImages, notes } = await preflightCluster(kubeconfigPath, {
+    toImages: options.toImage,
     imageRepo: options.imageRepo,
     access,
     // only a whole run and pre push the layered image
@@ -32,7 +32,8 @@ export async function runOnCluster(files: string[], options: RunOptions, config:
   console.log(`current version: ${version ?? 'unknown'} (${nodes} nodes${caps.isReference ? `, an ocp-e2e reference cluster, time factor ${caps.timeFactor}` : ''})`);
   if (kubeconfig.source === 'in-cluster') console.log('credentials: this pod\'s ServiceAccount (in-cluster config: no --kubeconfig, $KUBECONFIG or ~/.kube/config)');
   for (const line of [...describeRegistryAccess(access), ...notes]) console.log(line);
-  if (toImage) console.log(`upgrade target: ${toImage.image} (release ${toImage.version})`);
+  if (toImages.length === 1) console.log(`upgrade target: ${toImages[0]!.image} (release ${toImages[0]!.version})`);
+  if (toImages.length > 1) console.log(`upgrade path, hop by hop: ${toImages.map((t) => `${t.version} (${t.image})`).join(' -> ')}`);
   if (config.phase !== 'all') await preflightPhase(cluster, config.phase, files);
   if (!options.allowDisruptive) {
     console.log('disruptive specs (upgrades, pool changes) will be SKIPPED: nothing on this cluster is changed; pass --allow-disruptive to run them');

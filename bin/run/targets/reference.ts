@@ -92,7 +92,7 @@ async function runFile(file: string, run: FileRun, supervisor: Supervisor, lane:
   return supervisor.withCluster(reference, async () => {
     lane.out(`\n${basename(file)}: reference cluster ${reference.apiUrl} ready in ${seconds()}s (time factor ${reference.timeFactor})\n`);
     const counts = await spec.run(
-      { ...run.config, kind: 'reference', kubeconfigPath: reference.kubeconfigPath, allowDisruptive: true },
+      { ...run.config, kind: 'reference', kubeconfigPath: reference.kubeconfigPath, allowDisruptive: true, toImages: upgradePath(run.config.toImages, run.registry) },
       // The specs trust the registry as a person's shell does after `cluster up --env-out`: oc (Go) and lib/oci read
       // SSL_CERT_FILE. Credentials come from the cluster's pull secret, as on a real cluster.
       { SSL_CERT_FILE: run.registry.registry.files.caBundleFile },
@@ -116,6 +116,17 @@ async function requirePodmanTrust(registry: ReferenceRegistry): Promise<void> {
     `${id.name} would refuse the reference registry ${registry.registry.address}: its CA could not be installed for podman (` +
       trust.skipped.map((s) => `${s.dir}: ${s.reason}`).join('; ') + '); run as root, or use dockerd',
   );
+}
+
+/**
+ * The releases the upgrade specs go to: what --to-image gave, else, on a profile whose path has more than one hop
+ * (4.20 -> 4.21 -> 4.22), every release after the installed one, so the specs upgrade hop by hop to its end. A one-hop
+ * profile leaves it to the cluster's availableUpdates, as on a real cluster.
+ */
+function upgradePath(given: string[] | undefined, registry: ReferenceRegistry): string[] | undefined {
+  if (given?.length) return given;
+  const { path } = registry.releases;
+  return path.length > 2 ? path.slice(1).map((r) => r.image) : undefined;
 }
 
 /** The registry of the profile's releases, which every cluster of the run pulls from. */
@@ -165,8 +176,9 @@ async function runOnOneReferenceCluster(files: string[], options: RunOptions, co
       const files_ = reference.registryFiles;
       Object.assign(process.env, { SSL_CERT_FILE: files_.caBundleFile, REGISTRY_AUTH_FILE: files_.authFile, DOCKER_CONFIG: files_.dockerConfigDir });
       const { runOnCluster } = await import('./cluster.js');
-      const asCluster: RunOptions = { ...options, target: 'cluster', kubeconfig: reference.kubeconfigPath, allowDisruptive: true, profile: undefined, fault: undefined, timeFactor: undefined, clock: undefined, seed: undefined, oneCluster: undefined };
-      return runOnCluster(files, asCluster, { ...config, allowDisruptive: true }, supervisor);
+      const toImages = upgradePath(config.toImages, registry);
+      const asCluster: RunOptions = { ...options, toImage: toImages, target: 'cluster', kubeconfig: reference.kubeconfigPath, allowDisruptive: true, profile: undefined, fault: undefined, timeFactor: undefined, clock: undefined, seed: undefined, oneCluster: undefined };
+      return runOnCluster(files, asCluster, { ...config, toImages, allowDisruptive: true }, supervisor);
     });
   });
 }

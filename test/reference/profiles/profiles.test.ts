@@ -7,11 +7,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { withDeviations, NO_DEVIATIONS } from '../../../reference/faults.js';
-import { DEFAULT_PROFILE, getProfile, PROFILE_NAMES, PROFILES, REPORT_PROFILE } from '../../../reference/profiles/index.js';
+import { DEFAULT_PROFILE, getProfile, mcoAt, PROFILE_NAMES, PROFILES, REPORT_PROFILE } from '../../../reference/profiles/index.js';
 import type { Profile } from '../../../reference/profiles/profile.js';
 import { releaseMetadata } from '../../../reference/releases/recipes.js';
 import { baseOsImage, baseOsTag, extensionsImage, isOsImageTag, machineOsContent } from '../../../reference/releases/release-info.js';
-import { previousVersions, sameReleases, withOsImageTags } from '../../../reference/releases/release-set.js';
+import { previousVersions, releasePath, sameReleases, withOsImageTags } from '../../../reference/releases/release-set.js';
 
 const PROFILES_DIR = fileURLToPath(new URL('../../../reference/profiles/', import.meta.url));
 const REFERENCE_DIR = fileURLToPath(new URL('../../../reference/', import.meta.url));
@@ -59,7 +59,7 @@ describe('profiles', () => {
   });
 
   it('a release version is written in one file of reference/ only', () => {
-    const versions = new Set(PROFILE_NAMES.flatMap((n) => [PROFILES[n].releases.current.version, PROFILES[n].releases.next.version]));
+    const versions = new Set(PROFILE_NAMES.flatMap((n) => releasePath(PROFILES[n].releases).map((r) => r.version)));
     for (const version of versions) {
       // as a string literal: 4.12.0 is also the start of the nightlies' versions
       const holders = sources(REFERENCE_DIR).filter((f) => readFileSync(f, 'utf8').includes(`'${version}'`));
@@ -104,6 +104,20 @@ describe('release sets and the OS images of a release', () => {
     expect(sameReleases(set, withOsImageTags(set, { ...set.current.osImageTags }))).to.equal(true);
     expect(previousVersions(set, set.next.version)).to.deep.equal([set.current.version]);
     expect(previousVersions(set, set.current.version)).to.deep.equal([]);
+  });
+
+  it('a path of several hops: each release updates only from the one before it, and runs its own MCO code', () => {
+    const eus = getProfile('4.20-to-4.22');
+    expect(releasePath(eus.releases).map((r) => r.version)).to.deep.equal(['4.20.0', '4.21.0', '4.22.0']);
+    expect(previousVersions(eus.releases, '4.22.0')).to.deep.equal(['4.21.0']);
+    expect(previousVersions(eus.releases, '4.21.0')).to.deep.equal(['4.20.0']);
+    expect(previousVersions(eus.releases, '4.20.0')).to.deep.equal([]);
+    expect(['4.20.0', '4.21.0', '4.22.0', undefined].map((v) => mcoAt(eus, v).upstream.label)).to.deep.equal(['4.20', '4.21', '4.22', '4.20']);
+    // a profile of one hop: next's code, and the installed release's for anything else
+    const onehop = getProfile('4.12-to-4.13');
+    expect(['4.12.0', '4.13.0'].map((v) => mcoAt(onehop, v).upstream.label)).to.deep.equal(['FIX', '4.13']);
+    expect(sameReleases(eus.releases, getProfile('4.20-to-4.21').releases)).to.equal(false);
+    expect(releasePath(withOsImageTags(eus.releases, { base: 'x' })).map((r) => r.osImageTags.base)).to.deep.equal(['x', 'x', 'x']);
   });
 
   it('release-metadata points at the release stream of the version', () => {
