@@ -18,7 +18,8 @@ import type { CompletedUpgrade } from './flows.js';
 import { readNodes } from './node-reads.js';
 import { describeNodeExpectation, nodeChecks, type NodeExpectation } from './node-probes-expected.js';
 import { attachText, attachYaml, step } from './report.js';
-import { RunIdLabel } from './types.js';
+import { checkOverrideAnnouncedOnce } from './override-announcement.js';
+import { RenderedAnnotations, RunIdLabel } from './types.js';
 import { reportUpgradeInvariants } from './report/invariant-steps.js';
 
 /** machine-config settled at the version, ClusterVersion done with the upgrade to it, every pool rolled out. */
@@ -76,6 +77,11 @@ export async function checkPoolRunsImage(session: ConformanceSession, asked: Poo
     if (rendered) await attachYaml(`${renderedName}.yaml`, rendered);
     expectRenderedOsImage(pool, rendered, expectation.image, expectation.why);
     if (expectation.releaseVersion) expectRenderedForRelease(rendered!, expectation.releaseVersion);
+    if (rendered?.metadata?.annotations?.[RenderedAnnotations.osImageUrlOverridden] === 'true') {
+      // a release newer than the table is not judged on it: the suite cannot vouch for its rules
+      const known = session.release();
+      await checkOverrideAnnouncedOnce(cluster, renderedName, known.vouched ? known.rules : undefined);
+    }
   });
   const nodes = nodesOfPool(pool, pools, await cluster.listNodes());
   expect(nodes.length, `mcp/${expectation.pool} has no nodes`).to.be.greaterThan(0);

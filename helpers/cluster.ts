@@ -155,4 +155,13 @@ export class Cluster {
   async listEvents(): Promise<CoreV1Event[]> {
     return (await this.client.list<CoreV1Event & KubeObject>('Event')).items;
   }
+
+  /**
+   * The events about one object with one reason, asked of the server by field selector (a cluster's events are many).
+   * A cluster-scoped object's events are in namespace default, where client-go's recorder puts them.
+   */
+  async eventsAbout(involved: { kind: string; name: string; namespace?: string }, reason: string): Promise<CoreV1Event[]> {
+    const fieldSelector = `involvedObject.kind=${involved.kind},involvedObject.name=${involved.name},reason=${reason}`;
+    return (await this.client.list<CoreV1Event & KubeObject>('Event', { namespace: involved.namespace ?? 'default', fieldSelector })).items;
+  }
 }

@@ -15,6 +15,11 @@ export interface Deviations {
   renderMergesInReverseOrder: boolean;
   /** Render controller: keep the pool's current rendered osImageURL when no selected MachineConfig overrides it. */
   renderKeepsCurrentOsImage: boolean;
+  /**
+   * Render controller: announce an overridden osImageURL (event OSImageURLOverridden) on every sync, as every release
+   * did before OCPBUGS-62493's fix (release-4.20 e63ae2a62), not only when a new rendered config is made.
+   */
+  renderRepeatsOverrideEvent: boolean;
   /** Daemon: write the new config and reboot, but never rebase to the config's osImageURL. */
   daemonSkipsRebase: boolean;
   /** Daemon: carry on with the old OS image when the pull fails, instead of degrading the node. */
@@ -42,6 +47,11 @@ export interface Deviations {
    * local change, so what an image put in /etc (files, unit links) outlives the image (kubelet/hosts.ts etcKeptFrom).
    */
   daemonKeepsOldEtc: boolean;
+  /**
+   * Operator: Upgradeable=False reason PoolUpdating while any pool updates, as up to 4.18 before OCPBUGS-56517's
+   * backport (release-4.18 20fe0757e; main 377a78bb9 dropped it for 4.19).
+   */
+  operatorSaysPoolUpdating: boolean;
   /** Operator: report the new version as soon as a required pool is Updating, not once the pools are done. */
   /**
    * Fault mcd-loses-rebase-error (OCPBUGS-63734 as reported): the 4.21 daemon with ImageModeStatusReporting on put the
@@ -59,6 +69,7 @@ export const NO_DEVIATIONS: Readonly<Deviations> = Object.freeze({
   templateKeepsPreviousOsImage: false,
   renderMergesInReverseOrder: false,
   renderKeepsCurrentOsImage: false,
+  renderRepeatsOverrideEvent: false,
   daemonSkipsRebase: false,
   daemonIgnoresPullErrors: false,
   daemonRetriesHopelessPulls: false,
@@ -69,6 +80,7 @@ export const NO_DEVIATIONS: Readonly<Deviations> = Object.freeze({
   daemonLosesRebaseError: false,
   kubeApiServerIgnoresKubeletSkew: false,
   operatorReportsVersionEarly: false,
+  operatorSaysPoolUpdating: false,
   cvoTrustsVersionAlone: false,
 });
 
@@ -91,6 +103,10 @@ export const FAULTS = {
   'sticky-override': {
     what: 'the render controller keeps the last custom osImageURL after the override MachineConfig is deleted',
     deviates: ['renderKeepsCurrentOsImage'],
+  },
+  'render-repeats-override-event': {
+    what: "the render controller fires OSImageURLOverridden on every sync of an overridden pool, not once per rendered config (4.20 before OCPBUGS-62493's fix, upstream e63ae2a62): the event's count climbs with every resync",
+    deviates: ['renderRepeatsOverrideEvent'],
   },
   'mcd-ignores-pull-errors': {
     what: 'the daemon reports Done even when the OS image cannot be pulled, booting nothing new',
@@ -127,6 +143,10 @@ export const FAULTS = {
   'kas-ignores-kubelet-skew': {
     what: 'the kube-apiserver operator reports Upgradeable=True whatever kubelets the nodes run, so a cluster whose overridden pool kept an old kubelet looks ready for the next minor',
     deviates: ['kubeApiServerIgnoresKubeletSkew'],
+  },
+  'mco-says-pool-updating': {
+    what: 'the operator turns Upgradeable=False (PoolUpdating) whenever a pool updates, as 4.18 did before OCPBUGS-56517 (upstream 377a78bb9, backport 20fe0757e): while pools roll the CVO refuses the next minor update unless forced',
+    deviates: ['operatorSaysPoolUpdating'],
   },
   'cvo-completes-early': {
     what: 'the operator reports its new version as soon as the master pool starts rolling and the CVO completes on the version alone',

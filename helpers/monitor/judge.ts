@@ -7,9 +7,12 @@
  *    over by the end. A Degraded period while the master pool rolls is by design (MCO reports RequiredPools after 10
  *    minutes; a slow master rollout shows it for a while), so its length is reported, not judged;
  *  - the master pool has rolled out a config of the new release when ClusterVersion's history begins to say the
- *    upgrade Completed.
+ *    upgrade Completed;
+ *  - on a release that dropped it (the suite's table, releases/table.ts), machine-config never says Upgradeable=False
+ *    because pools are updating.
  */
 import { poolLine, poolRolledOut } from '../facts/pool.js';
+import { releaseRules, UnknownReleaseError, type KnownRelease } from '../releases/select.js';
 import type { Condition, MachineConfigPool } from '../types.js';
 import { clusterOffsetMs, endClusterMs, stateAt, States, targetCompletionIndex, type Interval, type UpgradeRecording } from './recording.js';
 
@@ -37,6 +40,7 @@ export const JudgeId = {
   osImageUrlMismatch: 'mco-never-degraded-by-osimageurl-mismatch',
   degradedAtEnd: 'mco-not-degraded-at-end',
   masterBeforeCompletion: 'master-updated-before-completion',
+  noPoolUpdatingReason: 'mco-upgradeable-not-blocked-by-updating-pools',
 } as const;
 
 const MACHINE_CONFIG_OPERATOR = 'ClusterOperator/machine-config';
@@ -183,8 +187,41 @@ function rolledOutBeforeCompletionSeenLater(recording: UpgradeRecording, index: 
   return undefined;
 }
 
+/** The suite's rules of the release upgraded to, where the recording names a version the table knows. */
+function targetRules(recording: UpgradeRecording): KnownRelease | undefined {
+  const version = recording.target.version;
+  if (!version) return undefined;
+  try {
+    return releaseRules(version);
+  } catch (error) {
+    if (error instanceof UnknownReleaseError) return undefined;
+    throw error;
+  }
+}
+
+const noPoolUpdatingReason: Judge = {
+  id: JudgeId.noPoolUpdatingReason,
+  title: 'machine-config does not turn Upgradeable=False because pools are updating, where the release dropped that reason',
+  judge(recording) {
+    const said = recording.timeline.filter((i) => i.locator === MACHINE_CONFIG_OPERATOR && i.condition === 'Upgradeable' && i.value === 'False' && i.reason === 'PoolUpdating');
+    const known = targetRules(recording);
+    if (!known?.vouched || known.rules.operator.poolUpdatingReason !== 'no') {
+      return { ok: true, why: `not judged: OpenShift ${known?.rules.release ?? recording.target.version ?? '(unknown)'} may say so (${said.length} such interval(s))`, evidence: said };
+    }
+    const first = said[0];
+    if (!first) return { ok: true, why: 'never said', evidence: [] };
+    return {
+      ok: false,
+      why:
+        `machine-config said Upgradeable=False PoolUpdating (${first.message ?? ''}) from ${first.from.wall} during the upgrade to ${known.version}; ` +
+        `OpenShift ${known.rules.release} dropped that reason (MCO 377a78bb9, on 4.18 by OCPBUGS-56517's backport): while pools roll or nodes join, the next minor update would be refused without --force`,
+      evidence: said,
+    };
+  },
+};
+
 /** Every invariant of an upgrade, in the order the report shows them. */
-export const JUDGES: readonly Judge[] = [neverDegradedByMismatch, notDegradedAtEnd, masterBeforeCompletion];
+export const JUDGES: readonly Judge[] = [neverDegradedByMismatch, notDegradedAtEnd, masterBeforeCompletion, noPoolUpdatingReason];
 
 /** Each judge's answer over the recording, in JUDGES' order. */
 export function judgeRecording(recording: UpgradeRecording, judges: readonly Judge[] = JUDGES): JudgedInvariant[] {

@@ -40,6 +40,11 @@ export interface ReleaseRules {
     templatesCarryOsImage: boolean;
     /** Whether the osImageURL of MCO-generated configs (the templates) takes part in the merge, so an override named before them loses. */
     generatedConfigsInOsImageMerge: boolean;
+    /**
+     * When the render controller announces an override (event OSImageURLOverridden on the rendered config): on every
+     * sync of the pool, or once, when the rendered config is made (OCPBUGS-62493).
+     */
+    overrideEvent: 'every-sync' | 'once-per-rendered-config';
   };
   daemon: {
     /** The wordings a node of this release may write (two where a z-stream changed it), oldest first. */

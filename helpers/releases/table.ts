@@ -18,8 +18,9 @@ const R4_12: ReleaseRules = {
     osTags: ['rhel-coreos-8', 'rhel-coreos-8-extensions', 'machine-os-content'],
   },
   // MCO release-4.12:pkg/controller/template/render.go writes the base image into 00-<role>; common/helpers.go
-  // MergeMachineConfigs takes the last non-empty osImageURL in name order
-  render: { templatesCarryOsImage: true, generatedConfigsInOsImageMerge: true },
+  // MergeMachineConfigs takes the last non-empty osImageURL in name order; render/render_controller.go
+  // syncGeneratedMachineConfig fires OSImageURLOverridden before it looks the rendered config up, so on every sync
+  render: { templatesCarryOsImage: true, generatedConfigsInOsImageMerge: true, overrideEvent: 'every-sync' },
   // MCO release-4.12:pkg/daemon/update.go applyOSChanges -> IsBootableImage, applyLegacyOSChanges; daemon.go checkOS
   daemon: { failedRebase: ['inspect-then-legacy'], bootedImageCheck: 'pullspec-or-commit' },
   // MCO release-4.12:pkg/operator/sync.go syncRequiredMachineConfigPools (wait.Poll 1s, 10m); status.go syncUpgradeableStatus
@@ -68,8 +69,10 @@ const CHANGES: Change[] = [
     nodes: { machineConfigNodes: 'v1' },
     imageMode: 'ga',
   },
-  // 4.20: any Degraded pool stops the required-pools loop (release-4.20 pkg/operator/sync.go)
-  { release: '4.20', minor: 20, operator: { stopsOnAnyDegradedPool: true } },
+  // 4.20: any Degraded pool stops the required-pools loop (release-4.20 pkg/operator/sync.go); OSImageURLOverridden
+  // only for a new rendered config (OCPBUGS-62493: main 8988ae4b0 2025-10-07, release-4.20 e63ae2a62 2025-10-15, not
+  // backported further)
+  { release: '4.20', minor: 20, operator: { stopsOnAnyDegradedPool: true }, render: { overrideEvent: 'once-per-rendered-config' } },
   // 4.21: templates carry no osImageURL and generated configs leave the merge (release-4.21
   // pkg/controller/template/render.go, pkg/controller/common/helpers.go); RHEL 10 images in the payload (MCO 0e931a686)
   {

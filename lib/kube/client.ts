@@ -33,6 +33,8 @@ export interface ListOptions {
   /** For a namespaced kind; omitted means all namespaces. */
   namespace?: string;
   labelSelector?: string;
+  /** Events only (the fields kube-apiserver indexes for them, e.g. `involvedObject.name=x,reason=y`). */
+  fieldSelector?: string;
 }
 
 export interface KubeClientOptions {
@@ -51,6 +53,8 @@ export interface KubeClientOptions {
 const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 /** `name` or `namespace/name`, as the calls are named in errors. */
+/** How many distinct events a client remembers to count repeats of (client-go's event correlator cache). */
+const RECORDED_EVENTS_CACHE = 4096;
 const objectName = (name: string, namespace?: string) => (namespace ? `${namespace}/${name}` : name);
 
 export class KubeClient {
@@ -60,6 +64,9 @@ export class KubeClient {
   readonly server: string;
   private readonly retry: RetryOptions;
   private readonly log: (line: string) => void;
+  /** Events this client recorded, by what makes two the same, oldest first: a repeat raises the count of the first. */
+  private readonly recordedEvents = new Map<string, { name: string; count: number; created: boolean; firstTimestamp: string }>();
+  private readonly spamFilter = new EventSpamFilter();
 
   constructor(
     readonly kubeConfig: KubeConfig,
@@ -130,7 +137,7 @@ export class KubeClient {
 
   /** A list with its resourceVersion (for list-then-watch). */
   async list<T extends KubeObject>(kind: Kind, options: ListOptions = {}): Promise<KubeList<T>> {
-    const { namespace, labelSelector } = options;
+    const { namespace, labelSelector, fieldSelector } = options;
     const what = `list ${kind}${namespace ? ` -n ${namespace}` : ''}${labelSelector ? ` -l ${labelSelector}` : ''}`;
     const list = (await this.call(what, async () => {
       switch (kind) {
@@ -143,7 +150,7 @@ export class KubeClient {
         case 'Secret':
           return namespace ? this.core.listNamespacedSecret({ namespace, labelSelector }) : this.core.listSecretForAllNamespaces({ labelSelector });
         case 'Event':
-          return namespace ? this.core.listNamespacedEvent({ namespace, labelSelector }) : this.core.listEventForAllNamespaces({ labelSelector });
+          return namespace ? this.core.listNamespacedEvent({ namespace, labelSelector, fieldSelector }) : this.core.listEventForAllNamespaces({ labelSelector, fieldSelector });
         case 'Pod':
           return namespace ? this.core.listNamespacedPod({ namespace, labelSelector }) : this.core.listPodForAllNamespaces({ labelSelector });
         default: {
@@ -314,8 +321,25 @@ export class KubeClient {
     now: string,
   ): Promise<void> {
     const namespace = involved.namespace ?? 'default';
-    const name = `${involved.name}.${randomBytes(8).toString('hex')}`;
+    // client-go's event correlator: the same event again (object, type, reason, message, source) is the same Event
+    // object with its count raised, not a new one; the cache is bounded as client-go's (4096 keys, oldest dropped)
+    const key = JSON.stringify([component, involved.kind, namespace, involved.name, involved.uid ?? '', type, reason, message]);
+    const seen = this.recordedEvents.get(key) ?? { name: `${involved.name}.${randomBytes(8).toString('hex')}`, count: 0, created: false, firstTimestamp: now };
+    seen.count += 1;
+    this.recordedEvents.delete(key);
+    this.recordedEvents.set(key, seen);
+    if (this.recordedEvents.size > RECORDED_EVENTS_CACHE) this.recordedEvents.delete(this.recordedEvents.keys().next().value!);
+    // and its spam filter: per source and object, a bucket of 25 events refilled one per 5 minutes of the clock the
+    // events are stamped with; a dropped one still counts, and the next one sent carries the count
+    const spamKey = JSON.stringify([component, involved.kind, namespace, involved.name, involved.uid ?? '', involved.apiVersion ?? '', type]);
+    if (!this.spamFilter.allows(spamKey, Date.parse(now))) return;
     try {
+      if (seen.created) {
+        await this.patch('Event', seen.name, { count: seen.count, lastTimestamp: now }, namespace);
+        return;
+      }
+      seen.created = true;
+      const { name } = seen;
       await this.core.createNamespacedEvent({
         namespace,
         body: {
@@ -325,14 +349,36 @@ export class KubeClient {
           message,
           type,
           source: { component },
-          firstTimestamp: new Date(now),
+          firstTimestamp: new Date(seen.firstTimestamp),
           lastTimestamp: new Date(now),
-          count: 1,
+          count: seen.count,
           reportingComponent: component,
         },
       });
     } catch (error) {
       this.log(`could not record event ${reason} on ${involved.kind}/${involved.name}: ${classifyApiError(error).message}`);
     }
+  }
+}
+
+/**
+ * client-go's EventSourceObjectSpamFilter (tools/record/events_cache.go): a token bucket per event source and object,
+ * 25 deep, refilled at one token per 300 s; at most 4096 buckets, the oldest dropped.
+ */
+class EventSpamFilter {
+  private static readonly BURST = 25;
+  private static readonly REFILL_MS = 300_000;
+  private readonly buckets = new Map<string, { tokens: number; atMs: number }>();
+
+  allows(key: string, nowMs: number): boolean {
+    const bucket = this.buckets.get(key) ?? { tokens: EventSpamFilter.BURST, atMs: nowMs };
+    this.buckets.delete(key);
+    bucket.tokens = Math.min(EventSpamFilter.BURST, bucket.tokens + Math.max(0, nowMs - bucket.atMs) / EventSpamFilter.REFILL_MS);
+    bucket.atMs = nowMs;
+    this.buckets.set(key, bucket);
+    if (this.buckets.size > RECORDED_EVENTS_CACHE) this.buckets.delete(this.buckets.keys().next().value!);
+    if (bucket.tokens < 1) return false;
+    bucket.tokens -= 1;
+    return true;
   }
 }

@@ -237,9 +237,14 @@ export class Operator implements Controller {
     return undefined;
   }
 
+  /** Whether an updating pool turns Upgradeable False (PoolUpdating): the release's code, or the fault of 4.18 before OCPBUGS-56517. */
+  private poolUpdatingMakesNotUpgradeable(): boolean {
+    return this.code().operator.upgradeableFalseWhilePoolsUpdate || this.ctx.deviations.operatorSaysPoolUpdating;
+  }
+
   /** Like upstream, each failing check of the required-pools poll refreshes Upgradeable from the pools right away. */
   private async refreshUpgradeable(sync: SyncPass): Promise<void> {
-    const next = syncUpgradeableStatus(sync.conditions, this.pools.list(), this.ctx.clock.timestamp(), this.code().operator.upgradeableFalseWhilePoolsUpdate);
+    const next = syncUpgradeableStatus(sync.conditions, this.pools.list(), this.ctx.clock.timestamp(), this.poolUpdatingMakesNotUpgradeable());
     if (semanticEqual(next.find((c) => c.type === 'Upgradeable'), sync.conditions.find((c) => c.type === 'Upgradeable'))) return;
     sync.conditions = next;
     await this.writeStatus(sync.co, { conditions: sync.conditions });
@@ -263,7 +268,7 @@ export class Operator implements Controller {
       void client.event(this.coRef(), 'Warning', `OperatorDegraded: ${error.task}Failed`, conditions.find((c) => c.type === 'Degraded')?.message ?? '', COMPONENT, now);
     }
     conditions = syncAvailableStatus(conditions, error, sync.versions, this.code().operator.availableFalseHasReason, now);
-    conditions = syncUpgradeableStatus(conditions, this.pools.list(), now, this.code().operator.upgradeableFalseWhilePoolsUpdate);
+    conditions = syncUpgradeableStatus(conditions, this.pools.list(), now, this.poolUpdatingMakesNotUpgradeable());
     const newVersions = syncVersion(conditions, sync.versions, sync.operatorVersion);
     if (!semanticEqual(newVersions, sync.versionsBefore)) {
       void client.event(this.coRef(), 'Normal', 'OperatorVersionChanged', `clusteroperator/${COMPONENT} version changed from ${goPrintVersions(sync.versionsBefore)} to ${goPrintVersions(newVersions)}`, COMPONENT, now);

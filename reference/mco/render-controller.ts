@@ -95,13 +95,16 @@ export class RenderController implements Controller {
     }
     const rendered = output.machineConfig;
     const name = rendered.metadata.name!;
+    const announceOverride = () =>
+      client.event({ kind: 'MachineConfig', name, apiVersion: rendered.apiVersion }, 'Normal', 'OSImageURLOverridden', `OSImageURL was overridden via machineconfig in ${name} (was: ${output.defaultUrl} is: ${rendered.spec.osImageURL})`, 'machineconfigcontroller-rendercontroller', clock.timestamp());
+    // up to 4.19 (and 4.20 before OCPBUGS-62493's fix) every sync of an overridden pool announces the override again
+    const announceEverySync = mcoAt(profile, release).render.overrideEventOnEverySync || deviations.renderRepeatsOverrideEvent;
+    if (output.overridden && announceEverySync) await announceOverride();
     const existing = this.mcs.get(name) ?? (await client.get<MC>('MachineConfig', name));
     if (!existing) {
       await client.apply<MC>('MachineConfig', rendered as MC);
+      if (output.overridden && !announceEverySync) await announceOverride();
       await client.event({ kind: 'MachineConfigPool', name: poolName, uid: pool.metadata.uid, apiVersion: pool.apiVersion }, 'Normal', 'RenderedConfigGenerated', `${name} successfully generated (release version: ${release}, controller version: ${build.hash})`, 'machineconfigcontroller-rendercontroller', clock.timestamp());
-      if (output.overridden) {
-        await client.event({ kind: 'MachineConfig', name, apiVersion: rendered.apiVersion }, 'Normal', 'OSImageURLOverridden', `OSImageURL was overridden via machineconfig in ${name} (was: ${output.defaultUrl} is: ${rendered.spec.osImageURL})`, 'machineconfigcontroller-rendercontroller', clock.timestamp());
-      }
     } else {
       // ApplyMachineConfig: annotations are added or updated, never removed; the name pins the spec
       const stale = Object.entries(rendered.metadata.annotations ?? {}).some(([k, v]) => existing.metadata.annotations?.[k] !== v);

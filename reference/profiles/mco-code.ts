@@ -40,6 +40,7 @@ export const MCO_BUG_B: McoCode = code({
     templatesCarryOsImage: true,
     generatedConfigsSetOsImage: true,
     apimachinery: '0.25',
+    overrideEventOnEverySync: true,
   },
   daemon: { osUpdate: { kind: 'inspect-then-legacy' }, layeredImageRefusesLayering: true, machineConfigNodes: false },
   // the kube-apiserver operator's texts said "Kubelet minor version" until 4.22 (cluster-kube-apiserver-operator f6a1c9111)
@@ -124,10 +125,14 @@ export const MCO_4_19: McoCode = code({
   clusterVersionOperator: { ...MCO_4_18.clusterVersionOperator, upgradeablePrecondition: 'desired-semver', notUpgradeableWhileUpdating: true },
 });
 
-/** release-4.20 at afed09939: the same as 4.19 where the reference looks. */
+/**
+ * release-4.20 at afed09939: the same as 4.19 where the reference looks, but for the OSImageURLOverridden event, fired
+ * only for a new rendered config (OCPBUGS-62493, e63ae2a62).
+ */
 export const MCO_4_20: McoCode = code({
   ...MCO_4_19,
   upstream: { label: '4.20', commit: 'afed09939d80d86cafd38e9f733cc49ed16af092' },
+  render: { ...MCO_4_19.render, overrideEventOnEverySync: false },
 });
 
 /**

@@ -90,6 +90,12 @@ export interface RenderCode {
   generatedConfigsSetOsImage: boolean;
   /** The k8s.io/apimachinery release the MCO vendors (go.mod): 4.12 has 0.25.1, release-4.13 0.26.10; error texts differ. */
   apimachinery: '0.25' | '0.26';
+  /**
+   * The OSImageURLOverridden event on the rendered config: on every sync that renders an overridden pool up to 4.19
+   * (the branches were never fixed), only when the sync makes a new rendered config from 4.20 (OCPBUGS-62493,
+   * e63ae2a62 on release-4.20, 8988ae4b0 on main; pkg/controller/render/render_controller.go).
+   */
+  overrideEventOnEverySync: boolean;
 }
 
 /** 4.16 and later: `rpm-ostree rebase` straight to the image, retried with wait.Backoff (mcd/rebase.ts). */

@@ -153,11 +153,22 @@ describe('report: the upgrade recording, judged and drawn', () => {
     expect(JSON.parse(JSON.stringify(recording)), 'plain JSON').to.deep.equal(recording);
   });
 
+  it('Upgradeable=False PoolUpdating is judged by the release upgraded to: broken on 4.19, not judged on 4.12', () => {
+    const said = { locator: 'ClusterOperator/machine-config', kind: 'ClusterOperator', name: 'machine-config', condition: 'Upgradeable', value: 'False', reason: 'PoolUpdating', message: 'One or more machine config pools are updating', from: recording.timeline[0]!.from } as (typeof recording.timeline)[number];
+    const judge = (version: string) => judgeRecording({ ...recording, target: { ...recording.target, version }, timeline: [...recording.timeline, said] }).find((i) => i.id === 'mco-upgradeable-not-blocked-by-updating-pools')!;
+    expect(judge('4.19.0')).to.include({ ok: false });
+    expect(judge('4.19.0').why).to.match(/^machine-config said Upgradeable=False PoolUpdating \(One or more machine config pools are updating\) from .* during the upgrade to 4\.19\.0; OpenShift 4\.19 dropped that reason/);
+    expect(judge('4.19.0').evidence).to.deep.equal([said]);
+    expect(judge('4.12.1')).to.include({ ok: true, why: 'not judged: OpenShift 4.12 may say so (1 such interval(s))' });
+    expect(judgeRecording({ ...recording, target: { ...recording.target, version: '4.19.0' } }).find((i) => i.id === 'mco-upgradeable-not-blocked-by-updating-pools')).to.include({ ok: true, why: 'never said' });
+  });
+
   it('judges each invariant once over the intervals, with the intervals that decided as evidence', () => {
     expect(invariants.map((i) => [i.id, i.ok])).to.deep.equal([
       ['mco-never-degraded-by-osimageurl-mismatch', false],
       ['mco-not-degraded-at-end', true],
       ['master-updated-before-completion', true],
+      ['mco-upgradeable-not-blocked-by-updating-pools', true],
     ]);
     expect(invariants.map((i) => i.title)).to.deep.equal(JUDGES.map((j) => j.title));
     const mismatch = byId('mco-never-degraded-by-osimageurl-mismatch');
