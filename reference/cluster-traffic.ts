@@ -6,8 +6,8 @@
  * work the clock already counts. Each event line sent on one of their watches is work until their informer says it
  * has handled it (the watch carries a stream id for that, `receipts`): handling an event queues the work it leads to
  * in the same turn of the event loop, so from the server's write to the queued sync the clock cannot jump, however
- * long the event takes to cross the socket on a loaded machine. A stream that ends drops what it still held (its
- * client re-lists, which is a request).
+ * long the event takes to cross the socket on a loaded machine. A stream that ends drops what it still held; from its
+ * end until the informer's next stream opens (a backoff, a re-list) the informer is blind, and that is work too.
  *
  * Requests of clients outside the process (the suite, `oc`, `kubectl`) are work while in flight and activity after:
  * the clock's quiet window keeps it from jumping between two requests of one client's sequence. Their exec, attach and
@@ -35,6 +35,10 @@ export class ClusterTraffic implements RequestActivity {
     param: STREAM_PARAM,
     open: () => String(++this.streams),
     handled: (stream) => this.handled(stream),
+    // A component's informer between two streams (a backoff, a re-list) sees nothing: it is not waiting on the
+    // cluster, so the clock must not jump then. After an API server restart every informer backed off at once and
+    // the clock skipped hours of cluster time meanwhile (issue 46).
+    unwatched: () => this.clock.busy({ quiet: true }),
   };
 
   constructor(private readonly clock: ClusterClock) {}

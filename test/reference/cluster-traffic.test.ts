@@ -1,7 +1,8 @@
 /**
  * What the API server's traffic means for the skipping clock (reference/cluster-traffic.ts): a component's watch event
- * holds the clock until its informer has handled it, outside clients' requests and conversations open a quiet window,
- * outside watches do not; and, end to end over the mock server, an informer given the receipts reports every event.
+ * holds the clock until its informer has handled it, and so does its informer between two streams; outside clients'
+ * requests and conversations open a quiet window, outside watches do not; and, end to end over the mock server, an
+ * informer given the receipts reports every event.
  */
 import { expect } from 'chai';
 import type { IncomingMessage } from 'node:http';
@@ -59,6 +60,18 @@ describe('reference cluster traffic and the skipping clock', function () {
     cut.closed(); // its client will re-list (a request); what it did not read holds nothing
     expect(await settlesWithin(later, 150)).to.equal(true);
     expect(traffic.unhandledEvents).to.equal(0);
+  });
+
+  it("a component's informer with no stream open (a backoff, a re-list) holds the clock until its next stream opens", async () => {
+    const clock = skipClock();
+    const traffic = new ClusterTraffic(clock);
+    const blind = traffic.receipts.unwatched!();
+    const sleeper = clock.sleep(HOUR);
+    expect(await settlesWithin(sleeper, 150), 'an informer blind: no jump').to.equal(false);
+    blind();
+    blind(); // released once, however often called
+    await sleeper;
+    expect(clock.skippedMs, 'watching again: the jump').to.be.at.least(HOUR - 1000);
   });
 
   it("outside clients: a request's answer and a conversation's writes open the quiet window, a watch's events do not; a component's request does not", async () => {

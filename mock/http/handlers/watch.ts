@@ -122,6 +122,9 @@ class WatchStream {
   }
 
   write(line: string): void {
+    // Ended from outside (dropWatches, close) before its 'finish' event unsubscribed it: writing would throw inside the
+    // store's emit, failing the write that caused the event and keeping the event from every later subscriber.
+    if (this.res.writableEnded) { this.finish(); return; }
     if (this.res.writableLength > MAX_BUFFERED_BYTES) { this.finish(); return; }
     this.res.write(line + '\n');
   }
@@ -147,6 +150,6 @@ class WatchStream {
     this.unsubscribe();
     for (const t of this.timers) { clearTimeout(t); clearInterval(t); }
     this.ctx.watches.delete(this.res);
-    this.res.end();
+    if (!this.res.writableEnded) this.res.end();
   }
 }

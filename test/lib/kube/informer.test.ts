@@ -1,4 +1,7 @@
-/** The controllers' informers keep their caches right when watches are cut and history is compacted (410 → relist). */
+/**
+ * The controllers' informers keep their caches right when watches are cut and history is compacted (410 → relist),
+ * and tell a server in the same process when they have no stream open (WatchReceipts.unwatched).
+ */
 import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,6 +9,7 @@ import path from 'node:path';
 import { startApiServer, type RunningApiServer } from '../../../mock/index.js';
 import { KubeClient, type KubeObject } from '../../../lib/kube/client.js';
 import { InformerFactory } from '../../../lib/kube/informer.js';
+import type { WatchReceipts } from '../../../lib/kube/paced-watch.js';
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
@@ -57,5 +61,56 @@ describe('reference informers', function () {
     api.setFaults({});
     await until('b deleted', () => cms.get('b') === undefined);
     expect(seen).to.include('delete:b:1');
+  });
+
+  it('a resume answered 410 Gone re-lists at once, as no failure; the informer says it is unwatched from a stream\'s end to the next stream, and not once stopped', async () => {
+    const client = KubeClient.fromFile(path.join(dir, 'kubeconfig'));
+    let streams = 0;
+    let unwatched = 0;
+    let held = 0;
+    const receipts: WatchReceipts = {
+      param: 'stream',
+      open: () => String(++streams),
+      handled: () => undefined,
+      unwatched: () => {
+        unwatched++;
+        held++;
+        let released = false;
+        return () => {
+          if (!released) held--;
+          released = true;
+        };
+      },
+    };
+    informers = new InformerFactory(client, { receipts });
+    const cms = informers.for<ConfigMap>('ConfigMap', 'default');
+    await informers.startAll();
+    const until = async (what: string, ok: () => boolean) => {
+      const deadline = Date.now() + 15_000;
+      while (!ok()) {
+        if (Date.now() > deadline) throw new Error(`never ${what} (unwatched ${unwatched} times, ${held} held, last error ${cms.lastError})`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    await until('a stream opened', () => streams === 1 && held === 0);
+    // an event makes the stream a healthy one, so that its end below is no failure either
+    await client.create('ConfigMap', { metadata: { name: 'before', namespace: 'default' } } as ConfigMap);
+    await until('the change before seen', () => cms.get('before') !== undefined);
+
+    // what an API server restart does to a watch: the stream ends, and the resume is too old for the server's history.
+    // (The write right after dropWatches also failed, with the event kept from every watch, while the mock wrote to
+    // the streams it had ended before their 'finish' unsubscribed them: mock/http/handlers/watch.ts.)
+    api.compactHistory();
+    api.dropWatches();
+    await client.create('ConfigMap', { metadata: { name: 'after', namespace: 'default' } } as ConfigMap);
+    await until('the change after the 410 seen', () => cms.get('after') !== undefined);
+    await until('watching again', () => held === 0);
+    expect(cms.lastError, 'the 410 counted as a failure (a backoff before the re-list, closer to polling)').to.equal(undefined);
+    expect(unwatched, 'unwatched from the cut stream to the next').to.be.at.least(1);
+
+    await api.close();
+    await until('unwatched while the server is away', () => held === 1);
+    await informers.stopAll();
+    expect(held, 'a stopped informer holds nothing').to.equal(0);
   });
 });
