@@ -6,203 +6,11 @@
  * Each time the flow still passes on 4.12-ga and still fails on the nightly with the report's deadlock, and the
  * report's timeline shows the restart. The two profiles run side by side: their clusters start one after the other,
  * each on a registry storage of its own kept between runs (so the release images are pushed once, not per test).
+ * The scenarios live in ./support/restarts.ts; bench/reliability/restart-seeds.ts runs them over many seeds (issue 46:
+ * the API server's restart once failed now and then, its figures are in bench/RESULTS.md).
  */
 import { expect } from 'chai';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { NEXT_VERSION, startReferenceCluster, type ReferenceCluster } from '../../reference/index.js';
-import { KubeClient, type KubeObject } from '../../lib/kube/client.js';
-import { KILL_MATRIX } from '../bin/support/kill-matrix.js';
-import { TEST_WORK_DIR } from './support/cluster.js';
-import { referenceClientEnv, startCli } from '../support/cli-child.js';
-
-const GA = '4.12-ga';
-const NIGHTLY = '4.12-nightly-2022-09-08';
-const DEADLOCK = KILL_MATRIX.find((row) => row.grep === '54183' && row.profile === NIGHTLY)!.expect;
-/** A registry outage shorter than the daemon's pull retries (158 cluster seconds): it must cost nothing but time. */
-const SHORT_OUTAGE_CLUSTER_MS = 120_000;
-
-interface Disruption {
-  /** What the test does, for its title. */
-  what: string;
-  /** Options the cluster needs for it. */
-  options?: (dir: string) => { apiDataDir?: string };
-  /** Runs once the upgrade is rolling the masters; resolves with a description of what was done. */
-  apply(run: RunContext): Promise<void>;
-  /** What the report's timeline must show afterwards. */
-  timeline: RegExp;
-}
-
-interface RunContext {
-  cluster: ReferenceCluster;
-  /** A master node updating to the new release's config. */
-  node: string;
-  /** Resolves at the next reference log line matching. */
-  nextLog(pattern: RegExp, timeoutMs: number): Promise<string>;
-}
-
-const DISRUPTIONS: Disruption[] = [
-  {
-    what: 'the API server restarted from its data directory',
-    options: (dir) => ({ apiDataDir: join(dir, 'api-data') }),
-    apply: ({ cluster }) => cluster.restartApiServer(500),
-    timeline: /openshift-kube-apiserver\/kube-apiserver-\S+[\s\S]*Started container kube-apiserver/,
-  },
-  {
-    what: 'the machine-config operator killed and restarted',
-    apply: ({ cluster }) => cluster.restartComponent('machine-config-operator', 'killed by the test'),
-    timeline: /Stopping container machine-config-operator: killed by the test/,
-  },
-  {
-    what: 'the machine-config controller (template, render, node controllers) killed and restarted',
-    apply: ({ cluster }) => cluster.restartComponent('machine-config-controller', 'killed by the test'),
-    timeline: /Stopping container machine-config-controller: killed by the test/,
-  },
-  {
-    what: 'the CVO killed and restarted',
-    apply: ({ cluster }) => cluster.restartComponent('cluster-version-operator', 'killed by the test'),
-    timeline: /Stopping container cluster-version-operator: killed by the test/,
-  },
-  {
-    what: "an updating master's daemon killed and restarted",
-    apply: ({ cluster, node }) => cluster.restartDaemon(node, 'killed by the test'),
-    timeline: /machine-config-daemon-\S+[\s\S]*Stopping container machine-config-daemon: killed by the test/,
-  },
-  {
-    what: 'the registry unreachable while a node pulls, for less than the daemon retries',
-    apply: async ({ cluster, nextLog }) => {
-      // cut it off the moment a node starts pulling, so the outage is sure to hit a pull
-      await nextLog(/mcd\/\S+: pulling /, 60_000);
-      cluster.setRegistryReachable(false);
-      await nextLog(/pull of \S+ failed \(try 1 of/, 10_000);
-      await cluster.sleep(SHORT_OUTAGE_CLUSTER_MS);
-      cluster.setRegistryReachable(true);
-    },
-    // an outage is no restart: the timeline must show that the node never degraded
-    timeline: /./,
-  },
-];
-
-/** Every file of the run's reports, as one text (the timeline is attached as YAML there). */
-function reportText(dir: string): string {
-  const out: string[] = [];
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d)) {
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (/\.(ya?ml|json|txt)$/.test(name)) out.push(readFileSync(p, 'utf8'));
-    }
-  };
-  walk(dir);
-  return out.join('\n');
-}
-
-interface Outcome {
-  profile: string;
-  code: number;
-  output: string;
-  wallS: number;
-  reports: string;
-  log: string[];
-}
-
-interface Started {
-  profile: string;
-  dir: string;
-  cluster: ReferenceCluster;
-  log: string[];
-  waiters: Set<{ pattern: RegExp; resolve: (line: string) => void }>;
-}
-
-async function startCluster(profile: string, disruption: Disruption): Promise<Started> {
-  const dir = mkdtempSync(join(tmpdir(), 'ocp-e2e-restarts-'));
-  const log: string[] = [];
-  const waiters = new Set<{ pattern: RegExp; resolve: (line: string) => void }>();
-  try {
-    const cluster = await startReferenceCluster({
-      profile,
-      workDir: join(TEST_WORK_DIR, '..', `reference-restarts-${profile}`),
-      ...disruption.options?.(dir),
-      log: (line) => {
-        log.push(line);
-        for (const w of [...waiters]) if (w.pattern.test(line)) (waiters.delete(w), w.resolve(line));
-      },
-    });
-    return { profile, dir, cluster, log, waiters };
-  } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
-    throw error;
-  }
-}
-
-async function runDisrupted({ profile, dir, cluster, log, waiters }: Started, disruption: Disruption): Promise<Outcome> {
-  try {
-    const nextLog = (pattern: RegExp, timeoutMs: number): Promise<string> =>
-      new Promise((resolve, reject) => {
-        const waiter = { pattern, resolve: (line: string) => (clearTimeout(timer), resolve(line)) };
-        const timer = setTimeout(() => (waiters.delete(waiter), reject(new Error(`no reference log line ${pattern} within ${timeoutMs} ms`))), timeoutMs);
-        waiters.add(waiter);
-      });
-    const started = Date.now();
-    const run = startCli(['run', '--target', 'cluster', '--kubeconfig', cluster.kubeconfigPath, '--allow-disruptive', '--grep', '54183', '--reports-dir', join(dir, 'reports')], referenceClientEnv(cluster));
-    const node = await masterRollingToNext(cluster, nextLog, run.exited).catch((error: Error) => {
-      throw new Error(`${profile}: ${error.message}; output:\n${run.output().slice(-3000)}\nreference log:\n${log.slice(-150).join('\n')}`);
-    });
-    await disruption.apply({ cluster, node, nextLog });
-    const { code } = await run.exited;
-    return { profile, code, output: run.output(), wallS: (Date.now() - started) / 1000, reports: reportText(join(dir, 'reports')), log };
-  } finally {
-    await cluster.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/**
- * Waits until a master starts updating to the next release's config; returns its name. The moment is taken from the
- * reference's own log, in its process, as the daemon starts: on the skipping clock a master's whole update, or the
- * nightly's whole wait for it, can pass between two polls of the API. The upgrade's request is polled for first, so
- * that the masters' updates of the prepare phase (to the layered image) do not count.
- */
-async function masterRollingToNext(cluster: ReferenceCluster, nextLog: RunContext['nextLog'], exited: Promise<unknown>): Promise<string> {
-  const k = KubeClient.fromFile(cluster.kubeconfigPath);
-  let over = false;
-  void exited.then(() => (over = true));
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    const cv = await k.get<KubeObject>('ClusterVersion', 'version').catch(() => undefined);
-    if ((cv?.spec as { desiredUpdate?: unknown } | undefined)?.desiredUpdate) break;
-    if (over) throw new Error('the run ended before it requested the upgrade');
-    if (Date.now() > deadline) throw new Error('the run requested no upgrade within 300 s');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  const line = await Promise.race([
-    nextLog(/mcd\/\S+: Starting update from \S+ to rendered-master-/, 300_000),
-    exited.then(() => Promise.reject(new Error('the run ended before any master started updating to the next release'))),
-  ]);
-  return /mcd\/(\S+): Starting update/.exec(line)![1]!;
-}
-
-function expectPassed(o: Outcome): void {
-  expect(o.code, `${o.profile}: ${o.output.slice(-4000)}`).to.equal(0);
-  expect(o.output.trimEnd().split('\n').at(-1)).to.equal('1 passed, 0 failed, 0 skipped');
-}
-
-function expectDeadlock(o: Outcome): void {
-  expect(o.code, `${o.profile}: ${o.output.slice(-4000)}`).to.equal(1);
-  // the run's own words and the reference's log when the diagnosis is another (issue 46: a rare failure of this kind
-  // after the API server's restart is not understood yet, and chai would cut the output short)
-  for (const pattern of DEADLOCK) {
-    expect(pattern.test(o.output), `${o.profile}: no ${pattern} in the run's output:\n${o.output.slice(-4000)}\nreference log:\n${o.log.slice(-80).join('\n')}`).to.equal(true);
-  }
-}
-
-/** Every upgrade replaces the operator with the new release's: Killing on the old pod, Started on a new one. */
-function expectOperatorReplaced(o: Outcome): void {
-  expect(o.reports, `${o.profile}: the timeline shows the operator replaced at the version change`).to.match(
-    new RegExp(`Stopping container machine-config-operator: new release ${NEXT_VERSION.replace(/\./g, '\\.')}`),
-  );
-}
+import { DISRUPTIONS, runBoth, wrongOf } from './support/restarts.js';
 
 describe('reliability: the report\'s flow through component restarts mid-upgrade', function () {
   this.timeout(480_000);
@@ -211,26 +19,11 @@ describe('reliability: the report\'s flow through component restarts mid-upgrade
 
   for (const disruption of DISRUPTIONS) {
     it(`${disruption.what}: 4.12-ga passes, the nightly still deadlocks`, async () => {
-      const gaCluster = await startCluster(GA, disruption);
-      const nightlyCluster = await startCluster(NIGHTLY, disruption).catch(async (error) => {
-        await gaCluster.cluster.stop();
-        throw error;
-      });
-      const [ga, nightly] = await Promise.all([runDisrupted(gaCluster, disruption), runDisrupted(nightlyCluster, disruption)]);
+      const [ga, nightly] = await runBoth(disruption);
       walls.push(`${disruption.what}: ga ${ga.wallS.toFixed(1)} s, nightly ${nightly.wallS.toFixed(1)} s`);
-      expectPassed(ga);
-      expectDeadlock(nightly);
-      for (const o of [ga, nightly]) {
-        expect(o.reports, `${o.profile}: the timeline shows the restart`).to.match(disruption.timeline);
-        expectOperatorReplaced(o);
-      }
-      if (disruption.what.startsWith('the registry')) {
-        for (const o of [ga, nightly]) {
-          expect(o.log.join('\n'), `${o.profile}: the outage hit a pull`).to.match(/pull of \S+ failed \(try 1 of/);
-          expect(o.log.join('\n'), `${o.profile}: no pull exhausted its retries`).to.not.match(/failed \(try 8 of 8\)/);
-          expect(o.reports, `${o.profile}: no node degraded`).to.not.match(/state=Degraded/);
-        }
-      }
+      // the whole reason, with the run's output and the reference's log (chai would cut an actual value short)
+      const wrong = [wrongOf(ga, disruption), wrongOf(nightly, disruption)].filter(Boolean);
+      if (wrong.length) expect.fail(wrong.join('\n\n'));
     });
   }
 });
