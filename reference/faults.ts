@@ -20,9 +20,12 @@ export interface Deviations {
    * did before OCPBUGS-62493's fix (release-4.20 e63ae2a62), not only when a new rendered config is made.
    */
   renderRepeatsOverrideEvent: boolean;
-  /** Daemon: write the new config and reboot, but never rebase to the config's osImageURL. */
+  /**
+   * Daemon: write the new config and reboot, but never rebase to the config's osImageURL. Such a daemon believes it
+   * booted each config, so it skips its booted-image check as well (mcd/daemon.ts bootedImageRefusal).
+   */
   daemonSkipsRebase: boolean;
-  /** Daemon: carry on with the old OS image when the pull fails, instead of degrading the node. */
+  /** Daemon: carry on with the old OS image when the pull fails, instead of degrading the node (no booted-image check). */
   daemonIgnoresPullErrors: boolean;
   /**
    * Daemon: after the 4.12 tries of a pull (PULL_RETRY_DELAYS_MS), go on retrying it once a cluster minute, whatever
@@ -47,6 +50,12 @@ export interface Deviations {
    * local change, so what an image put in /etc (files, unit links) outlives the image (kubelet/hosts.ts etcKeptFrom).
    */
   daemonKeepsOldEtc: boolean;
+  /**
+   * Host: after an update's reboot the machine comes up on the deployment it left (as when ostree-finalize-staged
+   * fails to finalize the staged one): the old image and its kernel arguments, extensions and kernel type; the files
+   * the daemon wrote stay, being on disk before the reboot. The daemon's booted-image check is what must notice.
+   */
+  hostBootsPreviousDeployment: boolean;
   /**
    * Operator: Upgradeable=False reason PoolUpdating while any pool updates, as up to 4.18 before OCPBUGS-56517's
    * backport (release-4.18 20fe0757e; main 377a78bb9 dropped it for 4.19).
@@ -77,6 +86,7 @@ export const NO_DEVIATIONS: Readonly<Deviations> = Object.freeze({
   daemonBootsAnyImage: false,
   daemonLayersOnlyChanges: false,
   daemonKeepsOldEtc: false,
+  hostBootsPreviousDeployment: false,
   daemonLosesRebaseError: false,
   kubeApiServerIgnoresKubeletSkew: false,
   operatorReportsVersionEarly: false,
@@ -135,6 +145,10 @@ export const FAULTS = {
   'mcd-keeps-old-etc-on-rebase': {
     what: "a rebase keeps the /etc of the image it leaves, as if all of it were local changes, so a reverted image's /etc files and enabled units stay on the node",
     deviates: ['daemonKeepsOldEtc'],
+  },
+  'host-boots-previous-deployment': {
+    what: "after an update's reboot the node comes up on the deployment it left (as when ostree-finalize-staged fails): 4.18 and later's daemon finds the booted pullspec is not the config's and the node goes Degraded; the commit-label check of 4.12 FIX to 4.18 before OCPBUGS-55770 takes a layered image built FROM the booted base for booted and reports Done",
+    deviates: ['hostBootsPreviousDeployment'],
   },
   'mcd-loses-rebase-error': {
     what: "the daemon's failed-rebase reason wraps nil instead of the retry loop's timeout (4.21 with ImageModeStatusReporting before OCPBUGS-63734's fix, upstream 1b9aafd92): 'Failed to update OS to <image> after retries: %!w(<nil>)'",

@@ -42,7 +42,8 @@ export const MCO_BUG_B: McoCode = code({
     apimachinery: '0.25',
     overrideEventOnEverySync: true,
   },
-  daemon: { osUpdate: { kind: 'inspect-then-legacy' }, layeredImageRefusesLayering: true, machineConfigNodes: false },
+  // checkOS compares the pullspecs only (pkg/daemon/daemon.go at cad20f710)
+  daemon: { osUpdate: { kind: 'inspect-then-legacy' }, layeredImageRefusesLayering: true, machineConfigNodes: false, bootedImageCheck: 'pullspec' },
   // the kube-apiserver operator's texts said "Kubelet minor version" until 4.22 (cluster-kube-apiserver-operator f6a1c9111)
   kubeApiServerOperator: { skewWording: 'minor-version' },
   clusterVersionOperator: CVO_4_12,
@@ -71,7 +72,9 @@ export const MCO_FIX: McoCode = code({
     newFormatImageByDefault: true,
     specHasExtensionsImage: true,
   },
-  daemon: { osUpdate: { kind: 'inspect-then-legacy' }, layeredImageRefusesLayering: false, machineConfigNodes: false },
+  // checkOS also takes an image whose ostree.commit label is the booted commit (pkg/daemon/daemon.go at 3943ef1d0; the
+  // same at release-4.13 a57ca2912, which MCO_4_13 inherits)
+  daemon: { osUpdate: { kind: 'inspect-then-legacy' }, layeredImageRefusesLayering: false, machineConfigNodes: false, bootedImageCheck: 'pullspec-or-commit' },
   kubeApiServerOperator: { skewWording: 'minor-version' },
   clusterVersionOperator: CVO_4_12,
 });
@@ -94,7 +97,8 @@ export const MCO_4_13: McoCode = code({
  * every OS update an `rpm-ostree rebase`, retried 5 times 5 s doubling, the node's reason only "Failed to update OS to
  * … after retries: timed out waiting for the condition" (pkg/daemon/update.go; mcd/rebase.ts); the required-pools
  * loop's budget of 10 minutes per required machine, "MachineConfigPool" in its texts and 4.16's paused texts
- * (pkg/operator/sync.go); no PoolUpdating reason (pkg/operator/status.go, after the OCPBUGS-56517 backport).
+ * (pkg/operator/sync.go); no PoolUpdating reason (pkg/operator/status.go, after the OCPBUGS-56517 backport); the
+ * booted-image check without the ostree.commit rule (pkg/daemon/daemon.go, after the OCPBUGS-55770 backport).
  * MachineConfigNodes are TechPreview here.
  */
 export const MCO_4_18: McoCode = code({
@@ -108,6 +112,9 @@ export const MCO_4_18: McoCode = code({
   daemon: {
     ...MCO_4_13.daemon,
     osUpdate: { kind: 'rebase-with-retries', firstDelaySeconds: 5, steps: 5, reasonCarriesLastError: false },
+    // OCPBUGS-55770's backport (e6eacd707, merged 033e1dc48 on 2025-05-19): checkOS compares the pullspecs only and
+    // warns of one that is not a digest; the same on every later branch
+    bootedImageCheck: 'pullspec-digest-advised',
   },
 });
 

@@ -132,7 +132,19 @@ export interface DaemonCode {
    * mcd/machine-config-nodes.ts). None before.
    */
   machineConfigNodes: boolean;
+  /**
+   * How the daemon, when it starts on a node, judges the booted OS against its config's osImageURL
+   * (pkg/daemon/daemon.go `checkOS`; mcd/booted-image.ts).
+   */
+  bootedImageCheck: BootedImageCheck;
 }
+
+/**
+ * `checkOS` per release: BUG-B (cad20f710) compares the pullspecs only; FIX (3943ef1d0) to release-4.18 before
+ * e6eacd707 also takes an image whose `ostree.commit` label is the booted commit, and names the commit in the
+ * mismatch text; release-4.18 (f313997e0) on compares the pullspecs and warns of one that is not a digest.
+ */
+export type BootedImageCheck = 'pullspec' | 'pullspec-or-commit' | 'pullspec-digest-advised';
 
 /** The kube-apiserver operator of the release: only its kubelet skew rule's texts differ (kube-apiserver/kubelet-skew.ts). */
 export interface KubeApiServerOperatorCode {
