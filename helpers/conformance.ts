@@ -20,7 +20,8 @@ import { ClusterWatcher, type ClusterSnapshot } from './cluster-watcher.js';
 import { discoverCapabilities, ReferenceInfoConfigMap, stopwatch, wallBudgetMs, type TargetCapabilities } from './capabilities.js';
 import { registryAccess, type RegistryAccess } from './credentials.js';
 import { clusterVersionIdle, currentVersion } from './facts/cluster-version.js';
-import { poolNotDegraded } from './facts/pool.js';
+import { describeClusterShape } from './facts/cluster-shape.js';
+import { nodesOfPool, poolNotDegraded } from './facts/pool.js';
 import { gatherArtifacts } from './artifacts.js';
 import { consoleProgress, waitFor, WaitTimeoutError } from './wait.js';
 import type { WaitContext } from './cluster-waits.js';
@@ -59,6 +60,12 @@ export interface ConformanceOptions {
    * and the spec is skipped with that reason.
    */
   notOn?: (release: ReleaseRules) => string | undefined;
+  /**
+   * The roles whose pools must have nodes for the spec to judge anything (default: every role of `pools`): on a
+   * compact or single-node cluster the worker pool has none, and a spec that needs it is skipped, with the reason,
+   * before any cluster time.
+   */
+  nodesIn?: readonly string[];
 }
 
 /** How long a busy cluster may take to become idle before the spec is skipped. */
@@ -225,7 +232,7 @@ export class ConformanceSession {
     await this.recordFacts(specFile);
     const releaseReason = this.releaseReason();
     if (releaseReason) return releaseReason;
-    if (this.runPhase === 'all' || this.runPhase === 'pre') return this.preflight();
+    if (this.runPhase === 'all' || this.runPhase === 'pre') return this.shapeReason() ?? this.preflight();
     await this.split.load();
     // The cluster is mid-upgrade or past it here, by design: the idle preflight belongs to the pre phase.
     return this.runPhase === 'upgrade' && !this.split.sharesUpgrade ? this.noUpdateReason() : undefined;
@@ -239,6 +246,21 @@ export class ConformanceSession {
     const version = currentVersion(this.watcher.snapshot().clusterVersion);
     if (!version) throw new Error('clusterversion/version reports no current version: the suite cannot tell which release\'s rules apply');
     return releaseRules(version);
+  }
+
+  /** Whether the pool this spec's `role` uses has nodes now: a compact or single-node cluster's worker pool has none. */
+  poolHasNodes(role: string): boolean {
+    const snap = this.watcher.snapshot();
+    const pool = snap.pools.get(this.poolFor(role));
+    return pool !== undefined && nodesOfPool(pool, snap.pools.values(), snap.nodes.values()).length > 0;
+  }
+
+  /** A pool the spec needs that has no node (the cluster's shape): the reason to skip before cluster time. */
+  private shapeReason(): string | undefined {
+    const needed = this.options.nodesIn ?? Object.keys(this.options.pools ?? {});
+    const empty = needed.filter((role) => !this.poolHasNodes(role));
+    if (empty.length === 0) return undefined;
+    return `the cluster has no node in pool ${empty.map((r) => this.poolFor(r)).join(', ')} (${describeClusterShape(this.watcher.snapshot())}): this spec judges what the nodes of that pool boot`;
   }
 
   /** A release the suite cannot judge, or one this spec does not apply to: the reason to skip before cluster time. */

@@ -34,6 +34,7 @@ import { startReferenceRegistry, type ReferenceRegistry } from './reference-regi
 import { RegistryOutage } from './registry-outage.js';
 import { baseOsImage, machineOsContent, type ReleaseInfo } from './releases/release-info.js';
 import { releasePath, sameReleases } from './releases/release-set.js';
+import { clusterShape, describeShape, type ClusterShape, type Topology } from './topology.js';
 import { seedCluster } from './seed.js';
 import { ComponentLogs } from './workloads/component-logs.js';
 import { WorkloadController } from './workloads/controller.js';
@@ -55,8 +56,10 @@ export interface ReferenceClusterOptions {
   workDir?: string;
   /** Named faults (see FAULTS); an unknown name is an error listing the valid ones. */
   faults?: string[];
-  /** Worker nodes. Default 2 (the report's cluster); the benchmark uses 1,000. */
+  /** Worker nodes of an `ha` cluster. Default 2 (the report's cluster); the benchmark uses 1,000. */
   workers?: number;
+  /** The cluster's shape (topology.ts): `ha` (default), `compact` or `sno`. */
+  topology?: Topology;
   /** Where to write the kubeconfig. Default a fresh temporary directory removed by stop(). */
   kubeconfigPath?: string;
   /** Progress and controller log lines. Default: silent. */
@@ -83,8 +86,7 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
   const deviations = withDeviations(faults.deviations, profile.deviates);
   const timeFactor = options.timeFactor ?? DEFAULT_TIME_FACTOR;
   const seed = options.seed ?? 1;
-  const workers = options.workers ?? 2;
-  if (!Number.isInteger(workers) || workers < 0) throw new Error(`workers must be a non-negative integer, got ${workers}`);
+  const shape = clusterShape(options.topology, options.workers);
   const say = options.log ?? (() => undefined);
   const clock = new ClusterClock({ factor: timeFactor, mode: options.clock ?? DEFAULT_CLOCK });
   const traffic = new ClusterTraffic(clock);
@@ -100,9 +102,9 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
     const logs = componentLogging(clock, say);
     const client = KubeClient.fromFile(kubeconfigPath, { signal: abort.signal, log: (l) => logs.log('client', l), headers: traffic.clientHeaders('cluster') });
     const pulls = await pullWithPullSecret(client, shared);
-    const machines = await seedMachines({ client, clock, profile, shared, images: pulls.images, timeFactor, seed, workers, faultNames: faults.names });
+    const machines = await seedMachines({ client, clock, profile, shared, images: pulls.images, timeFactor, seed, shape, faultNames: faults.names });
     const { current, path } = shared.releases;
-    say(`cluster seeded: 3 masters, ${workers} workers at ${current.version}`);
+    say(`cluster seeded: ${describeShape(shape)} at ${current.version}`);
 
     const informers = new InformerFactory(client, { log: (l) => logs.log('informer', l), receipts: traffic.receipts });
     const ctx: ControllerContext = { client, informers, clock, profile, deviations, seed, images: pulls.images, log: logs.log, signal: abort.signal };
@@ -168,7 +170,7 @@ interface SeedInputs {
   images: ControllerContext['images'];
   timeFactor: number;
   seed: number;
-  workers: number;
+  shape: ClusterShape;
   faultNames: string[];
 }
 
@@ -180,7 +182,7 @@ async function seedMachines(i: SeedInputs): Promise<{ hosts: NodeHosts; imageRep
   const bootedContent = await i.images.readOsImage(installedImage);
   const imageRepo = `${registry.address}/ocp-e2e/layered-os`;
   const hosts = new NodeHosts({ pullspec: installedImage, content: bootedContent, timestampMs: i.clock.nowMs() });
-  await seedCluster({ client: i.client, clock: i.clock, profile: i.profile, current, next, bootedContent, registry: registry.address, imageRepo, timeFactor: i.timeFactor, seed: i.seed, workers: i.workers, faults: i.faultNames });
+  await seedCluster({ client: i.client, clock: i.clock, profile: i.profile, current, next, bootedContent, registry: registry.address, imageRepo, timeFactor: i.timeFactor, seed: i.seed, shape: i.shape, faults: i.faultNames });
   return { hosts, imageRepo };
 }
 

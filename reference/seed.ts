@@ -26,7 +26,8 @@ import { osImageUrlConfigMapData, type ClusterVersionObject } from './cvo/cvo.js
 import { completedConditions, completeHistoryHead, startHistoryEntry } from './cvo/status.js';
 import type { KubeClient, KubeObject } from '../lib/kube/client.js';
 import { osImageName } from './mcd/os-status.js';
-import { calculateStatus } from './mco/node-status.js';
+import { calculateStatus, poolForNode } from './mco/node-status.js';
+import { clusterShape, type ClusterShape } from './topology.js';
 import { goPrintVersions, machineConfigPoolStatus, MCO_RELATED_OBJECTS, syncUpgradeableStatus } from './mco/operator-status.js';
 import { mcoManifestNamespaces } from './mco/namespaces.js';
 import { masterPool, workerPool } from './mco/pools.js';
@@ -51,7 +52,8 @@ export interface SeedInput {
   imageRepo: string;
   timeFactor: number;
   seed: number;
-  workers: number;
+  /** The cluster's shape: how many masters and workers, and whether the masters are the workers (topology.ts). */
+  shape: ClusterShape;
   faults: string[];
 }
 
@@ -67,7 +69,7 @@ async function inBatches<T>(items: readonly T[], limit: number, fn: (item: T) =>
   await Promise.all(workers);
 }
 
-export function controllerConfigFor(release: ReleaseInfo, build: McoBuild): ControllerConfig & KubeObject {
+export function controllerConfigFor(release: ReleaseInfo, build: McoBuild, shape: ClusterShape = clusterShape()): ControllerConfig & KubeObject {
   return {
     apiVersion: MC_API_VERSION,
     kind: 'ControllerConfig',
@@ -86,7 +88,7 @@ export function controllerConfigFor(release: ReleaseInfo, build: McoBuild): Cont
         apiVersion: CONFIG_API_VERSION,
         kind: 'Infrastructure',
         spec: { platformSpec: { type: 'None' } },
-        status: { controlPlaneTopology: 'HighlyAvailable', infrastructureTopology: 'HighlyAvailable', platform: 'None', infrastructureName: 'reference-x7k2p' },
+        status: { controlPlaneTopology: shape.controlPlaneTopology, infrastructureTopology: shape.infrastructureTopology, platform: 'None', infrastructureName: 'reference-x7k2p' },
       },
       ipFamilies: 'IPv4',
       kubeAPIServerServingCAData: b64('-----BEGIN CERTIFICATE-----\nreference\n-----END CERTIFICATE-----\n'),
@@ -105,7 +107,7 @@ export function controllerConfigFor(release: ReleaseInfo, build: McoBuild): Cont
   };
 }
 
-function node(name: string, role: 'master' | 'worker', index: number, rng: Rng, rendered: string, booted: { pullspec: string; content: OsImageContent }, clusterStart: Date): V1Node & KubeObject {
+function node(name: string, role: 'master' | 'worker', index: number, rng: Rng, rendered: string, booted: { pullspec: string; content: OsImageContent }, clusterStart: Date, shape: ClusterShape): V1Node & KubeObject {
   const zone = ZONES[index % ZONES.length]!;
   const hex = (n: number): string => Array.from({ length: n }, () => Math.floor(rng.next() * 16).toString(16)).join('');
   const labels: Record<string, string> = {
@@ -120,6 +122,8 @@ function node(name: string, role: 'master' | 'worker', index: number, rng: Rng, 
     'topology.kubernetes.io/region': 'us-east-2',
   };
   if (role === 'master') labels[`${LABEL.nodeRolePrefix}control-plane`] = '';
+  // compact and single-node clusters: the masters are the workers too (ROLES control-plane,master,worker)
+  if (role === 'master' && shape.mastersAreWorkers) labels[`${LABEL.nodeRolePrefix}worker`] = '';
   return {
     apiVersion: 'v1',
     kind: 'Node',
@@ -133,7 +137,7 @@ function node(name: string, role: 'master' | 'worker', index: number, rng: Rng, 
         [ANN.reason]: '',
         [ANN.desiredDrain]: `uncordon-${rendered}`,
         [ANN.lastAppliedDrain]: `uncordon-${rendered}`,
-        [ANN.controlPlaneTopology]: 'HighlyAvailable',
+        [ANN.controlPlaneTopology]: shape.controlPlaneTopology,
         'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
       },
     },
@@ -182,7 +186,7 @@ export async function seedCluster(input: SeedInput): Promise<void> {
   const now = clock.timestamp();
   const build = mcoBuildFor(current.version, profile.name);
   await seedNamespacesAndConfigMaps(input);
-  const cc = await seedControllerConfig(client, current, build, now);
+  const cc = await seedControllerConfig(client, current, build, now, input.shape);
   const configs: MachineConfig[] = [];
   for (const role of ROLES) configs.push(...templateMachineConfigs(role, cc, profile, build), installerSshMachineConfig(role));
   await inBatches(configs, 8, (mc) => client.apply('MachineConfig', mc as MachineConfig & KubeObject));
@@ -220,8 +224,8 @@ async function seedNamespacesAndConfigMaps(input: SeedInput): Promise<void> {
 }
 
 /** The ControllerConfig, already completed by the template controller. */
-async function seedControllerConfig(client: KubeClient, current: ReleaseInfo, build: McoBuild, now: string): Promise<ControllerConfig & KubeObject> {
-  const cc = await client.apply<ControllerConfig & KubeObject>('ControllerConfig', controllerConfigFor(current, build));
+async function seedControllerConfig(client: KubeClient, current: ReleaseInfo, build: McoBuild, now: string, shape: ClusterShape): Promise<ControllerConfig & KubeObject> {
+  const cc = await client.apply<ControllerConfig & KubeObject>('ControllerConfig', controllerConfigFor(current, build, shape));
   await client.patchStatus('ControllerConfig', CONTROLLER_CONFIG_NAME, {
     observedGeneration: cc.metadata.generation ?? 1,
     conditions: [
@@ -257,14 +261,15 @@ async function seedRenderedPools(
   return { pools, rendered };
 }
 
-/** Three masters and the workers, done on their pool's rendered config and booted from the release's OS image. */
+/** The masters and the workers of the shape, done on their pool's rendered config and booted from the release's OS image. */
 async function seedNodes(input: SeedInput, rendered: Map<string, string>, booted: { pullspec: string; content: OsImageContent }, now: string): Promise<V1Node[]> {
   const { client, clock } = input;
   const rng = createRng(input.seed);
   const clusterStart = clock.now();
   const nodes: Array<V1Node & KubeObject> = [];
-  for (let i = 0; i < 3; i++) nodes.push(node(nodeName('master', i), 'master', i, rng, rendered.get('master')!, booted, clusterStart));
-  for (let i = 0; i < input.workers; i++) nodes.push(node(nodeName('worker', i), 'worker', i, rng, rendered.get('worker')!, booted, clusterStart));
+  const { shape } = input;
+  for (let i = 0; i < shape.masters; i++) nodes.push(node(nodeName('master', i), 'master', i, rng, rendered.get('master')!, booted, clusterStart, shape));
+  for (let i = 0; i < shape.workers; i++) nodes.push(node(nodeName('worker', i), 'worker', i, rng, rendered.get('worker')!, booted, clusterStart, shape));
   const created: V1Node[] = [];
   await inBatches(nodes.map((n, i) => [n, i] as const), 16, async ([n, i]) => {
     await client.apply('Node', n);
@@ -277,7 +282,8 @@ async function seedNodes(input: SeedInput, rendered: Map<string, string>, booted
 /** Pool status as the node controller would compute it from the seeded nodes (updates `pools` in place). */
 async function seedPoolStatus(client: KubeClient, pools: Array<MachineConfigPool & KubeObject>, nodes: V1Node[], now: string): Promise<void> {
   for (const pool of pools) {
-    const members = nodes.filter((n) => selectorMatches(pool.spec.nodeSelector, n.metadata?.labels ?? {}));
+    // getPoolsForNode: a master that is also a worker belongs to master
+    const members = nodes.filter((n) => poolForNode(n, pools)?.metadata.name === pool.metadata.name);
     const status = calculateStatus(pool, members, now);
     const done = await client.patchStatus<MachineConfigPool & KubeObject>('MachineConfigPool', pool.metadata.name!, { ...status, conditions: [...(status.conditions ?? []), { type: 'RenderDegraded', status: 'False', reason: '', message: '', lastTransitionTime: now }] });
     pool.status = done.status;

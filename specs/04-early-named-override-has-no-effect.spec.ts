@@ -17,7 +17,7 @@ const CASE = 'E2E-004';
 const EARLY_MC = '00-aaa-tc-e2e-004-early-os-image-worker';
 
 describe('[sig-mco] MCO layering: osImageURL override ordering', function () {
-  const session = conformanceSession({ disruptive: true });
+  const session = conformanceSession({ disruptive: true, nodesIn: ['worker'] });
 
   it(
     session.title(`Author:ocp-e2e-NonPreRelease-Medium-${CASE}-[Serial][Disruptive] an osImage override named before the templates loses to them, or wins where they left the merge (4.21+)`),

@@ -29,7 +29,7 @@ const WORKER_MC = 'tc-e2e-006-unpullable-os-image-worker';
 const DEGRADED_WITHIN = { clusterMinutes: 20, why: "the 4.12 daemon's pull retries, 158 s of waits, plus the drain" };
 
 describe('[sig-mco] MCO layering: unpullable custom osImage', function () {
-  const session = conformanceSession({ disruptive: true });
+  const session = conformanceSession({ disruptive: true, nodesIn: ['worker'] });
 
   it(
     session.title(`Author:ocp-e2e-NonPreRelease-Medium-${CASE}-[Serial][Disruptive] an unpullable custom osImage degrades the pool and the failure names node, image and reason`),

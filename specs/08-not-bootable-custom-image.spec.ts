@@ -15,7 +15,7 @@ const CASE = '54052';
 const WORKER_MC = 'tc-54052-not-bootable-os-image-worker';
 
 describe('[sig-mco] MCO layering: not bootable custom osImage', function () {
-  const session = conformanceSession({ disruptive: true });
+  const session = conformanceSession({ disruptive: true, nodesIn: ['worker'] });
 
   it(
     session.title(`Author:ocp-e2e-NonPreRelease-Medium-${CASE}-[Serial][Disruptive] a custom osImage that is not bootable degrades the pool with the bootability reason, and deleting it restores the pool`),

@@ -17,6 +17,7 @@ import type { ReferenceCluster } from '../../reference/index.js';
 import { CLOCK_MODES, DEFAULT_CLOCK, type ClockMode } from '../../reference/clock.js';
 import { DEFAULT_PROFILE, PROFILE_NAMES, REPORT_PROFILE } from '../../reference/profiles/index.js';
 import { baseOsImage, baseOsTag, type ReleaseInfo } from '../../reference/releases/release-info.js';
+import { TOPOLOGIES, type Topology } from '../../reference/topology.js';
 import { auditLogWriter } from './audit-log.js';
 import { parseServiceAccount, setUpServiceAccount, type ServiceAccountSetup } from './service-account.js';
 
@@ -28,7 +29,8 @@ interface UpOptions {
   clock: ClockMode;
   seed: number;
   fault: string[];
-  workers: number;
+  workers?: number;
+  topology: Topology;
   verbose?: boolean;
   serviceAccount?: { namespace: string; name: string };
   clusterRole: string[];
@@ -145,6 +147,7 @@ async function up(options: UpOptions): Promise<void> {
     seed: options.seed,
     faults: options.fault,
     workers: options.workers,
+    topology: options.topology,
     // lets tests keep their registry storage apart from a developer's
     workDir: process.env.OCP_E2E_REFERENCE_WORKDIR || undefined,
     log: options.verbose ? (line) => console.error(line) : (line) => (/^(registry|releases|API server|cluster seeded|controllers)/.test(line) ? console.error(line) : undefined),
@@ -218,7 +221,8 @@ export function register(program: Command): void {
     .addOption(new Option('--clock <mode>', 'skip (cluster time is wall time × the factor while the cluster works, and jumps to the next timer when nothing does) or fixed (always wall time × the factor)').choices([...CLOCK_MODES]).default(DEFAULT_CLOCK))
     .option('--seed <n>', 'seed of every duration the reference draws', nonNegativeInteger, 1)
     .addOption(new Option('--fault <name>', 'break a behaviour on purpose (names below; repeatable or comma-separated)').argParser(collect).default([], 'none'))
-    .option('--workers <n>', 'worker nodes', nonNegativeInteger, 2)
+    .option('--workers <n>', 'worker nodes of an ha cluster (default: 2; a compact or single-node cluster has none)', nonNegativeInteger)
+    .addOption(new Option('--topology <shape>', 'ha (three masters and the workers), compact (three masters that are the workers) or sno (single-node OpenShift)').choices([...TOPOLOGIES]).default('ha'))
     .option('-v, --verbose', 'print the controllers\' log lines')
     .option('--service-account <namespace/name>', 'also make this ServiceAccount (and its namespace) and write a kubeconfig that authenticates as it: RBAC holds it to its roles, as a real cluster does (default: none; the admin kubeconfig bypasses RBAC)', serviceAccountOption)
     .addOption(new Option('--cluster-role <file>', 'with --service-account: apply the ClusterRole(s) of this YAML file (e.g. deploy/clusterrole.yaml) and bind each to the account; repeatable').argParser(repeat).default([], 'none: the account may only discover and ask what it may do'))

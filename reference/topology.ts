@@ -1,0 +1,42 @@
+/**
+ * The shapes of cluster the reference seeds, as the installer leaves them (openshift/api config/v1 Infrastructure
+ * `controlPlaneTopology` / `infrastructureTopology`; the installer's compact and single-node installs):
+ * - `ha`: three masters and the workers (the default, the report's cluster);
+ * - `compact`: three masters that are also workers (labelled `node-role.kubernetes.io/worker`, schedulable), no other
+ *   node: pool worker selects the masters too, and the MCO puts a node matched by master and worker in master, so the
+ *   worker pool has no machines;
+ * - `sno`: single-node OpenShift, one master that is also the worker; both topologies SingleReplica.
+ */
+export type Topology = 'ha' | 'compact' | 'sno';
+export const TOPOLOGIES: readonly Topology[] = ['ha', 'compact', 'sno'];
+
+export interface ClusterShape {
+  topology: Topology;
+  masters: number;
+  workers: number;
+  /** Whether the masters carry the worker role too (compact and single-node clusters). */
+  mastersAreWorkers: boolean;
+  /** Infrastructure status and the node annotation the MCO reads. */
+  controlPlaneTopology: 'HighlyAvailable' | 'SingleReplica';
+  infrastructureTopology: 'HighlyAvailable' | 'SingleReplica';
+}
+
+/** The shape of a topology; `workers` only for `ha` (default 2), where a compact or single-node cluster has none. */
+export function clusterShape(topology: Topology = 'ha', workers?: number): ClusterShape {
+  if (!TOPOLOGIES.includes(topology)) throw new Error(`unknown topology "${topology}"; valid topologies: ${TOPOLOGIES.join(', ')}`);
+  if (topology === 'ha') {
+    const count = workers ?? 2;
+    if (!Number.isInteger(count) || count < 0) throw new Error(`workers must be a non-negative integer, got ${count}`);
+    return { topology, masters: 3, workers: count, mastersAreWorkers: false, controlPlaneTopology: 'HighlyAvailable', infrastructureTopology: 'HighlyAvailable' };
+  }
+  if (workers) throw new Error(`a ${topology === 'sno' ? 'single-node' : 'compact'} cluster has no worker nodes (its masters are the workers): leave out --workers ${workers}, or use --topology ha`);
+  if (topology === 'compact') return { topology, masters: 3, workers: 0, mastersAreWorkers: true, controlPlaneTopology: 'HighlyAvailable', infrastructureTopology: 'HighlyAvailable' };
+  return { topology, masters: 1, workers: 0, mastersAreWorkers: true, controlPlaneTopology: 'SingleReplica', infrastructureTopology: 'SingleReplica' };
+}
+
+/** How `cluster up` and the run's log name the shape. */
+export function describeShape(shape: ClusterShape): string {
+  if (shape.topology === 'sno') return 'single node (1 master that is also the worker)';
+  if (shape.topology === 'compact') return 'compact (3 masters that are also the workers)';
+  return `3 masters, ${shape.workers} workers`;
+}

@@ -1,0 +1,41 @@
+/**
+ * The suite on the cluster shapes beside the default (issue 43): a compact cluster (three masters that are the
+ * workers) and single-node OpenShift, whose worker pool has no node. Every spec passes or is skipped before cluster
+ * time with the reason; the report's spec judges the master pool there.
+ */
+import { expect } from 'chai';
+import { lastLine, ocpE2e } from '../support/cli.js';
+import { SPEC_COUNT } from './support/spec-files.js';
+
+describe('ocp-e2e run on a compact and a single-node reference cluster', function () {
+  this.timeout(300_000);
+
+  for (const [topology, shape] of [
+    ['compact', 'a compact cluster: its 3 masters are the workers'],
+    ['sno', 'a single-node cluster: its one master is the worker'],
+  ] as const) {
+    it(`--topology ${topology}: the report's spec passes on the master pool, every spec that judges workers is skipped before cluster time, saying why`, async () => {
+      const r = await ocpE2e(['run', '--topology', topology], { timeoutMs: 280_000 });
+      expect(r.exitCode, r.output.slice(-4000)).to.equal(0);
+      expect(lastLine(r.output)).to.equal(`1 passed, 0 failed, ${SPEC_COUNT - 1} skipped`);
+      expect(r.output).to.include(`topology ${topology}`);
+      const skips = r.output.split('\n').filter((l) => /\bSKIP \[sig-mco\]/.test(l));
+      expect(skips).to.have.length(SPEC_COUNT - 1);
+      for (const skip of skips) expect(skip).to.include(`the cluster has no node in pool worker (${shape}): this spec judges what the nodes of that pool boot`);
+      // skipped before any cluster time: no phase of theirs started
+      expect(r.output.match(/▶ phase prepare/g) ?? []).to.have.length(1);
+    });
+  }
+
+  it('a compact or single-node cluster with --workers, or an unknown shape, is refused with the way out', async () => {
+    const withWorkers = await ocpE2e(['cluster', 'up', '--topology', 'sno', '--workers', '2', '--env-out', '/dev/null'], { timeoutMs: 60_000 });
+    expect(withWorkers.exitCode).to.not.equal(0);
+    expect(withWorkers.output).to.include('a single-node cluster has no worker nodes (its masters are the workers): leave out --workers 2, or use --topology ha');
+    const unknown = await ocpE2e(['run', '--topology', 'tiny'], { timeoutMs: 60_000 });
+    expect(unknown.exitCode).to.equal(2);
+    expect(unknown.output).to.match(/option '--topology <shape>' argument 'tiny' is invalid\. Allowed choices are ha, compact, sno/);
+    const onCluster = await ocpE2e(['run', '--target', 'cluster', '--topology', 'sno'], { timeoutMs: 60_000 });
+    expect(onCluster.exitCode).to.equal(2);
+    expect(onCluster.output).to.include('--topology applies to --target reference only');
+  });
+});
