@@ -232,7 +232,7 @@ export class ConformanceSession {
     await this.recordFacts(specFile);
     const releaseReason = this.releaseReason();
     if (releaseReason) return releaseReason;
-    if (this.runPhase === 'all' || this.runPhase === 'pre') return this.shapeReason() ?? this.preflight();
+    if (this.runPhase === 'all' || this.runPhase === 'pre') return this.shapeReason() ?? (await this.poolsReason()) ?? this.preflight();
     await this.split.load();
     // The cluster is mid-upgrade or past it here, by design: the idle preflight belongs to the pre phase.
     return this.runPhase === 'upgrade' && !this.split.sharesUpgrade ? this.noUpdateReason() : undefined;
@@ -261,6 +261,32 @@ export class ConformanceSession {
     const empty = needed.filter((role) => !this.poolHasNodes(role));
     if (empty.length === 0) return undefined;
     return `the cluster has no node in pool ${empty.map((r) => this.poolFor(r)).join(', ')} (${describeClusterShape(this.watcher.snapshot())}): this spec judges what the nodes of that pool boot`;
+  }
+
+  /**
+   * A pool the spec would change that is paused (its nodes would take nothing, and a wait would spend its whole budget)
+   * or in on-cluster image mode (its nodes boot the image the MCO builds, whatever an osImageURL override says): the
+   * reason to skip before cluster time.
+   */
+  private async poolsReason(): Promise<string | undefined> {
+    const roles = [...new Set([...Object.keys(this.options.pools ?? {}), ...(this.options.nodesIn ?? [])])];
+    if (roles.length === 0) return undefined;
+    const snap = this.watcher.snapshot();
+    for (const role of roles) {
+      const name = this.poolFor(role);
+      if (snap.pools.get(name)?.spec?.paused === true) {
+        return `pool ${name} is paused (spec.paused: true): its nodes take no new config, so this spec's changes would never roll out; unpause it (oc patch mcp ${name} --type merge -p '{"spec":{"paused":false}}') or run the spec on another cluster`;
+      }
+    }
+    const imageMode = await this.cluster.listMachineOSConfigs();
+    for (const role of roles) {
+      const name = this.poolFor(role);
+      const mosc = imageMode.find((m) => m.spec?.machineConfigPool?.name === name);
+      if (mosc) {
+        return `pool ${name} is in on-cluster image mode (MachineOSConfig ${mosc.metadata.name}): its nodes boot the image the MCO builds for it, whatever an osImageURL override says, so this spec's override would judge nothing of the report's; run it on a pool without a MachineOSConfig`;
+      }
+    }
+    return undefined;
   }
 
   /** A release the suite cannot judge, or one this spec does not apply to: the reason to skip before cluster time. */

@@ -81,6 +81,11 @@ export interface PoolConfiguration {
   source?: { kind?: string; name: string; apiVersion?: string }[];
 }
 
+/** On-cluster image mode for one pool (machineconfiguration.openshift.io/v1): the MCO builds and rolls out its image. */
+export interface MachineOSConfig extends ApiObject {
+  spec?: { machineConfigPool?: { name?: string } };
+}
+
 export interface MachineConfigPool extends ApiObject {
   spec?: {
     machineConfigSelector?: { matchLabels?: Record<string, string> };

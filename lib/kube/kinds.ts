@@ -33,6 +33,7 @@ export const KINDS = {
   ClusterOperator: clusterScoped('ClusterOperator', 'config.openshift.io', 'clusteroperators'),
   ClusterVersion: clusterScoped('ClusterVersion', 'config.openshift.io', 'clusterversions'),
   MachineConfigNode: clusterScoped('MachineConfigNode', 'machineconfiguration.openshift.io', 'machineconfignodes'),
+  MachineOSConfig: clusterScoped('MachineOSConfig', 'machineconfiguration.openshift.io', 'machineosconfigs'),
   CustomResourceDefinition: clusterScoped('CustomResourceDefinition', 'apiextensions.k8s.io', 'customresourcedefinitions'),
 } as const satisfies Record<string, KindRef>;
 
