@@ -52,6 +52,10 @@ export async function gatherArtifacts(options: GatherOptions): Promise<GatherRes
     ['machineconfigs', () => cluster.listMachineConfigs()],
     ['nodes', () => cluster.listNodes()],
     ['events', () => cluster.listEvents()],
+    // what today's releases add where a node's update and a pool's image mode are told (none on older releases)
+    ['machineconfignodes', () => cluster.listIfServed('MachineConfigNode')],
+    ['machineosconfigs', () => cluster.listIfServed('MachineOSConfig')],
+    ['machineosbuilds', () => cluster.listIfServed('MachineOSBuild')],
   ];
   for (const [name, extra] of Object.entries(options.extra ?? {})) collectors.push([name, async () => extra]);
 
@@ -76,6 +80,8 @@ export async function gatherArtifacts(options: GatherOptions): Promise<GatherRes
       result.errors.push(`${name}: ${(settled.reason as Error).message}`);
       continue;
     }
+    // a release without MachineConfigNodes or image mode has none: no file for nothing
+    if (Array.isArray(settled.value) && settled.value.length === 0 && /^machine(confignodes|osconfigs|osbuilds)$/.test(name)) continue;
     const file = join(dir, `${name}.yaml`);
     await writeFile(file, toYaml(settled.value));
     result.files.push(file);

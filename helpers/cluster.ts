@@ -8,7 +8,7 @@ import { KubeClient, type KubeObject } from '../lib/kube/client.js';
 import { loadKubeConfig } from '../lib/kube/kubeconfig.js';
 import type { RetryPolicy } from '../lib/kube/retry.js';
 import { clusterApiError } from './api-errors.js';
-import type { ClusterOperator, ClusterVersion, ControllerConfig, MachineConfig, MachineConfigPool, MachineOSConfig, Node } from './types.js';
+import type { ApiObject, ClusterOperator, ClusterVersion, ControllerConfig, MachineConfig, MachineConfigPool, MachineOSConfig, Node } from './types.js';
 import { isNotFound } from '../lib/kube/errors.js';
 
 /** The kinds the suite watches (see cluster-watcher.ts). */
@@ -64,8 +64,16 @@ export class Cluster {
    * cluster whose API has no such resource.
    */
   async listMachineOSConfigs(): Promise<MachineOSConfig[]> {
+    return this.listIfServed<MachineOSConfig>('MachineOSConfig');
+  }
+
+  /**
+   * The objects of a kind only some releases serve (MachineConfigNode from 4.19, MachineOSConfig and MachineOSBuild
+   * with image mode): none where the API has no such resource.
+   */
+  async listIfServed<T extends ApiObject>(kind: 'MachineConfigNode' | 'MachineOSConfig' | 'MachineOSBuild'): Promise<T[]> {
     try {
-      return (await this.client.list<MachineOSConfig>('MachineOSConfig')).items;
+      return (await this.client.list<T & KubeObject>(kind)).items;
     } catch (error) {
       if (isNotFound(error)) return [];
       throw error;

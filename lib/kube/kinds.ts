@@ -34,6 +34,7 @@ export const KINDS = {
   ClusterVersion: clusterScoped('ClusterVersion', 'config.openshift.io', 'clusterversions'),
   MachineConfigNode: clusterScoped('MachineConfigNode', 'machineconfiguration.openshift.io', 'machineconfignodes'),
   MachineOSConfig: clusterScoped('MachineOSConfig', 'machineconfiguration.openshift.io', 'machineosconfigs'),
+  MachineOSBuild: clusterScoped('MachineOSBuild', 'machineconfiguration.openshift.io', 'machineosbuilds'),
   CustomResourceDefinition: clusterScoped('CustomResourceDefinition', 'apiextensions.k8s.io', 'customresourcedefinitions'),
 } as const satisfies Record<string, KindRef>;
 
