@@ -22,6 +22,11 @@ const end = (probe: NodeProbe<unknown>): string => `--- ocp-e2e probe end: ${pro
 /**
  * The shell list the debug pod runs on the host (exported for the tests). The bare `echo` after each fragment ends
  * its answer on a line of its own even when the answer (a file's content) has no final newline; the reader takes it off.
+ * `exec 2>&1` first: a fragment's complaint on stderr (stat's, systemctl's) is part of its answer, and only one
+ * stream keeps it there. Stdout and stderr travel apart (an exec's channels, a pod log's two pipes) and were merged
+ * as they arrived: under load systemctl's 'Failed to get unit file state' of a later probe landed inside a file's
+ * content in an earlier one (kill-matrix row 12's rare failure in a full npm test), and `oc debug`, which keeps only
+ * stdout, lost the complaints.
  */
 export function probeScript(probes: ReadonlyArray<NodeProbe<unknown>>): string {
   const names = new Set<string>();
@@ -29,7 +34,7 @@ export function probeScript(probes: ReadonlyArray<NodeProbe<unknown>>): string {
     if (names.has(p.name)) throw new Error(`probe ${p.name} is asked twice in one read`);
     names.add(p.name);
   }
-  return probes.map((p) => `echo '${begin(p)}'; ${p.script}; echo; echo '${end(p)}'`).join('; ');
+  return ['exec 2>&1', ...probes.map((p) => `echo '${begin(p)}'; ${p.script}; echo; echo '${end(p)}'`)].join('; ');
 }
 
 /** What one read printed, cut into the probes' sections; each is parsed when asked for. */

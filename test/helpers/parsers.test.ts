@@ -48,6 +48,7 @@ describe('helpers: rpm-ostree and rpm parsers (one parser for oc debug and the A
     const zsh = packageProbe('zsh');
     const script = probeScript([bootedImageProbe, zsh]);
     expect(script).to.equal(
+      'exec 2>&1; ' +
       "echo '--- ocp-e2e probe: booted image ---'; rpm-ostree status --json; echo; echo '--- ocp-e2e probe end: booted image ---'; " +
         "echo '--- ocp-e2e probe: package zsh ---'; rpm -q zsh; echo; echo '--- ocp-e2e probe end: package zsh ---'",
     );
@@ -56,6 +57,18 @@ describe('helpers: rpm-ostree and rpm parsers (one parser for oc debug and the A
     expect(() => fileProbe("/etc/x'; reboot; '")).to.throw(/not a file path/);
     expect(() => fileProbe('etc/relative')).to.throw(/not a file path/);
     expect(() => unitProbe('x.service; reboot')).to.throw(/not a systemd unit name/);
+  });
+
+  it("keeps each fragment's complaints on stderr in its own section, in order, on stdout alone", async () => {
+    // fragments that write stdout and stderr in turn, as stat (missing file) then systemctl (unknown unit) do
+    const noisy = (name: string, script: string) => ({ name, script, parse: (section: string) => section });
+    const probes = [noisy('first', "echo a; echo 'b: no such file' >&2; echo c"), noisy('second', "echo 'd: not found' >&2; echo e")];
+    const { execFileSync } = await import('node:child_process');
+    // stderr is dropped here, as `oc debug` drops it: every answer must be in stdout, where order holds
+    const stdout = execFileSync('sh', ['-c', probeScript(probes)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const r = splitProbeOutput('n1', stdout, probes, 'oc debug');
+    expect(r.get(probes[0]!)).to.equal('a\nb: no such file\nc\n');
+    expect(r.get(probes[1]!)).to.equal('d: not found\ne\n');
   });
 
   /** What `sh -c probeScript(probes)` prints when each fragment prints `answers[i]`. */
