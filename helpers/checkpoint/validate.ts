@@ -34,7 +34,9 @@ export function phaseStartProblem(start: PhaseStart): string | undefined {
       `run --phase post to judge and clean it up, or throw it away by hand: ${byHand.join(' && ')}`
     );
   }
-  if (!checkpoint) return `${specFile}: no checkpoint on this cluster (no ${where}): run --phase pre first, against the same cluster`;
+  if (!checkpoint) {
+    return `${specFile}: not prepared: no checkpoint on this cluster (no ${where}): its --phase pre failed (that run's report says why) or did not run; run --phase pre first, against the same cluster`;
+  }
   if (checkpoint.format !== CHECKPOINT_FORMAT || checkpoint.suiteVersion !== suiteVersion) {
     return `${specFile}: the checkpoint ${where} was written by ocp-e2e ${checkpoint.suiteVersion} (checkpoint format ${checkpoint.format}); this is ocp-e2e ${suiteVersion} (format ${CHECKPOINT_FORMAT}): run every phase of a pipeline with the same suite`;
   }

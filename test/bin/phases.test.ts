@@ -160,7 +160,7 @@ describe('suite: --phase pre, an upgrade by hand, --phase post (QE upgrade pipel
     it('post before pre is refused (exit 2) and names the missing checkpoint', async () => {
       const run = await p().phase('post');
       expectExit(run, 2, 'post without a checkpoint');
-      expect(run.output).to.include(`no checkpoint on this cluster (no configmap/${CHECKPOINT} -n ocp-e2e): run --phase pre first`);
+      expect(run.output).to.include(`not prepared: no checkpoint on this cluster (no configmap/${CHECKPOINT} -n ocp-e2e): its --phase pre failed`);
       expect(run.output).to.not.match(/▶ phase/);
     });
 

@@ -48,7 +48,7 @@ describe('helpers: an upgrade spec split over processes (--phase)', () => {
     expect(phaseStartProblem(start({ phase: 'pre', checkpoint: undefined }))).to.equal(undefined);
     expect(phaseStartProblem(start({ phase: 'pre' }))).to.match(/--phase pre already ran on this cluster .*throw it away by hand: oc delete machineconfig tc-1-worker && oc delete configmap\/ocp-e2e-checkpoint-01-x -n ocp-e2e$/);
     expect(phaseStartProblem(start({ phase: 'pre', checkpoint: { ...checkpoint, pending: [] } })), 'nothing pending: only the checkpoint to delete').to.match(/throw it away by hand: oc delete configmap\/ocp-e2e-checkpoint-01-x -n ocp-e2e$/);
-    expect(phaseStartProblem(start({ checkpoint: undefined }))).to.match(/no checkpoint on this cluster .*run --phase pre first/);
+    expect(phaseStartProblem(start({ checkpoint: undefined }))).to.match(/not prepared: no checkpoint on this cluster .*run --phase pre first/);
     expect(phaseStartProblem(start({ suiteVersion: '0.2.0' }))).to.match(/written by ocp-e2e 0\.1\.0 .* this is ocp-e2e 0\.2\.0/);
     expect(phaseStartProblem(start({ checkpoint: { ...checkpoint, format: 99 } }))).to.match(/checkpoint format 99/);
     expect(phaseStartProblem(start({ clusterVersion: { ...cv('r/ocp/release:4.12.0-b'), spec: { clusterID: 'c-2' } } }))).to.match(/comes from another cluster \(clusterID c-1 .*this cluster is c-2/);
