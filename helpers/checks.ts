@@ -13,7 +13,7 @@ import {
   expectUpgradeCompleted,
 } from './assertions.js';
 import type { ConformanceSession } from './conformance.js';
-import { nodesOfPool } from './facts/pool.js';
+import { inheritingPools, nodesOfPool } from './facts/pool.js';
 import type { CompletedUpgrade } from './flows.js';
 import { readNodes } from './node-reads.js';
 import { describeNodeExpectation, nodeChecks, type NodeExpectation } from './node-probes-expected.js';
@@ -66,8 +66,17 @@ export interface PoolImageExpectation extends NodeExpectation {
 
 /** The pool's rendered config carries the image; every node is Done on that config and shows what is expected. */
 export async function checkPoolRunsImage(session: ConformanceSession, asked: PoolImageExpectation): Promise<void> {
-  const { cluster } = session;
   const expectation = { ...asked, pool: session.poolFor(asked.pool) };
+  await judgePoolRunsImage(session, expectation);
+  // a pool that takes this pool's configs too (an infra pool takes worker's) must show the same, where it has nodes
+  const pools = await session.cluster.listMachineConfigPools();
+  for (const [inheritor] of inheritingPools([expectation.pool], pools)) {
+    if (session.poolHasNodes(inheritor)) await judgePoolRunsImage(session, { ...expectation, pool: inheritor, why: `${expectation.why}, taken by pool ${inheritor} from ${expectation.pool}` });
+  }
+}
+
+async function judgePoolRunsImage(session: ConformanceSession, expectation: PoolImageExpectation): Promise<void> {
+  const { cluster } = session;
   const pools = await cluster.listMachineConfigPools();
   const pool = pools.find((p) => p.metadata.name === expectation.pool);
   if (!pool) expect.fail(`mcp/${expectation.pool} does not exist`);

@@ -18,6 +18,7 @@ import { buildCredentials, type RegistryAccess } from './credentials.js';
 import { buildLayeredOsImage, DEFAULT_LAYERED_OS, userRecipe, type LayeredImage, type LayeredImageRecipe } from './layered-image.js';
 import type { Ledger, LedgerEntry } from './ledger.js';
 import { createOverrideMachineConfig, overridesByPool, poolsOf, type MachineConfigOverride } from './machineconfigs.js';
+import { inheritingPools } from './facts/pool.js';
 import { UpgradeRecorder, type UpgradeRecording } from './monitor/record.js';
 import { keepRecording } from './monitor/recording-file.js';
 import type { ExpectedFile } from './facts/node.js';
@@ -233,8 +234,11 @@ export function adoptOverrides(session: FlowSession, overrides: MachineConfigOve
 
 /** `appliedAt`: when this process created the overrides, on the target's clock and the wall (epoch ms). */
 function poolOverride(session: FlowSession, overrides: MachineConfigOverride[], entry: LedgerEntry | undefined, appliedAt?: { targetMs: number; wallMs: number }): PoolOverride {
-  const pools = poolsOf(overrides);
+  // a pool that takes an overridden role's configs too (an infra pool takes worker's) rolls the override with it
+  const inheritors = inheritingPools(poolsOf(overrides), session.watcher.snapshot().pools.values());
+  const pools = [...poolsOf(overrides), ...inheritors.keys()];
   const byPool = overridesByPool(overrides);
+  for (const [pool, role] of inheritors) byPool[pool] = byPool[role]!;
   const withThem: PoolExpectation = { pools, rendered: Object.fromEntries(pools.map((p) => [p, { with: byPool[p] }])) };
   const asStep = (description: string, body: () => Promise<void>) => step(description, body, session.waits.caps);
   return {

@@ -10,6 +10,7 @@ import type { Cluster } from './cluster.js';
 import { waitForPools, type WaitContext } from './cluster-waits.js';
 import { removeLocalLayeredImage } from './layered-image.js';
 import { poolsOf } from './machineconfigs.js';
+import { inheritingPools } from './facts/pool.js';
 import { recoverDegradedNodes } from './recovery.js';
 import { CHECKPOINT_NAMESPACE_LABEL } from './types.js';
 import type { KubeObject } from '../lib/kube/client.js';
@@ -93,7 +94,10 @@ const machineConfigs: KindRule<ChangeOf<'MachineConfig'>> = {
   // point it back first, then the pools can settle.
   settle: async (changes, ctx) => {
     const byPool = namesByPool(changes);
-    const pools = poolsOf(changes);
+    // the pools that took the overrides with their roles (an infra pool takes worker's) go back with them
+    const inheritors = inheritingPools(poolsOf(changes), ctx.waits.watcher.snapshot().pools.values());
+    for (const [pool, role] of inheritors) byPool[pool] = byPool[role]!;
+    const pools = [...poolsOf(changes), ...inheritors.keys()];
     let recovered = 0;
     for (const pool of pools) {
       const nodes = await recoverDegradedNodes(ctx.cluster, ctx.waits, pool, byPool[pool]!);

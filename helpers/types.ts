@@ -81,6 +81,12 @@ export interface PoolConfiguration {
   source?: { kind?: string; name: string; apiVersion?: string }[];
 }
 
+/** A Kubernetes label selector: labels that must match, and the In/NotIn/Exists/DoesNotExist expressions. */
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
+}
+
 /** On-cluster image mode for one pool (machineconfiguration.openshift.io/v1): the MCO builds and rolls out its image. */
 export interface MachineOSConfig extends ApiObject {
   spec?: { machineConfigPool?: { name?: string } };
@@ -88,7 +94,7 @@ export interface MachineOSConfig extends ApiObject {
 
 export interface MachineConfigPool extends ApiObject {
   spec?: {
-    machineConfigSelector?: { matchLabels?: Record<string, string> };
+    machineConfigSelector?: LabelSelector;
     nodeSelector?: { matchLabels?: Record<string, string> };
     paused?: boolean;
     maxUnavailable?: number | string;

@@ -60,6 +60,8 @@ export interface ReferenceClusterOptions {
   workers?: number;
   /** The cluster's shape (topology.ts): `ha` (default), `compact` or `sno`. */
   topology?: Topology;
+  /** Nodes of an infra pool beside the workers (`ha` only). Default none. */
+  infraNodes?: number;
   /** Where to write the kubeconfig. Default a fresh temporary directory removed by stop(). */
   kubeconfigPath?: string;
   /** Progress and controller log lines. Default: silent. */
@@ -86,7 +88,7 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
   const deviations = withDeviations(faults.deviations, profile.deviates);
   const timeFactor = options.timeFactor ?? DEFAULT_TIME_FACTOR;
   const seed = options.seed ?? 1;
-  const shape = clusterShape(options.topology, options.workers);
+  const shape = clusterShape(options.topology, options.workers, options.infraNodes);
   const say = options.log ?? (() => undefined);
   const clock = new ClusterClock({ factor: timeFactor, mode: options.clock ?? DEFAULT_CLOCK });
   const traffic = new ClusterTraffic(clock);

@@ -30,7 +30,7 @@ import { calculateStatus, poolForNode } from './mco/node-status.js';
 import { clusterShape, type ClusterShape } from './topology.js';
 import { goPrintVersions, machineConfigPoolStatus, MCO_RELATED_OBJECTS, syncUpgradeableStatus } from './mco/operator-status.js';
 import { mcoManifestNamespaces } from './mco/namespaces.js';
-import { masterPool, workerPool } from './mco/pools.js';
+import { infraPool, masterPool, workerPool } from './mco/pools.js';
 import { defaultOsImage, generateRenderedMachineConfig, selectorMatches } from './mco/render.js';
 import { installerSshMachineConfig, ROLES, templateMachineConfigs } from './mco/templates.js';
 import type { ControllerConfig, MachineConfig, MachineConfigPool } from './mco/types.js';
@@ -107,7 +107,7 @@ export function controllerConfigFor(release: ReleaseInfo, build: McoBuild, shape
   };
 }
 
-function node(name: string, role: 'master' | 'worker', index: number, rng: Rng, rendered: string, booted: { pullspec: string; content: OsImageContent }, clusterStart: Date, shape: ClusterShape): V1Node & KubeObject {
+function node(name: string, role: 'master' | 'worker' | 'infra', index: number, rng: Rng, rendered: string, booted: { pullspec: string; content: OsImageContent }, clusterStart: Date, shape: ClusterShape): V1Node & KubeObject {
   const zone = ZONES[index % ZONES.length]!;
   const hex = (n: number): string => Array.from({ length: n }, () => Math.floor(rng.next() * 16).toString(16)).join('');
   const labels: Record<string, string> = {
@@ -118,6 +118,8 @@ function node(name: string, role: 'master' | 'worker', index: number, rng: Rng, 
     'kubernetes.io/os': 'linux',
     'node.openshift.io/os_id': 'rhcos',
     [`${LABEL.nodeRolePrefix}${role}`]: '',
+    // an infra node is a worker too (the documented infra machine sets label both)
+    ...(role === 'infra' ? { [`${LABEL.nodeRolePrefix}worker`]: '' } : {}),
     [LABEL.zone]: zone,
     'topology.kubernetes.io/region': 'us-east-2',
   };
@@ -176,8 +178,8 @@ function nodeStatus(index: number, rng: Rng, content: OsImageContent, now: strin
   };
 }
 
-export function nodeName(role: 'master' | 'worker', index: number): string {
-  const third = role === 'master' ? 128 : 160 + Math.floor(index / 250);
+export function nodeName(role: 'master' | 'worker' | 'infra', index: number): string {
+  const third = role === 'master' ? 128 : role === 'infra' ? 144 : 160 + Math.floor(index / 250);
   return `ip-10-0-${third}-${(role === 'master' ? 10 : 20) + (index % 250)}.us-east-2.compute.internal`;
 }
 
@@ -190,7 +192,7 @@ export async function seedCluster(input: SeedInput): Promise<void> {
   const configs: MachineConfig[] = [];
   for (const role of ROLES) configs.push(...templateMachineConfigs(role, cc, profile, build), installerSshMachineConfig(role));
   await inBatches(configs, 8, (mc) => client.apply('MachineConfig', mc as MachineConfig & KubeObject));
-  const { pools, rendered } = await seedRenderedPools(client, configs, cc, profile, build);
+  const { pools, rendered } = await seedRenderedPools(client, configs, cc, profile, build, input.shape);
   const booted = { pullspec: defaultOsImage(cc, profile), content: input.bootedContent };
   const nodes = await seedNodes(input, rendered, booted, now);
   await seedPoolStatus(client, pools, nodes, now);
@@ -237,17 +239,18 @@ async function seedControllerConfig(client: KubeClient, current: ReleaseInfo, bu
   return cc;
 }
 
-/** Both pools, each pointed at the rendered MachineConfig of what it selects. */
+/** The pools (master, worker, and infra when the shape has infra nodes), each pointed at the rendered MachineConfig of what it selects. */
 async function seedRenderedPools(
   client: KubeClient,
   configs: MachineConfig[],
   cc: ControllerConfig,
   profile: Profile,
   build: McoBuild,
+  shape: ClusterShape,
 ): Promise<{ pools: Array<MachineConfigPool & KubeObject>; rendered: Map<string, string> }> {
   const pools: Array<MachineConfigPool & KubeObject> = [];
   const rendered = new Map<string, string>();
-  for (const template of [masterPool(), workerPool()]) {
+  for (const template of [masterPool(), workerPool(), ...(shape.infraNodes ? [infraPool()] : [])]) {
     const pool = await client.apply<MachineConfigPool & KubeObject>('MachineConfigPool', template as MachineConfigPool & KubeObject);
     const selected = configs.filter((mc) => selectorMatches(pool.spec.machineConfigSelector, mc.metadata.labels ?? {}));
     const out = generateRenderedMachineConfig({ pool, configs: selected, controllerConfig: cc, mco: profile, build });
@@ -270,6 +273,7 @@ async function seedNodes(input: SeedInput, rendered: Map<string, string>, booted
   const { shape } = input;
   for (let i = 0; i < shape.masters; i++) nodes.push(node(nodeName('master', i), 'master', i, rng, rendered.get('master')!, booted, clusterStart, shape));
   for (let i = 0; i < shape.workers; i++) nodes.push(node(nodeName('worker', i), 'worker', i, rng, rendered.get('worker')!, booted, clusterStart, shape));
+  for (let i = 0; i < shape.infraNodes; i++) nodes.push(node(nodeName('infra', i), 'infra', i, rng, rendered.get('infra')!, booted, clusterStart, shape));
   const created: V1Node[] = [];
   await inBatches(nodes.map((n, i) => [n, i] as const), 16, async ([n, i]) => {
     await client.apply('Node', n);

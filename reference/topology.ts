@@ -16,27 +16,31 @@ export interface ClusterShape {
   workers: number;
   /** Whether the masters carry the worker role too (compact and single-node clusters). */
   mastersAreWorkers: boolean;
+  /** Nodes of an infra pool (roles worker and infra; the pool selects the worker configs too): pools.ts infraPool. */
+  infraNodes: number;
   /** Infrastructure status and the node annotation the MCO reads. */
   controlPlaneTopology: 'HighlyAvailable' | 'SingleReplica';
   infrastructureTopology: 'HighlyAvailable' | 'SingleReplica';
 }
 
 /** The shape of a topology; `workers` only for `ha` (default 2), where a compact or single-node cluster has none. */
-export function clusterShape(topology: Topology = 'ha', workers?: number): ClusterShape {
+export function clusterShape(topology: Topology = 'ha', workers?: number, infraNodes = 0): ClusterShape {
+  if (!Number.isInteger(infraNodes) || infraNodes < 0) throw new Error(`infra nodes must be a non-negative integer, got ${infraNodes}`);
   if (!TOPOLOGIES.includes(topology)) throw new Error(`unknown topology "${topology}"; valid topologies: ${TOPOLOGIES.join(', ')}`);
   if (topology === 'ha') {
     const count = workers ?? 2;
     if (!Number.isInteger(count) || count < 0) throw new Error(`workers must be a non-negative integer, got ${count}`);
-    return { topology, masters: 3, workers: count, mastersAreWorkers: false, controlPlaneTopology: 'HighlyAvailable', infrastructureTopology: 'HighlyAvailable' };
+    return { topology, masters: 3, workers: count, mastersAreWorkers: false, infraNodes, controlPlaneTopology: 'HighlyAvailable', infrastructureTopology: 'HighlyAvailable' };
   }
+  if (infraNodes) throw new Error(`a ${topology === 'sno' ? 'single-node' : 'compact'} cluster has no infra nodes: use --topology ha with --infra-nodes`);
   if (workers) throw new Error(`a ${topology === 'sno' ? 'single-node' : 'compact'} cluster has no worker nodes (its masters are the workers): leave out --workers ${workers}, or use --topology ha`);
-  if (topology === 'compact') return { topology, masters: 3, workers: 0, mastersAreWorkers: true, controlPlaneTopology: 'HighlyAvailable', infrastructureTopology: 'HighlyAvailable' };
-  return { topology, masters: 1, workers: 0, mastersAreWorkers: true, controlPlaneTopology: 'SingleReplica', infrastructureTopology: 'SingleReplica' };
+  if (topology === 'compact') return { topology, masters: 3, workers: 0, mastersAreWorkers: true, infraNodes: 0, controlPlaneTopology: 'HighlyAvailable', infrastructureTopology: 'HighlyAvailable' };
+  return { topology, masters: 1, workers: 0, mastersAreWorkers: true, infraNodes: 0, controlPlaneTopology: 'SingleReplica', infrastructureTopology: 'SingleReplica' };
 }
 
 /** How `cluster up` and the run's log name the shape. */
 export function describeShape(shape: ClusterShape): string {
   if (shape.topology === 'sno') return 'single node (1 master that is also the worker)';
   if (shape.topology === 'compact') return 'compact (3 masters that are also the workers)';
-  return `3 masters, ${shape.workers} workers`;
+  return `3 masters, ${shape.workers} workers${shape.infraNodes ? `, ${shape.infraNodes} infra node(s) in pool infra` : ''}`;
 }

@@ -31,6 +31,7 @@ interface UpOptions {
   fault: string[];
   workers?: number;
   topology: Topology;
+  infraNodes?: number;
   verbose?: boolean;
   serviceAccount?: { namespace: string; name: string };
   clusterRole: string[];
@@ -148,6 +149,7 @@ async function up(options: UpOptions): Promise<void> {
     faults: options.fault,
     workers: options.workers,
     topology: options.topology,
+    infraNodes: options.infraNodes,
     // lets tests keep their registry storage apart from a developer's
     workDir: process.env.OCP_E2E_REFERENCE_WORKDIR || undefined,
     log: options.verbose ? (line) => console.error(line) : (line) => (/^(registry|releases|API server|cluster seeded|controllers)/.test(line) ? console.error(line) : undefined),
@@ -222,6 +224,7 @@ export function register(program: Command): void {
     .option('--seed <n>', 'seed of every duration the reference draws', nonNegativeInteger, 1)
     .addOption(new Option('--fault <name>', 'break a behaviour on purpose (names below; repeatable or comma-separated)').argParser(collect).default([], 'none'))
     .option('--workers <n>', 'worker nodes of an ha cluster (default: 2; a compact or single-node cluster has none)', nonNegativeInteger)
+    .option('--infra-nodes <n>', 'nodes of an infra pool as OpenShift documents it (roles worker and infra; it selects the worker configs too) (default: none)', nonNegativeInteger)
     .addOption(new Option('--topology <shape>', 'ha (three masters and the workers), compact (three masters that are the workers) or sno (single-node OpenShift)').choices([...TOPOLOGIES]).default('ha'))
     .option('-v, --verbose', 'print the controllers\' log lines')
     .option('--service-account <namespace/name>', 'also make this ServiceAccount (and its namespace) and write a kubeconfig that authenticates as it: RBAC holds it to its roles, as a real cluster does (default: none; the admin kubeconfig bypasses RBAC)', serviceAccountOption)

@@ -2,7 +2,7 @@
  * MachineConfigPools read the way `oc get mcp` and the MCO read them: which nodes belong to a pool, whether it has
  * rolled out what it targets, what it is rendered from, and one line that says where a rollout stands.
  */
-import { conditionIs, findCondition, type MachineConfig, type MachineConfigPool, type Node } from '../types.js';
+import { conditionIs, findCondition, RoleLabel, type LabelSelector, type MachineConfig, type MachineConfigPool, type Node } from '../types.js';
 import { allOf, fails, holds, quote, type Fact } from './fact.js';
 import { renderedForRelease } from './machine-config.js';
 import { viewNode } from './node.js';
@@ -26,6 +26,36 @@ export function nodesOfPool(pool: MachineConfigPool, pools: Iterable<MachineConf
     const custom = mine.filter((n) => n !== 'worker');
     return custom.length > 0 ? custom[0] === poolName : poolName === 'worker';
   });
+}
+
+/** Whether a label selector selects these labels (an empty selector selects nothing, as the MCO reads pools'). */
+export function selects(selector: LabelSelector | undefined, labels: Record<string, string>): boolean {
+  if (!selector || (Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0)) return false;
+  if (!Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v)) return false;
+  return (selector.matchExpressions ?? []).every((e) => {
+    const has = Object.hasOwn(labels, e.key);
+    if (e.operator === 'In') return has && (e.values ?? []).includes(labels[e.key]!);
+    if (e.operator === 'NotIn') return !has || !(e.values ?? []).includes(labels[e.key]!);
+    if (e.operator === 'Exists') return has;
+    if (e.operator === 'DoesNotExist') return !has;
+    return false;
+  });
+}
+
+/**
+ * The pools that take a role's MachineConfigs besides the role's own pool: an infra pool as OpenShift documents it
+ * selects `role In [worker, infra]`, so a worker override rolls onto its nodes too. Each such pool, with the role
+ * it inherits; the master pool and the roles' own pools are not inheritors.
+ */
+export function inheritingPools(roles: readonly string[], pools: Iterable<MachineConfigPool>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const pool of pools) {
+    const name = pool.metadata.name ?? '';
+    if (name === 'master' || roles.includes(name)) continue;
+    const role = roles.find((r) => r !== 'master' && selects(pool.spec?.machineConfigSelector, { [RoleLabel]: r }));
+    if (role) out.set(name, role);
+  }
+  return out;
 }
 
 export interface PoolView {

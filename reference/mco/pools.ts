@@ -37,3 +37,22 @@ export function workerPool(): MachineConfigPool {
     },
   };
 }
+
+/**
+ * An infra pool as OpenShift documents creating one (machine_configuration "Creating infrastructure machine sets",
+ * the MachineConfigPool `infra`): it selects the configs of role worker and infra, so every worker config, an
+ * override included, rolls onto its nodes too; its nodes carry the worker and the infra role, and a custom pool wins
+ * over worker for them (getPoolsForNode).
+ */
+export function infraPool(): MachineConfigPool {
+  return {
+    apiVersion: MC_API_VERSION,
+    kind: 'MachineConfigPool',
+    metadata: { name: 'infra', labels: { [`${LABEL.poolSelectorPrefix}infra`]: '' } },
+    spec: {
+      machineConfigSelector: { matchExpressions: [{ key: LABEL.role, operator: 'In', values: ['worker', 'infra'] }] },
+      nodeSelector: { matchLabels: { [`${LABEL.nodeRolePrefix}infra`]: '' } },
+      paused: false,
+    },
+  };
+}

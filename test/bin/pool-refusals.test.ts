@@ -60,3 +60,40 @@ spec:
     expect((await sh('oc delete machineosconfig worker')).exitCode).to.equal(0);
   });
 });
+
+describe('an infra pool, which takes the worker configs too, is waited for, judged and recovered with the worker pool (run --target cluster)', function () {
+  this.timeout(300_000);
+  let session: ReportSession;
+  const sh = (command: string) => session.sh(command);
+  const runSpec = (grep: string) => sh(`${BIN} run --target cluster --allow-disruptive --grep ${grep} --reports-dir ${session.dir}/reports-${grep} 2>&1`);
+  const poolsSettled = async () => {
+    const rows = (await sh('oc get mcp --no-headers')).stdout.split('\n').filter(Boolean).map((l) => l.trim().split(/\s+/));
+    return Object.fromEntries(rows.map((r) => [r[0], `${r[2]}/${r[3]}/${r[4]}`]));
+  };
+
+  before(async function () {
+    session = await startReportSession('4.12-ga', 150_000, ['--infra-nodes', '1']);
+  });
+
+  after(async () => {
+    if (!session) return;
+    const result = await session.stop();
+    expect(result.exitCode, result.all).to.equal(0);
+  });
+
+  it('the unpullable worker override degrades the infra node too; the spec recovers both pools and leaves nothing degraded', async () => {
+    const r = await runSpec('E2E-006');
+    expect(r.exitCode, r.all.slice(-3000)).to.equal(0);
+    expect(r.all).to.match(/waiting for pools worker, infra/);
+    expect(await poolsSettled()).to.deep.equal({ infra: 'True/False/False', master: 'True/False/False', worker: 'True/False/False' });
+  });
+
+  it('a worker override rolls onto the infra node, which the check judges with the workers', async () => {
+    const r = await runSpec('E2E-002');
+    expect(r.exitCode, r.all.slice(-3000)).to.equal(0);
+    const results = (await sh(`cat ${session.dir}/reports-E2E-002/allure-results/*-result.json`)).stdout;
+    expect(results).to.match(/node ip-10-0-144-20\.us-east-2\.compute\.internal is on rendered-infra-[0-9a-f]+ and booted \S+layered-os@sha256:[0-9a-f]{64}/);
+    expect(results).to.match(/mcp\/infra rendered config carries \S+layered-os@sha256:[0-9a-f]{64}/);
+    expect(await poolsSettled()).to.deep.equal({ infra: 'True/False/False', master: 'True/False/False', worker: 'True/False/False' });
+  });
+});

@@ -40,7 +40,7 @@ export async function runOnReference(files: string[], options: RunOptions, confi
   const profile = profileOf(options);
   const jobs = Math.min(options.jobs ?? defaultJobs(), files.length);
   const seed = options.seed ?? DEFAULT_SEED;
-  console.log(`target: embedded reference cluster, profile ${profile}${options.topology ? `, topology ${options.topology}` : ''}${options.fault?.length ? `, faults ${options.fault.join(', ')}` : ''}, seed ${seed} (replay with --seed ${seed})`);
+  console.log(`target: embedded reference cluster, profile ${profile}${options.topology ? `, topology ${options.topology}` : ''}${options.infraNodes ? `, ${options.infraNodes} infra node(s)` : ''}${options.fault?.length ? `, faults ${options.fault.join(', ')}` : ''}, seed ${seed} (replay with --seed ${seed})`);
   await writeReferenceEnvironment(config.reportsDir, { profile, seed, faults: options.fault ?? [], timeFactor: options.timeFactor, clock: clockModeOf(options) });
   console.log(`disruptive specs run: a reference cluster is made for each spec file and thrown away (${jobs} at a time)`);
   if (options.keepOnFailure) {
@@ -143,7 +143,7 @@ async function startRegistry(profile: string): Promise<ReferenceRegistry> {
 async function startReference({ profile, options, registry }: FileRun): Promise<ReferenceCluster> {
   try {
     const { startReferenceCluster } = await import('../../../reference/index.js');
-    return await startReferenceCluster({ profile, seed: options.seed ?? DEFAULT_SEED, timeFactor: options.timeFactor, clock: clockModeOf(options), faults: options.fault ?? [], registry, topology: options.topology });
+    return await startReferenceCluster({ profile, seed: options.seed ?? DEFAULT_SEED, timeFactor: options.timeFactor, clock: clockModeOf(options), faults: options.fault ?? [], registry, topology: options.topology, infraNodes: options.infraNodes });
   } catch (error) {
     throw new UsageError(`cannot start the reference cluster: ${(error as Error).message}`);
   }
@@ -169,7 +169,7 @@ async function runOnOneReferenceCluster(files: string[], options: RunOptions, co
     try {
       const { startReferenceCluster } = await import('../../../reference/index.js');
       // a compact or single-node cluster has no workers to give the plan: its refusal says what cannot run
-      const shape = options.topology && options.topology !== 'ha' ? { topology: options.topology } : { workers };
+      const shape = options.topology && options.topology !== 'ha' ? { topology: options.topology } : { workers, infraNodes: options.infraNodes };
       reference = await startReferenceCluster({ profile, seed, timeFactor: options.timeFactor, clock: clockModeOf(options), faults: options.fault ?? [], registry, ...shape });
     } catch (error) {
       throw new UsageError(`cannot start the reference cluster: ${(error as Error).message}`);
@@ -179,7 +179,7 @@ async function runOnOneReferenceCluster(files: string[], options: RunOptions, co
       Object.assign(process.env, { SSL_CERT_FILE: files_.caBundleFile, REGISTRY_AUTH_FILE: files_.authFile, DOCKER_CONFIG: files_.dockerConfigDir });
       const { runOnCluster } = await import('./cluster.js');
       const toImages = upgradePath(config.toImages, registry);
-      const asCluster: RunOptions = { ...options, toImage: toImages, target: 'cluster', kubeconfig: reference.kubeconfigPath, allowDisruptive: true, profile: undefined, fault: undefined, timeFactor: undefined, clock: undefined, seed: undefined, topology: undefined, oneCluster: undefined };
+      const asCluster: RunOptions = { ...options, toImage: toImages, target: 'cluster', kubeconfig: reference.kubeconfigPath, allowDisruptive: true, profile: undefined, fault: undefined, timeFactor: undefined, clock: undefined, seed: undefined, topology: undefined, infraNodes: undefined, oneCluster: undefined };
       return runOnCluster(files, asCluster, { ...config, toImages, allowDisruptive: true }, supervisor);
     });
   });

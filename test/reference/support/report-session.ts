@@ -59,11 +59,12 @@ export function clusterUpReady(child: ResultPromise, timeoutMs: number): Promise
   });
 }
 
-export async function startReportSession(profile: string, readyTimeoutMs: number): Promise<ReportSession> {
+/** `cluster up --profile <profile>` with `more` switches (e.g. `--infra-nodes 1`), and a shell beside it. */
+export async function startReportSession(profile: string, readyTimeoutMs: number, more: readonly string[] = []): Promise<ReportSession> {
   requireUpstreamOc();
   const dir = await mkdtemp(path.join(tmpdir(), `ocp-e2e-report-${profile}-`));
   const envFile = path.join(dir, 'env');
-  const child: ResultPromise = execa('node', ['--import', 'tsx', 'bin/ocp-e2e.ts', 'cluster', 'up', '--profile', profile, '--env-out', envFile], {
+  const child: ResultPromise = execa('node', ['--import', 'tsx', 'bin/ocp-e2e.ts', 'cluster', 'up', '--profile', profile, ...more, '--env-out', envFile], {
     cwd: REPO,
     env: { OCP_E2E_REFERENCE_WORKDIR: TEST_WORK_DIR },
     reject: false,
