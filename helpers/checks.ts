@@ -14,6 +14,7 @@ import {
 } from './assertions.js';
 import type { ConformanceSession } from './conformance.js';
 import { inheritingPools, nodesOfPool } from './facts/pool.js';
+import { isSuiteCustomPool } from './plan/custom-pools.js';
 import type { CompletedUpgrade } from './flows.js';
 import { readNodes } from './node-reads.js';
 import { describeNodeExpectation, nodeChecks, type NodeExpectation } from './node-probes-expected.js';
@@ -70,7 +71,7 @@ export async function checkPoolRunsImage(session: ConformanceSession, asked: Poo
   await judgePoolRunsImage(session, expectation);
   // a pool that takes this pool's configs too (an infra pool takes worker's) must show the same, where it has nodes
   const pools = await session.cluster.listMachineConfigPools();
-  for (const [inheritor] of inheritingPools([expectation.pool], pools)) {
+  for (const [inheritor] of inheritingPools([expectation.pool], pools.filter((p) => !isSuiteCustomPool(p)))) {
     if (session.poolHasNodes(inheritor)) await judgePoolRunsImage(session, { ...expectation, pool: inheritor, why: `${expectation.why}, taken by pool ${inheritor} from ${expectation.pool}` });
   }
 }

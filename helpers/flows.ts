@@ -19,6 +19,7 @@ import { buildLayeredOsImage, DEFAULT_LAYERED_OS, userRecipe, type LayeredImage,
 import type { Ledger, LedgerEntry } from './ledger.js';
 import { createOverrideMachineConfig, overridesByPool, poolsOf, type MachineConfigOverride } from './machineconfigs.js';
 import { inheritingPools } from './facts/pool.js';
+import { isSuiteCustomPool } from './plan/custom-pools.js';
 import { UpgradeRecorder, type UpgradeRecording } from './monitor/record.js';
 import { keepRecording } from './monitor/recording-file.js';
 import type { ExpectedFile } from './facts/node.js';
@@ -235,7 +236,8 @@ export function adoptOverrides(session: FlowSession, overrides: MachineConfigOve
 /** `appliedAt`: when this process created the overrides, on the target's clock and the wall (epoch ms). */
 function poolOverride(session: FlowSession, overrides: MachineConfigOverride[], entry: LedgerEntry | undefined, appliedAt?: { targetMs: number; wallMs: number }): PoolOverride {
   // a pool that takes an overridden role's configs too (an infra pool takes worker's) rolls the override with it
-  const inheritors = inheritingPools(poolsOf(overrides), session.watcher.snapshot().pools.values());
+  // (not the suite's own custom pools: their selectors leave the suite's worker overrides out)
+  const inheritors = inheritingPools(poolsOf(overrides), [...session.watcher.snapshot().pools.values()].filter((p) => !isSuiteCustomPool(p)));
   const pools = [...poolsOf(overrides), ...inheritors.keys()];
   const byPool = overridesByPool(overrides);
   for (const [pool, role] of inheritors) byPool[pool] = byPool[role]!;

@@ -11,6 +11,7 @@ import { waitForPools, type WaitContext } from './cluster-waits.js';
 import { removeLocalLayeredImage } from './layered-image.js';
 import { poolsOf } from './machineconfigs.js';
 import { inheritingPools } from './facts/pool.js';
+import { isSuiteCustomPool } from './plan/custom-pools.js';
 import { recoverDegradedNodes } from './recovery.js';
 import { CHECKPOINT_NAMESPACE_LABEL } from './types.js';
 import type { KubeObject } from '../lib/kube/client.js';
@@ -95,7 +96,7 @@ const machineConfigs: KindRule<ChangeOf<'MachineConfig'>> = {
   settle: async (changes, ctx) => {
     const byPool = namesByPool(changes);
     // the pools that took the overrides with their roles (an infra pool takes worker's) go back with them
-    const inheritors = inheritingPools(poolsOf(changes), ctx.waits.watcher.snapshot().pools.values());
+    const inheritors = inheritingPools(poolsOf(changes), [...ctx.waits.watcher.snapshot().pools.values()].filter((p) => !isSuiteCustomPool(p)));
     for (const [pool, role] of inheritors) byPool[pool] = byPool[role]!;
     const pools = [...poolsOf(changes), ...inheritors.keys()];
     let recovered = 0;

@@ -22,6 +22,9 @@ const PLAN_RUN_ANNOTATION = 'ocp-e2e.io/planned-by-run';
 
 export const nodeRoleLabel = (pool: string): string => `node-role.kubernetes.io/${pool}`;
 
+/** Whether a pool is one of the suite's custom pools, which by their selector never take the suite's worker overrides. */
+export const isSuiteCustomPool = (pool: MachineConfigPool): boolean => pool.metadata.labels?.[CUSTOM_POOL_LABEL] === 'true';
+
 export function customPoolObject(pool: CustomPool, runId: string): MachineConfigPool {
   return {
     apiVersion: MCP_API_VERSION,
