@@ -1,7 +1,7 @@
 /**
  * The suite on the cluster shapes beside the default (issue 43): a compact cluster (three masters that are the
- * workers) and single-node OpenShift, whose worker pool has no node. Every spec passes or is skipped before cluster
- * time with the reason; the report's spec judges the master pool there.
+ * workers) and single-node OpenShift, whose worker pool has no node, and a cluster with an infra pool. Every spec passes
+ * or is skipped before cluster time with the reason; the report's spec judges the master pool there.
  */
 import { expect } from 'chai';
 import { lastLine, ocpE2e } from '../support/cli.js';
@@ -26,6 +26,15 @@ describe('ocp-e2e run on a compact and a single-node reference cluster', functio
       expect(r.output.match(/▶ phase prepare/g) ?? []).to.have.length(1);
     });
   }
+
+  it('--infra-nodes 1 --one-cluster: the shared upgrade passes with an infra pool beside the plan\'s custom pools, whose nodes are workers only', async () => {
+    const r = await ocpE2e(['run', '--infra-nodes', '1', '--one-cluster'], { timeoutMs: 280_000 });
+    expect(r.exitCode, r.output.slice(-4000)).to.equal(0);
+    expect(lastLine(r.output)).to.match(/^\d+ passed, 0 failed, 0 skipped$/);
+    // spec 1's worker override rolls onto the infra pool, waited for with worker; the plan took no infra node
+    expect(r.output).to.match(/waiting for pools worker, master, infra to roll out/);
+    expect(r.output).to.not.match(/custom pool \S+ created with node ip-10-0-144-/);
+  });
 
   it('a compact or single-node cluster with --workers, or an unknown shape, is refused with the way out', async () => {
     const withWorkers = await ocpE2e(['cluster', 'up', '--topology', 'sno', '--workers', '2', '--env-out', '/dev/null'], { timeoutMs: 60_000 });
