@@ -55,13 +55,20 @@ export interface FlowSession {
 export interface StartingPoint {
   version: string;
   releaseImage: string;
-  /** rhel-coreos-8 of the current release. */
+  /** The base OS image of the current release (rhel-coreos-8 on 4.12, rhel-coreos from 4.13). */
   osImage: string;
+}
+
+/** The release's own names for its base OS and extensions images, as the steps say them (the suite's table). */
+function releaseTags(session: FlowSession): { base: string; extensions: string } {
+  const { payload } = session.release().rules;
+  return { base: payload.baseOsTag, extensions: payload.extensionsTag };
 }
 
 /** Step 1: where the cluster is, and its release's base OS image. */
 export async function findStartingPoint(session: FlowSession): Promise<StartingPoint> {
-  return step('find rhel-coreos-8 of the current release', async () => {
+  const tags = releaseTags(session);
+  return step(`find ${tags.base} of the current release`, async () => {
     const cv = await session.cluster.getClusterVersion();
     const version = currentVersion(cv);
     const releaseImage = cv.status?.desired?.image;
@@ -69,7 +76,7 @@ export async function findStartingPoint(session: FlowSession): Promise<StartingP
     const osImage = await releaseOsImage(session.access, releaseImage, session.cluster);
     await parameter('current version', version);
     await parameter('current release image', releaseImage);
-    await attachText('rhel-coreos-8', osImage);
+    await attachText(tags.base, osImage);
     return { version, releaseImage, osImage };
   });
 }
@@ -107,9 +114,10 @@ export async function findUpgradeTargetOs(session: FlowSession): Promise<Upgrade
  * cluster of that release can pull and which is not an OS image (no `ostree.bootable`, no ostree commit).
  */
 export async function findReleaseExtensionsImage(session: FlowSession, releaseImage: string): Promise<string> {
-  return step(`find rhel-coreos-8-extensions of ${releaseImage}`, async () => {
+  const { extensions } = releaseTags(session);
+  return step(`find ${extensions} of ${releaseImage}`, async () => {
     const image = await releaseExtensionsImage(session.access, releaseImage, session.cluster);
-    await attachText('rhel-coreos-8-extensions', image);
+    await attachText(extensions, image);
     return image;
   });
 }
