@@ -8,7 +8,7 @@ import { KubeClient, type KubeObject } from '../lib/kube/client.js';
 import { loadKubeConfig } from '../lib/kube/kubeconfig.js';
 import type { RetryPolicy } from '../lib/kube/retry.js';
 import { clusterApiError } from './api-errors.js';
-import type { ApiObject, ClusterOperator, ClusterVersion, ControllerConfig, MachineConfig, MachineConfigPool, MachineOSConfig, Node } from './types.js';
+import type { ApiObject, ClusterOperator, ClusterVersion, ControllerConfig, MachineConfig, MachineConfigPool, Node } from './types.js';
 import { isNotFound } from '../lib/kube/errors.js';
 
 /** The kinds the suite watches (see cluster-watcher.ts). */
@@ -57,14 +57,6 @@ export class Cluster {
 
   async listMachineConfigPools(): Promise<MachineConfigPool[]> {
     return (await this.client.list<MachineConfigPool>('MachineConfigPool')).items;
-  }
-
-  /**
-   * The MachineOSConfigs (on-cluster image mode, machineconfiguration v1 from 4.19, 4.18.z by a backport): none on a
-   * cluster whose API has no such resource.
-   */
-  async listMachineOSConfigs(): Promise<MachineOSConfig[]> {
-    return this.listIfServed<MachineOSConfig>('MachineOSConfig');
   }
 
   /**

@@ -22,6 +22,7 @@ import { registryAccess, type RegistryAccess } from './credentials.js';
 import { clusterVersionIdle, currentVersion } from './facts/cluster-version.js';
 import { describeClusterShape } from './facts/cluster-shape.js';
 import { nodesOfPool, poolNotDegraded } from './facts/pool.js';
+import type { MachineOSConfig } from './types.js';
 import { gatherArtifacts } from './artifacts.js';
 import { consoleProgress, waitFor, WaitTimeoutError } from './wait.js';
 import type { WaitContext } from './cluster-waits.js';
@@ -278,7 +279,7 @@ export class ConformanceSession {
         return `pool ${name} is paused (spec.paused: true): its nodes take no new config, so this spec's changes would never roll out; unpause it (oc patch mcp ${name} --type merge -p '{"spec":{"paused":false}}') or run the spec on another cluster`;
       }
     }
-    const imageMode = await this.cluster.listMachineOSConfigs();
+    const imageMode = await this.cluster.listIfServed<MachineOSConfig>('MachineOSConfig');
     for (const role of roles) {
       const name = this.poolFor(role);
       const mosc = imageMode.find((m) => m.spec?.machineConfigPool?.name === name);

@@ -8,6 +8,7 @@ import semver from 'semver';
 import type { ClusterVersionOperatorCode } from '../profiles/profile.js';
 import type { Condition } from '../mco/types.js';
 import { getCondition } from '../mco/node-status.js';
+import { setOperatorCondition } from '../mco/operator-status.js';
 
 /** What the checks read: every ClusterOperator's Upgradeable and ClusterVersion's own Progressing. */
 export interface UpgradeableInputs {
@@ -56,16 +57,15 @@ function clusterOperatorsCheck(code: ClusterVersionOperatorCode, operators: Upgr
   return { type: CLUSTER_OPERATORS_TYPE, status: 'False', reason: 'ClusterOperatorsNotUpgradeable', message: `Multiple cluster operators should not be upgraded between ${noun}:\n* ${lines.join('\n* ')}` };
 }
 
-/** Whether the Upgradeable conditions on ClusterVersion differ from the ones computed (`upgradeable.NeedsUpdate`). */
+/**
+ * ClusterVersion's conditions with the computed Upgradeable ones (`upgradeable.NeedsUpdate`): each set as resourcemerge
+ * sets a condition (its transition time moves only when its status does), the Upgradeable ones no longer computed
+ * removed.
+ */
 export function withUpgradeableConditions(conditions: readonly Condition[], computed: readonly Condition[], now: string): Condition[] {
-  const kept = conditions.filter((c) => !c.type.startsWith('Upgradeable'));
-  const previous = new Map(conditions.filter((c) => c.type.startsWith('Upgradeable')).map((c) => [c.type, c]));
-  const next = computed.map((c) => {
-    const before = previous.get(c.type);
-    const same = before && before.status === c.status && before.reason === c.reason && before.message === c.message;
-    return { ...c, lastTransitionTime: same ? before.lastTransitionTime ?? now : now };
-  });
-  return [...kept, ...next];
+  let out = conditions.filter((c) => !c.type.startsWith('Upgradeable') || computed.some((n) => n.type === c.type));
+  for (const c of computed) out = setOperatorCondition(out, c, now);
+  return out;
 }
 
 /** A failed precondition (`precondition.Error`): a warning does not block even unforced. */
