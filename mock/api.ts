@@ -217,7 +217,7 @@ export class Api {
       }
       return { obj: this.store.put(rt.storageKey, next).obj, gone: false };
     }
-    const removed = this.removeNow(rt, current, opts.propagationPolicy === 'Orphan');
+    const removed = this.removeNow(rt, current, (opts.propagationPolicy ?? rt.defaultPropagation) === 'Orphan');
     return { obj: removed, gone: true };
   }
 

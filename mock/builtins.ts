@@ -1,10 +1,12 @@
 /**
  * The built-in kinds this server serves, with the columns `kubectl get` shows for them on a real cluster.
  * Only what clients of this project need: Namespace, Node, ConfigMap, Secret, ServiceAccount, Event (core and
- * events.k8s.io), Pod, the apps/v1 workloads (Deployment, ReplicaSet, DaemonSet), the kinds only stored of
- * builtins-stored.ts and the CustomResourceDefinition kind itself. Columns of priority 1 are the ones `kubectl get -o wide` adds.
+ * events.k8s.io), Pod, the apps/v1 workloads (Deployment, ReplicaSet, DaemonSet), batch/v1 Job (builtins-batch.ts),
+ * the kinds only stored of builtins-stored.ts and the CustomResourceDefinition kind itself. Columns of priority 1 are
+ * the ones `kubectl get -o wide` adds.
  */
 import { age, builtin, formatSelector } from './builtin-type.js';
+import { batchResourceTypes } from './builtins-batch.js';
 import { storedOnlyResourceTypes } from './builtins-stored.js';
 import type { KubeObject, PrinterColumn, ResourceType } from './resources.js';
 
@@ -220,6 +222,7 @@ export function builtinResourceTypes(): ResourceType[] {
         ...workloadWideColumns,
       ],
     }),
+    ...batchResourceTypes(),
     ...rbacResourceTypes(),
     ...storedOnlyResourceTypes(),
     builtin({

@@ -85,6 +85,10 @@ export interface ResourceType {
   pathSegmentNames?: boolean;
   /** Hooks for kinds with server-side behaviour of their own (namespaces get a phase, for instance). */
   onCreate?: (obj: KubeObject) => void;
+  /** What a DELETE naming no propagation policy does to dependents (batch/v1 Jobs orphan their pods); default Background. */
+  defaultPropagation?: 'Orphan';
+  /** The warning a DELETE that names no propagation policy gets (kinds with defaultPropagation say why). */
+  deleteWarning?: string;
 }
 
 export const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];

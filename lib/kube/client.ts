@@ -283,6 +283,9 @@ export class KubeClient {
             return this.core.deleteNamespacedEvent({ name, namespace: namespace! });
           case 'Pod':
             return this.core.deleteNamespacedPod({ name, namespace: namespace!, gracePeriodSeconds: 0 });
+          case 'Job':
+            // batch/v1 orphans a Job's pods unless told otherwise; `oc delete job` and controllers ask for Background
+            return this.custom.deleteNamespacedCustomObject({ group: r.group, version: r.version, plural: r.plural, namespace: namespace!, name, propagationPolicy: 'Background' });
           default:
             if (r.namespaced) return this.custom.deleteNamespacedCustomObject({ group: r.group, version: r.version, plural: r.plural, namespace: namespace!, name });
             return this.custom.deleteClusterCustomObject({ group: r.group, version: r.version, plural: r.plural, name });

@@ -27,6 +27,7 @@ export const KINDS = {
   Deployment: apps('Deployment', 'deployments'),
   ReplicaSet: apps('ReplicaSet', 'replicasets'),
   DaemonSet: apps('DaemonSet', 'daemonsets'),
+  Job: { kind: 'Job', group: 'batch', version: 'v1', plural: 'jobs', namespaced: true },
   MachineConfig: clusterScoped('MachineConfig', 'machineconfiguration.openshift.io', 'machineconfigs'),
   MachineConfigPool: clusterScoped('MachineConfigPool', 'machineconfiguration.openshift.io', 'machineconfigpools'),
   ControllerConfig: clusterScoped('ControllerConfig', 'machineconfiguration.openshift.io', 'controllerconfigs'),

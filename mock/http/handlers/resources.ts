@@ -131,5 +131,7 @@ async function remove(ctx: HttpContext, call: Call, { rt, namespace, name }: Res
     return;
   }
   const { obj, gone } = ctx.api.delete(rt, namespace, name, opts);
-  send(call.res, gone ? 200 : 202, JSON.stringify(viewOf(rt, obj)));
+  // kube-apiserver warns where its default for the kind is not what a client expects (a Job's pods are kept)
+  const warnings = rt.deleteWarning && !opts.propagationPolicy ? [rt.deleteWarning] : [];
+  send(call.res, gone ? 200 : 202, JSON.stringify(viewOf(rt, obj)), warningHeaders(warnings));
 }
