@@ -213,7 +213,9 @@ function validateValue(v: unknown, s: Schema, path: string, out: FieldError[], o
     const got = jsonType(v);
     const want = s['x-kubernetes-int-or-string'] === true ? 'integer-or-string' : s.type;
     out.push({ type: 'TypeInvalid', field: path, value: got, detail: `${bodyPath(path)} in body must be of type ${want}: "${got}"` });
-    return;
+    // No return: kube-openapi's SchemaValidator runs every validator that applies to the value's own kind after a
+    // failed type check (the enum, the string, number, list and object checks), so `1234` in a string enum is both a
+    // type error and an Unsupported value (validate/schema.go, Validate; each validator's Applies).
   }
   if (Array.isArray(s.enum) && !s.enum.some((e: unknown) => deepEqualJson(e, v))) {
     out.push({ type: 'NotSupported', field: path, value: v, detail: `supported values: ${s.enum.map(goValue).join(', ')}` });

@@ -1,11 +1,15 @@
 /**
  * openshift/api's own validation suites (the onCreate / onUpdate cases its authors run against a real kube-apiserver,
- * `<group>/<version>/tests/<plural>.<group>/AAA_ungated.yaml`: the Default feature set) run against the mock API
- * server serving the OpenShift CRDs of one release: each case must give the expected object, or an error containing
- * the expected text. The suites are a peer's and are not copied into this repository, so this runs by hand, outside
- * `npm test`: `OCP_E2E_OPENSHIFT_API_SUITES=<checkout of github.com/openshift/api> npx mocha
- * scripts/openshift-api-suites.test.ts`; without a checkout it fails saying so. OCP_E2E_OPENSHIFT_API_CRDS chooses the
- * CRD folder (default: the reference's 4.22 set, reference/crds/4.22).
+ * `<group>/<version>/tests/<plural>.<group>/*.yaml`) run against the mock API server serving the OpenShift CRDs of one
+ * release, for the Default feature set on the SelfManagedHA cluster profile: each case must give the expected object,
+ * or an error containing the expected text. A suite file without `featureGates` always runs; one with them runs when
+ * every gate it lists holds in Default on SelfManagedHA (`Name`: the gate is enabled there, `-Name`: it is not), as read
+ * from the checkout's features.md table; the cases of the other files are counted as gated out, which is not a failure.
+ * The suites are a peer's and are not copied into this repository, so this runs by hand, outside `npm test`:
+ * `OCP_E2E_OPENSHIFT_API_SUITES=<checkout of github.com/openshift/api, or an extract of its tests/ folders and
+ * features.md> npx mocha scripts/openshift-api-suites.test.ts`; without a checkout it fails saying so. The suites are
+ * per branch: point it at the release branch of the CRD folder. OCP_E2E_OPENSHIFT_API_CRDS chooses the CRD folder
+ * (default: the reference's 4.22 set, reference/crds/4.22).
  * Cases that cannot pass here for a reason other than the mock's validation are listed in SKIPPED with that reason;
  * the counts per suite are printed.
  */
@@ -48,8 +52,51 @@ function suiteDirs(): string[] {
   });
 }
 
-/** Cases left out, with the reason (none may be left out for a rule the reference relies on). */
+/**
+ * Cases left out, keyed `<crdName> <file>: <case name>`, with the reason (none may be left out for a rule the
+ * reference relies on).
+ */
 const SKIPPED: Record<string, string> = {};
+
+/** The feature set and cluster profile whose gates decide which suite files run (a column of features.md). */
+const FEATURE_COLUMN = 'Default on SelfManagedHA';
+
+/**
+ * The gates of the checkout's features.md table, each with whether it is enabled in FEATURE_COLUMN. The table has a
+ * header row naming its columns (`| FeatureGate | Default on Hypershift | Default on SelfManagedHA | ...`), a ruler,
+ * and a row per gate whose cell reads `Enabled` where the gate is on.
+ */
+function defaultGates(checkout: string): Map<string, boolean> {
+  const file = join(checkout, 'features.md');
+  if (!existsSync(file)) throw new Error(`the checkout has no ${file}: it decides which gated suite files run`);
+  const cells = (line: string) => line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim());
+  const rows = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim().startsWith('|'));
+  const header = cells(rows[0] ?? '');
+  const column = header.indexOf(FEATURE_COLUMN);
+  if (header[0] !== 'FeatureGate' || column < 0) throw new Error(`${file} has no "${FEATURE_COLUMN}" column: ${rows[0]}`);
+  const gates = new Map<string, boolean>();
+  for (const row of rows.slice(1)) {
+    const c = cells(row);
+    if (/^-+$/.test(c[0] ?? '')) continue;
+    gates.set(c[0]!, /\bEnabled\b/.test(c[column] ?? ''));
+  }
+  return gates;
+}
+
+/** Why a suite file's gates do not all hold in FEATURE_COLUMN, or undefined when they do (or it has none). */
+function gatedOut(featureGates: string[], gates: Map<string, boolean>): string | undefined {
+  const unmet = featureGates.filter((g) => {
+    const name = g.replace(/^-/, '');
+    const enabled = gates.get(name) ?? false;
+    return g.startsWith('-') ? enabled : !enabled;
+  });
+  if (!unmet.length) return undefined;
+  return unmet.map((g) => {
+    const name = g.replace(/^-/, '');
+    if (!gates.has(name)) return `${name} is not in features.md`;
+    return g.startsWith('-') ? `${name} is enabled` : `${name} is not enabled`;
+  }).join(', ');
+}
 
 interface Case {
   name: string;
@@ -60,7 +107,7 @@ interface Case {
   expectedStatusError?: string;
   initialCRDPatches?: unknown[];
 }
-interface Suite { crdName: string; tests: { onCreate?: Case[]; onUpdate?: Case[] } }
+interface Suite { crdName: string; featureGates?: string[] | null; version?: string; tests?: { onCreate?: Case[] | null; onUpdate?: Case[] | null } | null }
 
 type Obj = Record<string, any>;
 
@@ -98,10 +145,12 @@ async function patchCrd(client: Client, crdName: string, patches: unknown[]): Pr
   };
 }
 
-async function runCase(client: Client, crd: Obj, c: Case, update: boolean): Promise<string | undefined> {
+async function runCase(client: Client, crd: Obj, version: string, c: Case, update: boolean): Promise<string | undefined> {
   const restore = c.initialCRDPatches ? await patchCrd(client, crd.metadata.name, c.initialCRDPatches) : undefined;
   const initial = parse(c.initial, { uniqueKeys: false }) as Obj;
-  const version = crd.spec.versions.find((v: Obj) => v.storage).name;
+  // As openshift/api's runner: a status in the object is dropped on create where the kind has a status subresource,
+  // and written through it before an update case's update (an onCreate case does not write it).
+  const statusSubresource = crd.spec.versions.find((v: Obj) => v.name === version)?.subresources?.status !== undefined;
   const namespace = crd.spec.scope === 'Namespaced' ? initial.metadata?.namespace ?? 'default' : undefined;
   if (namespace) await client.call('POST', '/api/v1/namespaces', { metadata: { name: namespace } });
   const base = `/apis/${crd.spec.group}/${version}${namespace ? `/namespaces/${namespace}` : ''}/${crd.spec.names.plural}`;
@@ -110,7 +159,8 @@ async function runCase(client: Client, crd: Obj, c: Case, update: boolean): Prom
   if (!initial.metadata.name) initial.metadata.generateName = 'test-';
   let name: string | undefined = initial.metadata.name;
   try {
-    const { status: initialStatus, ...initialBody } = initial;
+    const { status: initialStatus, ...withoutStatus } = initial;
+    const initialBody = statusSubresource ? withoutStatus : initial;
     const created = await client.call('POST', base, initialBody);
     if (!update && c.expectedError) {
       if (created.code < 300) return `created, expected error ${JSON.stringify(c.expectedError)}`;
@@ -119,7 +169,7 @@ async function runCase(client: Client, crd: Obj, c: Case, update: boolean): Prom
     if (created.code >= 300) return `create failed: ${created.obj.message}`;
     let current = created.obj;
     name = current.metadata.name;
-    if (initialStatus !== undefined) {
+    if (update && statusSubresource && initialStatus !== undefined) {
       const r = await client.call('PUT', `${base}/${name}/status`, { ...current, status: initialStatus });
       if (r.code >= 300) return `initial status update failed: ${r.obj.message}`;
       current = r.obj;
@@ -127,7 +177,8 @@ async function runCase(client: Client, crd: Obj, c: Case, update: boolean): Prom
     await restore?.();
     if (update) {
       const updated = parse(c.updated!, { uniqueKeys: false }) as Obj;
-      const { status: updatedStatus, ...updatedBody } = updated;
+      const { status: updatedStatus, ...withoutUpdatedStatus } = updated;
+      const updatedBody: Obj = statusSubresource ? withoutUpdatedStatus : updated;
       updatedBody.metadata = { ...(updatedBody.metadata ?? {}), name, resourceVersion: current.metadata.resourceVersion };
       const r = await client.call('PUT', `${base}/${name}`, updatedBody);
       if (c.expectedError) {
@@ -136,7 +187,7 @@ async function runCase(client: Client, crd: Obj, c: Case, update: boolean): Prom
       }
       if (r.code >= 300) return `update failed: ${r.obj.message}`;
       current = r.obj;
-      if (updatedStatus !== undefined) {
+      if (statusSubresource && updatedStatus !== undefined) {
         const s = await client.call('PUT', `${base}/${name}/status`, { ...current, status: updatedStatus });
         if (c.expectedStatusError) {
           if (s.code < 300) return `status updated, expected error ${JSON.stringify(c.expectedStatusError)}`;
@@ -158,16 +209,18 @@ async function runCase(client: Client, crd: Obj, c: Case, update: boolean): Prom
   }
 }
 
-describe('mock API server: openshift/api validation suites (Default feature set)', function () {
+describe('mock API server: openshift/api validation suites (Default feature set on SelfManagedHA)', function () {
   this.timeout(300_000);
   let server: RunningApiServer;
   let client: Client;
   const counts: string[] = [];
+  let gates: Map<string, boolean>;
 
   before(async function () {
     if (!SUITES || !existsSync(SUITES)) {
       throw new Error(`openshift/api's suites are missing: set OCP_E2E_OPENSHIFT_API_SUITES to a checkout of github.com/openshift/api (given: ${SUITES ?? 'nothing'})`);
     }
+    gates = defaultGates(SUITES);
     server = await startApiServer({ tls: false, crds: loadCrdsFrom(CRDS) });
     client = new Client(server);
   });
@@ -178,23 +231,46 @@ describe('mock API server: openshift/api validation suites (Default feature set)
 
   for (const dir of suiteDirs()) {
     it(`passes ${dir.split('/').pop()}`, async function () {
-      const file = join(SUITES!, dir, 'AAA_ungated.yaml');
-      if (!existsSync(file)) throw new Error(`the checkout has no ${file}: is it openshift/api?`);
-      const suite = parse(readFileSync(file, 'utf8'), { uniqueKeys: false }) as Suite;
-      const crd = loadCrdsFrom(CRDS).find((c: any) => c.metadata.name === suite.crdName) as Obj | undefined;
-      if (!crd) throw new Error(`${CRDS} has no CRD ${suite.crdName} for the suite ${file}`);
+      const folder = join(SUITES!, dir);
+      if (!existsSync(folder)) {
+        counts.push(`${dir.split('/').pop()}: no suite in this checkout`);
+        return;
+      }
+      const files = readdirSync(folder).filter((f) => f.endsWith('.yaml')).sort();
+      if (!files.length) throw new Error(`${folder} holds no suite file: is it openshift/api?`);
+      const crds = loadCrdsFrom(CRDS) as Obj[];
       const failures: string[] = [];
-      let passed = 0, skipped = 0;
-      for (const [kind, cases] of [['onCreate', suite.tests.onCreate ?? []], ['onUpdate', suite.tests.onUpdate ?? []]] as const) {
-        for (const c of cases) {
-          const key = `${suite.crdName}: ${c.name}`;
-          if (SKIPPED[key]) { skipped++; continue; }
-          const failure = await runCase(client, crd!, c, kind === 'onUpdate');
-          if (failure) failures.push(`${kind} "${c.name}": ${failure}`);
-          else passed++;
+      let passed = 0, skipped = 0, gatedCases = 0;
+      const ran: string[] = [], gated: string[] = [];
+      for (const file of files) {
+        const suite = parse(readFileSync(join(folder, file), 'utf8'), { uniqueKeys: false }) as Suite;
+        const cases = [['onCreate', suite.tests?.onCreate ?? []], ['onUpdate', suite.tests?.onUpdate ?? []]] as const;
+        const caseCount = cases[0][1].length + cases[1][1].length;
+        const why = gatedOut(suite.featureGates ?? [], gates);
+        if (why) {
+          gatedCases += caseCount;
+          gated.push(`${file} (${caseCount}: ${why})`);
+          continue;
+        }
+        ran.push(file);
+        const crd = crds.find((c) => c.metadata.name === suite.crdName);
+        if (!crd) throw new Error(`${CRDS} has no CRD ${suite.crdName} for the suite ${join(folder, file)}`);
+        // As openshift/api's runner: the version the file names, else the CRD's only one (all the CRDs here have one).
+        const versions = crd.spec.versions.map((v: Obj) => v.name as string);
+        const version = suite.version ?? (versions.length === 1 ? versions[0] : crd.spec.versions.find((v: Obj) => v.storage).name);
+        if (!versions.includes(version)) throw new Error(`${suite.crdName} in ${CRDS} has no version ${version} for ${file}`);
+        for (const [kind, list] of cases) {
+          for (const c of list) {
+            if (SKIPPED[`${suite.crdName} ${file}: ${c.name}`]) { skipped++; continue; }
+            const failure = await runCase(client, crd, version, c, kind === 'onUpdate');
+            if (failure) failures.push(`${file} ${kind} "${c.name}": ${failure}`);
+            else passed++;
+          }
         }
       }
-      counts.push(`${suite.crdName}: ${passed} passed, ${failures.length} failed, ${skipped} left out (SKIPPED)`);
+      counts.push(`${dir.split('/').pop()}: ${passed} passed, ${failures.length} failed, ${skipped} left out (SKIPPED), `
+        + `${gatedCases} gated out (not in ${FEATURE_COLUMN}; not failures); ran ${ran.join(', ') || 'nothing'}`
+        + (gated.length ? `; gated out ${gated.join(', ')}` : ''));
       if (failures.length) throw new Error(`${failures.length} case(s) failed:\n${failures.join('\n')}`);
     });
   }

@@ -112,6 +112,11 @@ describe('mock API server: structural schemas, CEL rules and ratcheting', functi
         { reason: 'FieldValueRequired', field: 'spec.template.apiVersion', message: 'Required value: must not be empty' },
         { reason: 'FieldValueRequired', field: 'spec.template.kind', message: 'Required value: must not be empty' },
       ]);
+      // After a failed type check the other checks that fit the value still run, as kube-openapi's validators do.
+      expect(check.validate(obj({ mode: 1234 }))).to.deep.equal([
+        { reason: 'FieldValueTypeInvalid', field: 'spec.mode', message: 'Invalid value: "integer": spec.mode in body must be of type string: "integer"' },
+        { reason: 'FieldValueNotSupported', field: 'spec.mode', message: 'Unsupported value: 1234: supported values: "Auto", "Manual"' },
+      ]);
       expect(check.validate(obj({ port: '8080' }))).to.deep.equal([]);
       expect(check.validate(obj({ port: 8080 }))).to.deep.equal([]);
     });
