@@ -146,6 +146,44 @@ export interface DaemonCode {
  */
 export type BootedImageCheck = 'pullspec' | 'pullspec-or-commit' | 'pullspec-digest-advised';
 
+/**
+ * On-cluster image mode's build controller (machine-os-builder, MCO pkg/controller/build) where releases differ; absent
+ * on code without the MachineOSConfig API in its Default feature set (before 4.18.z's backport of the gate, API
+ * c86d80652). Facts from ../shared/spec/modern-mco.md §1.3, §1.5, §1.8, §2.1-2.2; reference/mco/image-mode/.
+ */
+export interface BuildCode {
+  /**
+   * When a new rendered config gets a new image: 'any-change' (4.18-4.19, reconciler.go updateMachineConfigPool) or
+   * 'requires-rebuild' (4.20+, ctrlcommon.RequiresRebuild: osImageURL, kernelType, extensions, kernelArguments; any
+   * other change reuses the last image, MCO a4ec776a8).
+   */
+  rebuildOn: 'any-change' | 'requires-rebuild';
+  /**
+   * Where the build's base OS image comes from, and the OS-image part of the MachineOSBuild's name hash: the
+   * machine-config-osimageurl ConfigMap (4.18-4.21), or the rendered config's osImageURL, extensions image and
+   * release-image-version (4.22, MCO ec546a10b "Removes OSImageURLConfig from the build controller").
+   */
+  baseImageFrom: 'osimageurl-configmap' | 'rendered-config';
+  /** Whether the Containerfile template swaps the kernel for the rendered config's kernelType (4.20+; 4.19 extensions only). */
+  templateSwapsKernel: boolean;
+  /** Pool condition ImageBuildDegraded and Degraded "Custom OS image build failed" on a failed build (4.20+, MCO fff5a045b). */
+  poolImageBuildDegraded: boolean;
+}
+
+/**
+ * The controller's node controller where image mode (on-cluster layering) differs by release
+ * (pkg/controller/node/status.go `calculateStatus`; reference/mco/node-status.ts, layered-pool.ts).
+ */
+export interface NodeControllerCode {
+  /**
+   * From 4.20 (fff5a045b): a failed MachineOSBuild stops the pool's Updating ("Pool update stopped due to OS image
+   * build failure"), the node controller clears ImageBuildDegraded on a new, successful or pending build, and a True
+   * ImageBuildDegraded makes the pool Degraded "Custom OS image build failed". 4.18-4.19 have none of it: a failed
+   * build only leaves the pool where it stood.
+   */
+  imageBuildDegraded: boolean;
+}
+
 /** The kube-apiserver operator of the release: only its kubelet skew rule's texts differ (kube-apiserver/kubelet-skew.ts). */
 export interface KubeApiServerOperatorCode {
   skewWording: SkewWording;
@@ -176,8 +214,11 @@ export interface McoBehaviour {
   operator: OperatorCode;
   render: RenderCode;
   daemon: DaemonCode;
+  nodeController: NodeControllerCode;
   kubeApiServerOperator: KubeApiServerOperatorCode;
   clusterVersionOperator: ClusterVersionOperatorCode;
+  /** On-cluster image mode; absent where the release has no MachineOSConfig API (then nothing of it runs). */
+  build?: BuildCode;
 }
 
 /** An MCO's code: the upstream commit it stands for and how it behaves. */
