@@ -31,7 +31,7 @@ export async function discoverCapabilities(cluster: Cluster): Promise<TargetCapa
   return {
     timeFactor,
     // The reference's cluster time is its server's (a `skip` clock jumps where the factor cannot tell).
-    clock: await ServerTargetClock.start(cluster.kubeConfig, timeFactor),
+    clock: await ServerTargetClock.start(cluster.kubeConfig, timeFactor, { clientWorkPath: cm.data.clientWorkPath }),
     isReference: true,
     profile: cm.data.profile,
     registry: cm.data.registry,
@@ -70,6 +70,21 @@ export function clockOf(caps: ClockCaps): TargetClock {
     factor: caps.timeFactor,
     stop: () => {},
   };
+}
+
+/**
+ * Runs `body` as a wait on the target: a skipping reference clock may jump over idle time only while the suite waits
+ * (inside `asSuiteWork`, which a test body is); elsewhere it is just `body`.
+ */
+export function whileWaiting<T>(caps: ClockCaps, body: () => Promise<T>): Promise<T> {
+  const clock = caps.clock;
+  return clock?.waitingDuring ? clock.waitingDuring(body) : body();
+}
+
+/** Runs `body` as the suite's own work: the target's clock does not skip meanwhile (see TargetClock.workingDuring). */
+export function asSuiteWork<T>(caps: ClockCaps, body: () => Promise<T>): Promise<T> {
+  const clock = caps.clock;
+  return clock?.workingDuring ? clock.workingDuring(body) : body();
 }
 
 /** Time gone by on both clocks since it was made. */

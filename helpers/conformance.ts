@@ -17,7 +17,7 @@ import { objectsHandedOverByOtherSpecs } from './checkpoint/held-objects.js';
 import { deferCleanup, deferredCleanups, runDeferredCleanups } from './deferred-cleanup.js';
 import { Cluster } from './cluster.js';
 import { ClusterWatcher, type ClusterSnapshot } from './cluster-watcher.js';
-import { discoverCapabilities, ReferenceInfoConfigMap, stopwatch, wallBudgetMs, type TargetCapabilities } from './capabilities.js';
+import { asSuiteWork, discoverCapabilities, ReferenceInfoConfigMap, stopwatch, wallBudgetMs, type TargetCapabilities } from './capabilities.js';
 import { registryAccess, type RegistryAccess } from './credentials.js';
 import { clusterVersionIdle, currentVersion } from './facts/cluster-version.js';
 import { describeClusterShape } from './facts/cluster-shape.js';
@@ -411,7 +411,10 @@ export class ConformanceSession {
       const tag = session.options.upgrades ? phaseTag(session.runPhase) : undefined;
       await labelCase(tag ? { ...labels, tags: [...(labels.tags ?? []), tag] } : labels);
       try {
-        await body(session);
+        // The test's body is the suite's own work, except where it waits (waitFor): a reference cluster's skipping
+        // clock must not run hours ahead while the suite builds an image or reads nodes (issue 46).
+        const caps = session.connected?.caps;
+        await (caps ? asSuiteWork(caps, () => body(session)) : body(session));
       } catch (error) {
         if (error instanceof PhaseHandOver) {
           console.log(`  ■ ${error.message}`);

@@ -7,6 +7,7 @@
  * the cluster clock ever runs). So the estimate is never ahead of the cluster, and at most one read behind its jumps.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
+import { ClientWork } from '../lib/kube/client-work.js';
 import { serverDateReader, type ServerDate } from '../lib/kube/server-date.js';
 
 export interface TargetClock {
@@ -26,6 +27,14 @@ export interface TargetClock {
   readNow(): Promise<{ targetMs: number; wallMs: number }>;
   /** Target ms per wall ms at the least (1 on a real cluster). */
   readonly factor: number;
+  /**
+   * Runs `body` as the suite's own work (building, reading, judging): a target whose clock skips idle time (the
+   * reference's `skip` clock) runs at its factor meanwhile instead of jumping ahead of a suite that is not waiting.
+   * Absent where the target cannot be told (a real cluster, whose clock is the wall's anyway).
+   */
+  workingDuring?<T>(body: () => Promise<T>): Promise<T>;
+  /** Runs `body` as a wait on the target, inside work: the target's clock may skip its idle time meanwhile. */
+  waitingDuring?<T>(body: () => Promise<T>): Promise<T>;
   /** Stops reading the server (idempotent). */
   stop(): void;
 }
@@ -51,6 +60,8 @@ export class ServerTargetClock implements TargetClock {
     private readonly read: () => Promise<ServerDate>,
     private readonly onStop: () => void = () => {},
     readMs = SERVER_CLOCK_READ_MS,
+    /** How the suite tells the target it works or waits (the reference's client-work path); none: it is not told. */
+    private readonly work?: ClientWork,
   ) {
     this.base = first;
     this.timer = setInterval(() => void this.refresh(), readMs);
@@ -61,18 +72,24 @@ export class ServerTargetClock implements TargetClock {
    * A clock reading `kubeConfig`'s server. The first read is tried a few times (a server that drops the odd request
    * must not fail a run on its first look at the time); it rejects when none succeeds, with the last read's error.
    */
-  static async start(kubeConfig: KubeConfig, factor: number, attempts = 6): Promise<ServerTargetClock> {
+  static async start(kubeConfig: KubeConfig, factor: number, options: { attempts?: number; clientWorkPath?: string } = {}): Promise<ServerTargetClock> {
+    const attempts = options.attempts ?? 6;
     const reader = await serverDateReader(kubeConfig);
+    const work = options.clientWorkPath ? await ClientWork.forServer(kubeConfig, options.clientWorkPath) : undefined;
+    const close = (): void => {
+      reader.close();
+      work?.close();
+    };
     let lastError: unknown;
     for (let attempt = 1; attempt <= attempts; attempt++) {
       try {
-        return new ServerTargetClock(factor, await reader.read(), reader.read, reader.close);
+        return new ServerTargetClock(factor, await reader.read(), reader.read, close, SERVER_CLOCK_READ_MS, work);
       } catch (error) {
         lastError = error;
         if (attempt < attempts) await new Promise((r) => setTimeout(r, 100 * 2 ** (attempt - 1)));
       }
     }
-    reader.close();
+    close();
     throw new Error(`the cluster did not tell its time after ${attempts} tries: ${(lastError as Error).message}`);
   }
 
@@ -82,6 +99,14 @@ export class ServerTargetClock implements TargetClock {
 
   atWallMs(wallMs: number): number {
     return this.base.serverMs + (wallMs - this.base.wallMs) * this.factor;
+  }
+
+  workingDuring<T>(body: () => Promise<T>): Promise<T> {
+    return this.work && !this.stopped ? this.work.workingDuring(body) : body();
+  }
+
+  waitingDuring<T>(body: () => Promise<T>): Promise<T> {
+    return this.work && !this.stopped ? this.work.waitingDuring(body) : body();
   }
 
   private async refresh(): Promise<void> {

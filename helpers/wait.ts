@@ -4,7 +4,7 @@
  * the last error, because "timed out" alone helps nobody.
  */
 import type { ClusterSnapshot, ClusterWatcher } from './cluster-watcher.js';
-import { clockOf, formatBudget, stopwatch, type Stopwatch, type TargetCapabilities } from './capabilities.js';
+import { clockOf, formatBudget, stopwatch, whileWaiting, type Stopwatch, type TargetCapabilities } from './capabilities.js';
 import { maskSecrets } from './secrets.js';
 
 export interface Judgement {
@@ -121,8 +121,15 @@ export function consoleProgress(stream: NodeJS.WriteStream = process.stderr): Pr
   return sink;
 }
 
-/** Resolves with the snapshot that satisfied the wait; rejects with WaitTimeoutError or WaitFailedError. */
+/**
+ * Resolves with the snapshot that satisfied the wait; rejects with WaitTimeoutError or WaitFailedError. The suite is
+ * waiting on the target meanwhile: a reference cluster's skipping clock may jump over its idle time (whileWaiting).
+ */
 export function waitFor(watcher: ClusterWatcher, spec: WaitSpec, progress: ProgressSink = consoleProgress()): Promise<ClusterSnapshot> {
+  return whileWaiting(spec.caps, () => waitUntilJudged(watcher, spec, progress));
+}
+
+function waitUntilJudged(watcher: ClusterWatcher, spec: WaitSpec, progress: ProgressSink): Promise<ClusterSnapshot> {
   // The budget starts at the target's time as read from the server (where it has one): the estimate lags a jump by
   // up to one read, and a reference cluster may have run far ahead while the suite was busy elsewhere (building,
   // between specs), which must not count against this wait. Until that read is back the budget is not judged.

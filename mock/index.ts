@@ -25,6 +25,7 @@ import { withActivity, type RequestActivity } from './activity.js';
 
 export type { FaultConfig } from './faults.js';
 export type { RequestActivity } from './activity.js';
+export { CLIENT_WORK_PATH } from './http/handlers/client-work.js';
 export { issueServingCertificate, makeCertificateAuthority, type CertificateAuthority, type ServingCertificates } from './tls.js';
 export type { ExtraPrinterColumns } from './resources.js';
 export type { AuthorizationHook, AuthorizationRecord } from './rbac/index.js';

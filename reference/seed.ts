@@ -25,6 +25,7 @@ import type { OsImageContent } from './context.js';
 import { osImageUrlConfigMapData, type ClusterVersionObject } from './cvo/cvo.js';
 import { completedConditions, completeHistoryHead, startHistoryEntry } from './cvo/status.js';
 import type { KubeClient, KubeObject } from '../lib/kube/client.js';
+import { CLIENT_WORK_PATH } from '../mock/index.js';
 import { osImageName } from './mcd/os-status.js';
 import { calculateStatus, poolForNode } from './mco/node-status.js';
 import { clusterShape, type ClusterShape } from './topology.js';
@@ -212,6 +213,8 @@ async function seedNamespacesAndConfigMaps(input: SeedInput): Promise<void> {
     data: {
       timeFactor: String(input.timeFactor),
       clock: input.clock.mode,
+      // where the suite says it is working, so the skipping clock does not run ahead of it (mock/http/handlers/client-work.ts)
+      clientWorkPath: CLIENT_WORK_PATH,
       profile: profile.name,
       registry: input.registry,
       imageRepo: input.imageRepo,

@@ -4,6 +4,7 @@
  */
 import type { Route } from './context.js';
 import { isAccessReviewPath, serveAccessReview } from './handlers/access-reviews.js';
+import { isClientWorkPath, serveClientWork } from './handlers/client-work.js';
 import { isDiscoveryPath, serveDiscovery } from './handlers/discovery.js';
 import { isPodAttachPath, isPodExecPath, servePodAttach, servePodExec } from './handlers/exec.js';
 import { isHealthPath, isOpenApiV2Path, isOpenApiV3Path, isVersionPath, serveHealth, serveOpenApiV2, serveOpenApiV3, serveVersion } from './handlers/meta.js';
@@ -16,6 +17,7 @@ export const ROUTES: readonly Route[] = [
   { name: 'openapi/v2', matches: isOpenApiV2Path, handle: serveOpenApiV2 },
   { name: 'openapi/v3', matches: isOpenApiV3Path, handle: serveOpenApiV3 },
   { name: 'discovery', matches: isDiscoveryPath, handle: serveDiscovery },
+  { name: 'client work', matches: isClientWorkPath, handle: serveClientWork },
   // before the resource tree: an upgrade the kubelet answers, not a subresource verb
   { name: 'pods/exec', matches: isPodExecPath, handle: servePodExec },
   { name: 'pods/attach', matches: isPodAttachPath, handle: servePodAttach },

@@ -99,7 +99,7 @@ describe('the target clock', function () {
   it('refuses a server without a readable Date, naming the request', async () => {
     const { server, kubeConfig } = await versionServer(() => 'not a date');
     try {
-      const error = await ServerTargetClock.start(kubeConfig, 600, 2).then(
+      const error = await ServerTargetClock.start(kubeConfig, 600, { attempts: 2 }).then(
         () => undefined,
         (e: Error) => e,
       );

@@ -9,7 +9,9 @@ import type { IncomingMessage } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startApiServer, type RunningApiServer } from '../../mock/index.js';
+import { KubeConfig } from '@kubernetes/client-node';
+import { CLIENT_WORK_PATH, startApiServer, type RunningApiServer } from '../../mock/index.js';
+import { ClientWork } from '../../lib/kube/client-work.js';
 import { KubeClient, type KubeObject } from '../../lib/kube/client.js';
 import { InformerFactory } from '../../lib/kube/informer.js';
 import { ClusterClock, wallSleep } from '../../reference/clock.js';
@@ -128,5 +130,56 @@ describe('reference cluster traffic and the skipping clock', function () {
       expect(changes, 'the server counted the five events on the component watch').to.be.at.least(5);
       expect(traffic.unhandledEvents, 'and the informer reported each one handled').to.equal(0);
     });
+
+    it('a client that says it works holds the clock until it says it waits; its hold ends with it, and is opened again after a server drop', async () => {
+      const clock = skipClock(25);
+      api = await startApiServer({ activity: new ClusterTraffic(clock) });
+      dir = await mkdtemp(path.join(tmpdir(), 'ref-traffic-'));
+      const kubeconfig = path.join(dir, 'kubeconfig');
+      await api.writeKubeconfig(kubeconfig);
+      const work = await ClientWork.forServer(KubeConfigFromFile(kubeconfig), CLIENT_WORK_PATH);
+      try {
+        let sleeper!: Promise<void>;
+        await work.workingDuring(async () => {
+          sleeper = clock.sleep(HOUR);
+          expect(await settlesWithin(sleeper, 300), 'the client works: no jump').to.equal(false);
+          api.dropWatches(); // as a restart of the server: the hold is lost, and opened again
+          await wallSleep(400);
+          const dropped = clock.sleep(HOUR);
+          expect(await settlesWithin(dropped, 300), 'still working after the drop: no jump').to.equal(false);
+          await work.waitingDuring(async () => {
+            expect(await settlesWithin(sleeper, 2_000), 'the client waits: the jump').to.equal(true);
+          });
+          const later = clock.sleep(HOUR);
+          expect(await settlesWithin(later, 300), 'working again: no jump').to.equal(false);
+        });
+        const idle = clock.sleep(HOUR);
+        expect(await settlesWithin(idle, 2_000), 'the client is done: the clock may jump').to.equal(true);
+        expect(work.lastError, 'the hold was never refused').to.equal(undefined);
+      } finally {
+        work.close();
+      }
+    });
+
+    it('a server without the client-work path: the client stops asking, and its work goes on', async () => {
+      api = await startApiServer({});
+      dir = await mkdtemp(path.join(tmpdir(), 'ref-traffic-'));
+      const kubeconfig = path.join(dir, 'kubeconfig');
+      await api.writeKubeconfig(kubeconfig);
+      const work = await ClientWork.forServer(KubeConfigFromFile(kubeconfig), '/no/such/path');
+      try {
+        expect(await work.workingDuring(async () => 'done')).to.equal('done');
+        expect(work.lastError).to.match(/answered 404/);
+        expect(work.holding, 'no hold on a server that refused one').to.equal(false);
+      } finally {
+        work.close();
+      }
+    });
   });
 });
+
+function KubeConfigFromFile(file: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(file);
+  return kc;
+}
