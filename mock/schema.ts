@@ -287,7 +287,7 @@ function validateArray(v: unknown[], s: Schema, path: string, out: FieldError[],
     out.push({ type: 'TooMany', field: path, value: v.length, detail: `must have at most ${s.maxItems} ${s.maxItems === 1 ? 'item' : 'items'}` });
   }
   if (typeof s.minItems === 'number' && v.length < s.minItems) {
-    out.push({ type: 'Invalid', field: path, value: v, detail: `${bodyPath(path)} in body should have at least ${s.minItems} items` });
+    out.push({ type: 'Invalid', field: path, value: v.length, detail: `${bodyPath(path)} in body should have at least ${s.minItems} items` });
   }
   const listType = s['x-kubernetes-list-type'];
   if (listType === 'set') {
@@ -319,7 +319,7 @@ function validateObject(v: Json, s: Schema, path: string, out: FieldError[], old
     out.push({ type: 'TooMany', field: path, value: count, detail: `must have at most ${s.maxProperties} ${s.maxProperties === 1 ? 'item' : 'items'}` });
   }
   if (typeof s.minProperties === 'number' && count < s.minProperties) {
-    out.push({ type: 'Invalid', field: path, value: v, detail: `${bodyPath(path)} in body should have at least ${s.minProperties} properties` });
+    out.push({ type: 'Invalid', field: path, value: count, detail: `${bodyPath(path)} in body should have at least ${s.minProperties} properties` });
   }
   if (s['x-kubernetes-embedded-resource'] === true) {
     for (const key of ['apiVersion', 'kind']) {

@@ -87,9 +87,14 @@ function compileExpression(source: string, optionalOldSelf: boolean): { program?
   return { program: plan(celEnvironment(), parsed) as unknown as Program, unsupported, usesOldSelf };
 }
 
-/** A JSON value as CEL sees it under its schema: integers are ints (bigint), `type: number` values doubles. */
+/**
+ * A JSON value as CEL sees it under its schema: integers are ints (bigint), `type: number` values doubles, and a
+ * string of `format: byte` the bytes its base64 spells (so `string(self)` is the decoded text), as k8s.io/apiserver's
+ * pkg/cel/common (valuesunstructured.go, UnstructuredToVal) converts them.
+ */
 export function toCel(v: unknown, s: Schema | undefined): unknown {
   if (v === null || v === undefined) return null;
+  if (typeof v === 'string' && s?.type === 'string' && s.format === 'byte') return new Uint8Array(Buffer.from(v, 'base64'));
   if (typeof v === 'number') {
     if (s?.type === 'number') return v;
     return Number.isInteger(v) ? BigInt(v) : v;

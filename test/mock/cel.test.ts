@@ -105,6 +105,13 @@ describe('mock API server: CEL functions (mock/cel)', () => {
     expect(run(rule, { name: 'a', pool: 'b' }, { optionalOldSelf: true, oldSelf: { name: 'a', pool: 'b' } })).to.equal(true);
   });
 
+  it('sees a string of format byte as the bytes its base64 spells, as Kubernetes converts it', () => {
+    const schema = { type: 'string', format: 'byte', 'x-kubernetes-validations': [{ rule: "string(self).startsWith('-----BEGIN') && size(self) == 12" }] };
+    const [compiled] = rulesOf(schema);
+    const encoded = Buffer.from('-----BEGIN x').toString('base64');
+    expect(compiled!.evaluate(encoded, schema, { present: false })).to.deep.equal({ pass: true });
+  });
+
   it('compiles a rule once per schema node, and reports a function it lacks instead of running the rule', () => {
     const schema = { type: 'string', 'x-kubernetes-validations': [{ rule: "math.greatest(1, 2) == 2 && base64.decode(self) == b'x'" }] };
     expect(rulesOf(schema)).to.equal(rulesOf(schema));

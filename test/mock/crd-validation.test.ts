@@ -117,6 +117,14 @@ describe('mock API server: structural schemas, CEL rules and ratcheting', functi
         { reason: 'FieldValueTypeInvalid', field: 'spec.mode', message: 'Invalid value: "integer": spec.mode in body must be of type string: "integer"' },
         { reason: 'FieldValueNotSupported', field: 'spec.mode', message: 'Unsupported value: 1234: supported values: "Auto", "Manual"' },
       ]);
+      // minItems and minProperties show the size as the bad value, as kube-openapi's TooFewItems and TooFewProperties.
+      const few = makeSchemaCheck({ type: 'object', properties: { spec: { type: 'object', properties: {
+        list: { type: 'array', minItems: 1, items: { type: 'string' } },
+        map: { type: 'object', minProperties: 2, additionalProperties: { type: 'string' } } } } } });
+      expect(few.validate(obj({ list: [], map: { a: 'x' } })).map((c) => c.message)).to.deep.equal([
+        'Invalid value: 0: spec.list in body should have at least 1 items',
+        'Invalid value: 1: spec.map in body should have at least 2 properties',
+      ]);
       expect(check.validate(obj({ port: '8080' }))).to.deep.equal([]);
       expect(check.validate(obj({ port: 8080 }))).to.deep.equal([]);
     });
