@@ -17,13 +17,14 @@ import { Cleanups, type Say } from './cleanups.js';
 import { ClusterClock, DEFAULT_CLOCK, DEFAULT_TIME_FACTOR, type ClockMode } from './clock.js';
 import { clusterHandle, type ReferenceCluster, type RunningComponents } from './cluster-handle.js';
 import { ClusterTraffic } from './cluster-traffic.js';
-import { COMPONENTS, ComponentProcess, OperatorRollout, type ComponentName, type ProcessBase } from './components.js';
+import { BuilderRollout, COMPONENTS, ComponentProcess, ON_DEMAND_COMPONENTS, OperatorRollout, type ComponentName, type ProcessBase } from './components.js';
 import type { Controller, ControllerContext } from './context.js';
 import { resolveFaults, withDeviations } from './faults.js';
 import { registryImageReader } from './images.js';
 import { NodeHosts } from './kubelet/hosts.js';
 import type { ImageLayerSource } from './node-fs/image-trees.js';
 import { Kubelets } from './kubelet/kubelet.js';
+import { PodPrograms } from './kubelet/pod-programs.js';
 import { nodeRootsFor } from './node-fs/cluster-roots.js';
 import { startKubeletServer } from './kubelet/log-server.js';
 import { DaemonSet } from './mcd/daemon.js';
@@ -38,6 +39,7 @@ import { clusterShape, describeShape, type ClusterShape, type Topology } from '.
 import { seedCluster } from './seed.js';
 import { ComponentLogs } from './workloads/component-logs.js';
 import { WorkloadController } from './workloads/controller.js';
+import { JobController } from './workloads/job-controller.js';
 import { stableSuffix } from './workloads/pod-names.js';
 
 export interface ReferenceClusterOptions {
@@ -110,14 +112,17 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
 
     const informers = new InformerFactory(client, { log: (l) => logs.log('informer', l), receipts: traffic.receipts });
     const ctx: ControllerContext = { client, informers, clock, profile, deviations, seed, images: pulls.images, log: logs.log, signal: abort.signal };
+    // one registry of pod programs for the cluster's life: the kubelets run program pods with it, and the components
+    // (an on-cluster build controller) register the programs their pods name, once, whatever their restarts
+    const programs = new PodPrograms();
     // the update graph: each release of the path updates from the one before it, one hop at a time
     const graph = path.map((release, i) => (i === 0 || release.previous?.length ? release : { ...release, previous: [path[i - 1]!.version] }));
-    await startNodes(ctx, abort, cleanups, { hosts: machines.hosts, layers: pulls.hostLayers, logs: logs.componentLogs, releases: path });
-    const base: ProcessBase = { kubeconfigPath, traffic, kubelet: client, clusterSignal: abort.signal, graph, hosts: machines.hosts, clock, profile, deviations, seed, images: pulls.images, log: logs.log };
+    await startNodes(ctx, abort, cleanups, { hosts: machines.hosts, layers: pulls.hostLayers, logs: logs.componentLogs, releases: path, programs });
+    const base: ProcessBase = { kubeconfigPath, traffic, kubelet: client, clusterSignal: abort.signal, graph, hosts: machines.hosts, programs, clock, profile, deviations, seed, images: pulls.images, log: logs.log };
     const components = await startComponents(base, cleanups);
     if (options.apiFaults) api.setFaults(options.apiFaults);
     say('controllers running');
-    return clusterHandle({ kubeconfigPath, api, shared, machines, timeFactor, profile: profile.name, seed, faults: faults.names, clock, client, components, outage: pulls.outage, cleanups, say });
+    return clusterHandle({ kubeconfigPath, api, shared, machines, programs, timeFactor, profile: profile.name, seed, faults: faults.names, clock, client, components, outage: pulls.outage, cleanups, say });
   } catch (error) {
     await cleanups.run();
     throw error;
@@ -188,16 +193,19 @@ async function seedMachines(i: SeedInputs): Promise<{ hosts: NodeHosts; imageRep
   return { hosts, imageRepo };
 }
 
-/** The machines' side, which outlives every component: kubelets with their log endpoint, and the workload controller. */
-async function startNodes(ctx: ControllerContext, abort: AbortController, cleanups: Cleanups, n: { hosts: NodeHosts; layers: ImageLayerSource; logs: ComponentLogs; releases: ReleaseInfo[] }): Promise<void> {
+/**
+ * The machines' side, which outlives every component: kubelets with their log endpoint (running program pods with
+ * `programs`), the workload controller and the job controller (kube-controller-manager's slices the reference plays).
+ */
+async function startNodes(ctx: ControllerContext, abort: AbortController, cleanups: Cleanups, n: { hosts: NodeHosts; layers: ImageLayerSource; logs: ComponentLogs; releases: ReleaseInfo[]; programs: PodPrograms }): Promise<void> {
   const roots = await nodeRootsFor(n.layers, () => ctx.clock.nowMs());
   cleanups.push(() => roots.removeAll());
   n.hosts.onBoot((_node, os) => roots.warm(os));
-  const kubelets = new Kubelets(ctx, { hosts: n.hosts, roots, components: n.logs });
+  const kubelets = new Kubelets(ctx, { hosts: n.hosts, roots, components: n.logs, programs: n.programs });
   const kubeletServer = await startKubeletServer(kubelets, () => ctx.clock.nowMs());
   cleanups.push(() => kubeletServer.close());
   await publishKubeletEndpoint(ctx.client, kubeletServer.port);
-  await startMachines(ctx, abort, cleanups, [new WorkloadController(ctx, n.releases), kubelets]);
+  await startMachines(ctx, abort, cleanups, [new WorkloadController(ctx, n.releases), new JobController(ctx), kubelets]);
 }
 
 /** The kubeconfig's path: the given one, or one in a temporary folder removed on stop. */
@@ -239,13 +247,16 @@ async function startComponents(base: ProcessBase, cleanups: Cleanups): Promise<R
   const kubeletInformers = new InformerFactory(base.kubelet, { log: (l) => base.log('informer', `kubelet: ${l}`), receipts: base.traffic.receipts });
   const rollout = new OperatorRollout(get('machine-config-operator'), kubeletInformers, base.log);
   rollout.setup();
+  const builder = new BuilderRollout(get('machine-os-builder'), kubeletInformers, base.log);
+  builder.setup();
   cleanups.push(async () => {
     await rollout.stop();
+    await builder.stop();
     await Promise.allSettled([...processes.values()].map((p) => p.stop()));
     await kubeletInformers.stopAll();
   });
   await kubeletInformers.startAll();
-  await Promise.all([...processes.values()].map((p) => p.start()));
+  await Promise.all([...processes.values()].filter((p) => !ON_DEMAND_COMPONENTS.includes(p.name)).map((p) => p.start()));
   return {
     get,
     // work for the cluster clock, as a component's restart is (ComponentProcess.cycle)

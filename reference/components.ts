@@ -16,6 +16,7 @@ import { ClusterVersionOperator, type CvoOptions } from './cvo/cvo.js';
 import { KubeClient, type KubeObject } from '../lib/kube/client.js';
 import { InformerFactory } from '../lib/kube/informer.js';
 import type { NodeHosts } from './kubelet/hosts.js';
+import type { PodPrograms } from './kubelet/pod-programs.js';
 import { DaemonSet } from './mcd/daemon.js';
 import { MachineConfigNodes } from './mcd/machine-config-nodes.js';
 import { KubeApiServerOperator } from './kube-apiserver/operator.js';
@@ -23,10 +24,14 @@ import { NodeController } from './mco/node-controller.js';
 import { Operator, readOperatorEnvironment } from './mco/operator.js';
 import { RenderController } from './mco/render-controller.js';
 import { TemplateController } from './mco/template-controller.js';
+import { BuildController } from './mco/image-mode/build-controller.js';
+import { MACHINE_OS_BUILDER } from './mco/image-mode/names.js';
 import { createRng } from './rng.js';
 import { nameHash, randomSuffix } from './workloads/pod-names.js';
 
-export const COMPONENTS = ['machine-config-operator', 'machine-config-controller', 'machine-config-daemon', 'cluster-version-operator'] as const;
+export const COMPONENTS = ['machine-config-operator', 'machine-config-controller', 'machine-config-daemon', 'cluster-version-operator', 'machine-os-builder'] as const;
+/** Components that run only while their Deployment has a pod (BuilderRollout), not from the cluster's start. */
+export const ON_DEMAND_COMPONENTS: readonly ComponentName[] = ['machine-os-builder'];
 export type ComponentName = (typeof COMPONENTS)[number];
 
 /** What every process shares: the cluster (clock, profile, deviations, images) and the kubelet's connection. */
@@ -42,6 +47,12 @@ export interface ProcessBase extends Omit<ControllerContext, 'client' | 'informe
   graph: CvoOptions['graph'];
   /** The simulated machines: what each node booted (the daemons rebase them). */
   hosts: NodeHosts;
+  /**
+   * The programs the kubelets run program pods with (kubelet/pod-programs.ts): a controller whose pods name one (the
+   * build controller) registers it here. One registry for the cluster's life, so a process that restarts must not
+   * register again: `programs.get(name) ?? programs.register(name, …)`.
+   */
+  programs: PodPrograms;
 }
 
 interface ComponentDefinition {
@@ -62,6 +73,11 @@ const DEFINITIONS: Record<ComponentName, ComponentDefinition> = {
   'machine-config-daemon': {
     namespace: MCO_NAMESPACE,
     make: async (ctx, base) => [new DaemonSet(ctx, base.hosts), new MachineConfigNodes(ctx)],
+  },
+  'machine-os-builder': {
+    namespace: MCO_NAMESPACE,
+    // the release its pod runs: its Deployment's, as the operator applied it (builder-sync.ts)
+    make: async (ctx) => [new BuildController(ctx, await readBuilderRelease(ctx))],
   },
   'cluster-version-operator': {
     namespace: 'openshift-cluster-version',
@@ -108,7 +124,7 @@ export class ComponentProcess {
     const log = this.base.log;
     const client = KubeClient.fromFile(this.base.kubeconfigPath, { signal: abort.signal, log: (l) => log('client', `${this.name}: ${l}`), headers: this.base.traffic.clientHeaders(this.name) });
     const informers = new InformerFactory(client, { log: (l) => log('informer', `${this.name}: ${l}`), receipts: this.base.traffic.receipts });
-    const { kubeconfigPath: _k, traffic: _t, kubelet: _c, clusterSignal: _s, graph: _g, hosts: _h, ...shared } = this.base;
+    const { kubeconfigPath: _k, traffic: _t, kubelet: _c, clusterSignal: _s, graph: _g, hosts: _h, programs: _p, ...shared } = this.base;
     const ctx: ControllerContext = { ...shared, client, informers, signal: abort.signal };
     const controllers = await DEFINITIONS[this.name].make(ctx, this.base);
     for (const c of controllers) c.setup();
@@ -240,5 +256,56 @@ export class OperatorRollout implements Controller {
 
   async stop(): Promise<void> {
     await this.rolling;
+  }
+}
+
+interface BuilderDeployment extends KubeObject {
+  spec?: { template?: { spec?: { containers?: Array<{ image?: string; env?: Array<{ name: string; value?: string }> }> } } };
+}
+
+/** The builder pod's environment: RELEASE_VERSION and the MCO image of its Deployment's template. */
+async function readBuilderRelease(ctx: Pick<ControllerContext, 'client'>): Promise<{ version: string | undefined; mcoImage: string }> {
+  const d = await ctx.client.get<BuilderDeployment>('Deployment', MACHINE_OS_BUILDER, MCO_NAMESPACE);
+  const c = d?.spec?.template?.spec?.containers?.[0];
+  return { version: c?.env?.find((e) => e.name === 'RELEASE_VERSION')?.value, mcoImage: c?.image ?? '' };
+}
+
+/**
+ * The machine-os-builder process follows its Deployment's pod, as the kubelet runs a pod's container: started when a
+ * pod of it is running, replaced when the rollout brings a new pod (a new release's builder), stopped when no pod is
+ * left (the operator deleted the Deployment: no pool is layered).
+ */
+export class BuilderRollout implements Controller {
+  private running?: string;
+  private work = Promise.resolve();
+
+  constructor(
+    private readonly builder: ComponentProcess,
+    private readonly informers: InformerFactory,
+    private readonly log: ControllerContext['log'],
+  ) {}
+
+  setup(): void {
+    const pods = this.informers.for<KubeObject & { status?: { phase?: string } }>('Pod', MCO_NAMESPACE);
+    pods.onChange(() => {
+      const live = pods.list().filter((p) => p.metadata.labels?.['k8s-app'] === MACHINE_OS_BUILDER && !p.metadata.deletionTimestamp && p.status?.phase === 'Running');
+      const newest = live.sort((a, b) => String(b.metadata.creationTimestamp ?? '').localeCompare(String(a.metadata.creationTimestamp ?? '')))[0]?.metadata.name;
+      if (newest === this.running) return;
+      const before = this.running;
+      this.running = newest;
+      this.work = this.work
+        .then(async () => {
+          if (!newest) await this.builder.stop();
+          else if (!before) await this.builder.start();
+          else await this.builder.replace('new machine-os-builder pod');
+        })
+        .catch((e) => this.log('kubelet', `machine-os-builder rollout failed: ${(e as Error).message}`));
+    });
+  }
+
+  start(): void {}
+
+  async stop(): Promise<void> {
+    await this.work;
   }
 }

@@ -151,6 +151,7 @@ export type SyncTask =
   | 'MachineConfigDaemon'
   | 'MachineConfigController'
   | 'MachineConfigServer'
+  | 'MachineOSBuilder'
   | 'RequiredPools';
 
 export const SYNC_TASKS: readonly SyncTask[] = [

@@ -57,6 +57,8 @@ import { isControllerConfigCompleted } from './template-controller.js';
 import { masterPool, workerPool } from './pools.js';
 import type { Condition, ControllerConfig, MachineConfig, MachineConfigPool } from './types.js';
 import { mcoBuildFor } from './version.js';
+import { layeredPools, syncMachineOSBuilder } from './image-mode/builder-sync.js';
+import type { MachineOSConfig } from './image-mode/types.js';
 
 type CC = ControllerConfig & KubeObject;
 type MC = MachineConfig & KubeObject;
@@ -109,6 +111,8 @@ export class Operator implements Controller {
   private mcs!: Informer<MC>;
   private ccs!: Informer<CC>;
   private configMaps!: Informer<ConfigMap>;
+  /** Only where the release has image mode (McoCode.build): older releases serve no MachineOSConfig. */
+  private moscs?: Informer<MachineOSConfig>;
   private readonly loop: SyncLoop;
   /** Cluster time of the next informer resync, which runs a sync even when nothing changed. */
   private nextResyncMs = 0;
@@ -138,6 +142,16 @@ export class Operator implements Controller {
     this.pools.onChange(() => this.trigger());
     this.ccs.onChange(() => this.trigger());
     this.configMaps.onChange(() => this.trigger());
+    if (this.code().build) {
+      this.moscs = this.ctx.informers.for<MachineOSConfig>('MachineOSConfig');
+      this.moscs.onChange(() => this.trigger());
+    }
+  }
+
+  /** The sync tasks of this operator's release: 4.18+ run MachineOSBuilder before RequiredPools (pkg/operator/operator.go). */
+  private tasks(): readonly SyncTask[] {
+    if (!this.moscs) return SYNC_TASKS;
+    return [...SYNC_TASKS.slice(0, -1), 'MachineOSBuilder', SYNC_TASKS[SYNC_TASKS.length - 1]!];
   }
 
   start(): void {
@@ -186,7 +200,7 @@ export class Operator implements Controller {
       conditions: co.status?.conditions ?? [],
     };
     await this.syncProgressing(sync);
-    this.ctx.log('operator', `Syncing clusteroperator/${CO_NAME} for ${operatorVersion}: ${SYNC_TASKS.join(', ')}`);
+    this.ctx.log('operator', `Syncing clusteroperator/${CO_NAME} for ${operatorVersion}: ${this.tasks().join(', ')}`);
     const error = await this.runTasks(sync, pod);
     if (pod.aborted) throw new AbortedError();
     // what the real operator's queue logs for a failed key; the pod's log is where a person looks for why
@@ -209,7 +223,7 @@ export class Operator implements Controller {
   /** The tasks in their fixed order, stopping at the first error; a task that passes clears its Degraded reason. */
   private async runTasks(sync: SyncPass, pod: AbortSignal): Promise<SyncError | undefined> {
     let urls: OsImageUrls | undefined;
-    for (const task of SYNC_TASKS) {
+    for (const task of this.tasks()) {
       if (pod.aborted) throw new AbortedError();
       try {
         switch (task) {
@@ -222,6 +236,11 @@ export class Operator implements Controller {
           case 'MachineConfigController':
             await this.syncControllerConfig(urls!, sync.operatorVersion, sync.build, sync.releaseImage, pod);
             break;
+          case 'MachineOSBuilder': {
+            const layered = layeredPools(this.moscs!.list(), this.pools.list().map((p) => p.metadata.name!));
+            await syncMachineOSBuilder(this.ctx.client, { version: sync.operatorVersion, image: sync.releaseImage }, layered, (l) => this.ctx.log('operator', l));
+            break;
+          }
           case 'RequiredPools':
             await this.syncRequiredPools(sync.operatorVersion, sync.build, pod, () => this.refreshUpgradeable(sync), this.reportVersionEarly(sync));
             break;

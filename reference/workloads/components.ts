@@ -10,7 +10,7 @@ export const MCO_NAMESPACE = 'openshift-machine-config-operator';
 export const CVO_NAMESPACE = 'openshift-cluster-version';
 
 /** Which reference component a container runs; its log lines go to that container's log. */
-export type ComponentName = 'machine-config-operator' | 'machine-config-controller' | 'machine-config-daemon' | 'cluster-version-operator';
+export type ComponentName = 'machine-config-operator' | 'machine-config-controller' | 'machine-config-daemon' | 'cluster-version-operator' | 'machine-os-builder';
 
 /** Annotation on a component pod naming the component its first container runs (read by the kubelet stand-in). */
 export const COMPONENT_ANNOTATION = 'reference.ocp-e2e.io/component';
@@ -109,6 +109,23 @@ export function machineConfigDaemon(release: Release): WorkloadSpec {
       container('oauth-proxy', release.image, ['/usr/bin/oauth-proxy', '--https-address=:9001']),
     ],
   }, { 'kubectl.kubernetes.io/default-container': 'machine-config-daemon' });
+}
+
+/**
+ * The build controller's Deployment, as the operator's MachineOSBuilder task applies it while a pool has a
+ * MachineOSConfig (MCO release-4.20 manifests/machineosbuilder/deployment.yaml, pkg/operator/sync.go
+ * `syncMachineOSBuilder`): the MCO image, on the masters, the release in its environment as the other components'.
+ */
+export function machineOsBuilder(release: Release): WorkloadSpec {
+  const spec = workload('Deployment', MCO_NAMESPACE, 'machine-os-builder', 'machine-os-builder', {
+    serviceAccountName: 'machine-os-builder',
+    nodeSelector: MASTER_SELECTOR,
+    tolerations: MASTER_TOLERATIONS,
+    containers: [container('machine-os-builder', release.image, ['/usr/bin/machine-os-builder', 'start', '-v4'], { RELEASE_VERSION: release.version })],
+  }, { 'openshift.io/required-scc': 'anyuid' });
+  const template = (spec.object.spec as { template: { spec: Record<string, unknown> } }).template;
+  template.spec.priorityClassName = 'system-cluster-critical';
+  return spec;
 }
 
 /** The CVO Deployment: the CVO runs the release payload image it reconciles. */
