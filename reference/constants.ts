@@ -34,6 +34,9 @@ export const ANN = {
   desiredDrain: 'machineconfiguration.openshift.io/desiredDrain',
   lastAppliedDrain: 'machineconfiguration.openshift.io/lastAppliedDrain',
   controlPlaneTopology: 'machineconfiguration.openshift.io/controlPlaneTopology',
+  /** Image mode (4.18.z, 4.19+): the OS image the node controller points a layered pool's node at, and the one it booted. */
+  desiredImage: 'machineconfiguration.openshift.io/desiredImage',
+  currentImage: 'machineconfiguration.openshift.io/currentImage',
 } as const;
 
 export const LABEL = {

@@ -32,6 +32,7 @@ import { runtimeVersionsOf } from '../kubelet/node-info.js';
 import { changedFilePaths, configDiff, hostFilesOf, invalidExtensions, nodeConfigOf, osChangesString, postConfigChangeAction, type ConfigDiff, type NodeConfig } from './node-config.js';
 import { osImageName, planUpdate, type BootedImage } from './os-status.js';
 import { unreconcilableMessage, unreconcilableReason } from './reconcilable.js';
+import { currentImagePatch, nodeImagesOf, updateKey, withImage } from './layered-os.js';
 
 type Node = V1Node & KubeObject;
 type Pod = V1Pod & KubeObject;
@@ -86,7 +87,7 @@ interface ConfigChange {
   staged: string;
 }
 
-/** A change the daemon is applying: the config it moves to and the daemon code doing it. */
+/** A change the daemon is applying: the config and image it moves to (updateKey) and the daemon code doing it. */
 interface PlannedChange extends ConfigChange {
   desired: string;
   code: DaemonCode;
@@ -100,7 +101,7 @@ interface NodeDaemon {
   /** Kills this node's daemon: its update stops where it stands. */
   abort: AbortController;
   task?: Promise<void>;
-  /** The config this daemon last finished; the cache may still show the node before that write. */
+  /** The config and image (updateKey) this daemon last finished; the cache may still show the node before that write. */
   completed?: string;
   attempts: number;
   /** Whether this daemon has made its first sync, which checks the booted OS (checkStateOnFirstRun). */
@@ -171,10 +172,11 @@ export class DaemonSet implements Controller {
       this.daemons.set(name, daemon);
     }
     if (daemon.running || daemon.bootCheckFailed) return;
+    const images = nodeImagesOf(node);
     const firstSync = !daemon.started && Boolean(desired);
-    if (!firstSync && (!desired || (desired === current && annotations[ANN.state] === 'Done'))) return;
+    if (!firstSync && (!desired || (desired === current && images.desired === images.current && annotations[ANN.state] === 'Done'))) return;
     // our Done write is not in the cache yet; a failed node re-pointed at the config it completed goes on, to Done
-    if (desired === daemon.completed && !FAILED_STATES.has(annotations[ANN.state] ?? '')) return;
+    if (updateKey(desired, images.desired) === daemon.completed && !FAILED_STATES.has(annotations[ANN.state] ?? '')) return;
     if (this.ctx.signal.aborted) return;
     daemon.running = true;
     let retryAfterMs = 0;
@@ -242,8 +244,10 @@ export class DaemonSet implements Controller {
     }
   }
 
-  private desiredNow(name: string): string | undefined {
-    return this.nodes.get(name)?.metadata?.annotations?.[ANN.desiredConfig];
+  /** What the node asks for now (updateKey of its desired config and image). */
+  private desiredNow(name: string): string {
+    const node = this.nodes.get(name);
+    return updateKey(node?.metadata?.annotations?.[ANN.desiredConfig] ?? '', nodeImagesOf(node).desired);
   }
 
   private async update(name: string, desired: string, daemon: NodeDaemon): Promise<void> {
@@ -256,8 +260,12 @@ export class DaemonSet implements Controller {
     const log = (line: string): void => this.ctx.log(`mcd/${name}`, line);
     const code = this.codeOn(name);
     const from = this.nodes.get(name)?.metadata?.annotations?.[ANN.currentConfig] ?? '';
-    const config = await client.get<MachineConfig & KubeObject>('MachineConfig', desired);
-    const change = config ? await this.planChange(client, from, config) : undefined;
+    // image mode: the node boots its desired image in place of the config's osImageURL (layered-os.ts)
+    const images = nodeImagesOf(this.nodes.get(name));
+    const key = updateKey(desired, images.desired);
+    const rendered = await client.get<MachineConfig & KubeObject>('MachineConfig', desired);
+    const config = rendered && withImage(rendered, images.desired);
+    const change = config ? await this.planChange(client, from, config, images.current) : undefined;
     log(`Starting update from ${from} to ${desired}`);
     if (change && 'unreconcilable' in change) {
       // update() refuses before any drain; the sync is requeued rate-limited until the node is pointed elsewhere
@@ -268,7 +276,7 @@ export class DaemonSet implements Controller {
       await clock.sleep(requeueDelayMs(daemon.attempts), signal);
       return;
     }
-    if (change && 'target' in change && change.action !== 'reboot') return this.updateWithoutReboot(client, name, desired, change.target, change.action, plan.settleMs, daemon);
+    if (change && 'target' in change && change.action !== 'reboot') return this.updateWithoutReboot(client, name, desired, images.desired, change.target, change.action, plan.settleMs, daemon);
     // The drain controller drains once per desired config: a retry of the same update (a failed pull requeued) finds
     // lastAppliedDrain already at drain-<config> and goes straight on, as the 4.12 daemon does.
     const drained = this.nodes.get(name)?.metadata?.annotations?.[ANN.lastAppliedDrain] === `drain-${desired}`;
@@ -300,7 +308,7 @@ export class DaemonSet implements Controller {
       log(`Initiating switch to OS image ${wanted}`);
       await clock.sleep(plan.pullMs, signal);
       log(`pulling ${wanted}`);
-      const planned: PlannedChange = { ...change, desired, code };
+      const planned: PlannedChange = { ...change, desired: key, code };
       const moveTo = code.osUpdate.kind === 'rebase-with-retries' ? this.rebaseWithRetries(code.osUpdate, wanted, planned, log, signal) : this.inspectThenRebase(name, wanted, planned, log, signal);
       for (let failures = 1; ; failures++) {
         try {
@@ -319,7 +327,7 @@ export class DaemonSet implements Controller {
           await this.degrade(client, name, reason);
           // the failed sync is requeued rate-limited, for as long as the node is still asked for this config
           await clock.sleep(requeueDelayMs(failures), signal);
-          if (this.desiredNow(name) !== desired) return;
+          if (this.desiredNow(name) !== key) return;
         }
       }
       if (this.nodes.get(name)?.metadata?.annotations?.[ANN.state] === 'Degraded') {
@@ -362,9 +370,10 @@ export class DaemonSet implements Controller {
       return;
     }
     log('Validated on-disk state');
-    const annotations: Record<string, string> = {
+    const annotations: Record<string, string | null> = {
       [ANN.state]: 'Done',
       [ANN.currentConfig]: desired,
+      ...currentImagePatch(images.desired, this.nodes.get(name)),
       [ANN.reason]: '',
       [ANN.desiredDrain]: `uncordon-${desired}`,
       [ANN.lastAppliedDrain]: `uncordon-${desired}`,
@@ -372,7 +381,7 @@ export class DaemonSet implements Controller {
     await client.patch('Node', name, { metadata: { annotations }, spec: { unschedulable: null } });
     log(`Update completed for config ${desired} and node has been successfully uncordoned`);
     daemon.attempts = 0;
-    daemon.completed = desired;
+    daemon.completed = key;
   }
 
   /**
@@ -383,10 +392,12 @@ export class DaemonSet implements Controller {
    */
   private async checkOnStart(name: string, desired: string, current: string, daemon: NodeDaemon): Promise<void> {
     daemon.started = true;
-    if (desired !== current) return;
+    // a node of an image-mode pool is checked against the image it booted last (currentImage), once it has no other to go to
+    const images = nodeImagesOf(this.nodes.get(name));
+    if (desired !== current || images.desired !== images.current) return;
     const log = (line: string): void => this.ctx.log(`mcd/${name}`, line);
     const config = await alive(this.ctx.client, daemon.abort.signal).get<MachineConfig & KubeObject>('MachineConfig', current);
-    const wanted = config?.spec?.osImageURL ?? '';
+    const wanted = images.current || (config?.spec?.osImageURL ?? '');
     if (!config) return;
     log(`Validating against current config ${current}`);
     const refused = await this.bootedImageRefusal(name, current, wanted, log);
@@ -499,8 +510,10 @@ export class DaemonSet implements Controller {
    * What going from the node's current config to `config` means (node-config.ts): the node's new state and whether
    * it reboots, or why the daemon refuses it. The current config is read as the daemon reads it, from the API.
    */
-  private async planChange(client: Writer, from: string, config: MachineConfig): Promise<ConfigChange | { refused: string } | { unreconcilable: string }> {
-    const current = from ? await client.get<MachineConfig & KubeObject>('MachineConfig', from) : undefined;
+  private async planChange(client: Writer, from: string, config: MachineConfig, currentImage: string): Promise<ConfigChange | { refused: string } | { unreconcilable: string }> {
+    const stored = from ? await client.get<MachineConfig & KubeObject>('MachineConfig', from) : undefined;
+    // the config the node is on, with the image it booted for it: going to or from an image is an OS update
+    const current = stored && withImage(stored, currentImage);
     const unreconcilable = unreconcilableReason(current, config);
     if (unreconcilable) return { unreconcilable: unreconcilableMessage(from, config.metadata.name ?? '', unreconcilable) };
     try {
@@ -530,7 +543,7 @@ export class DaemonSet implements Controller {
   }
 
   /** 4.12's rebootless update: files written (crio reloaded when its files changed), node Done without drain. */
-  private async updateWithoutReboot(client: Writer, name: string, desired: string, target: NodeConfig, action: 'none' | 'reload crio', settleMs: number, daemon: NodeDaemon): Promise<void> {
+  private async updateWithoutReboot(client: Writer, name: string, desired: string, image: string, target: NodeConfig, action: 'none' | 'reload crio', settleMs: number, daemon: NodeDaemon): Promise<void> {
     const log = (line: string): void => this.ctx.log(`mcd/${name}`, line);
     await client.patch('Node', name, { metadata: { annotations: { [ANN.state]: 'Working', [ANN.reason]: '' } } });
     log('Changes do not require drain, skipping.');
@@ -539,11 +552,18 @@ export class DaemonSet implements Controller {
     log(action === 'reload crio' ? `crio config reloaded successfully! Desired config ${desired} has been applied, skipping reboot` : `Node has Desired Config ${desired}, skipping reboot`);
     // completeUpdate uncordons whatever the action: a node re-pointed at its config after a failed update (the
     // documented way out of NodeDegraded) is still cordoned from that update's drain
-    const annotations = { [ANN.state]: 'Done', [ANN.currentConfig]: desired, [ANN.reason]: '', [ANN.desiredDrain]: `uncordon-${desired}`, [ANN.lastAppliedDrain]: `uncordon-${desired}` };
+    const annotations = {
+      [ANN.state]: 'Done',
+      [ANN.currentConfig]: desired,
+      ...currentImagePatch(image, this.nodes.get(name)),
+      [ANN.reason]: '',
+      [ANN.desiredDrain]: `uncordon-${desired}`,
+      [ANN.lastAppliedDrain]: `uncordon-${desired}`,
+    };
     await client.patch('Node', name, { metadata: { annotations }, spec: { unschedulable: null } });
     log(`Update completed for config ${desired} and node has been successfully uncordoned`);
     daemon.attempts = 0;
-    daemon.completed = desired;
+    daemon.completed = updateKey(desired, image);
   }
 
   private async degrade(client: Writer, name: string, reason: string): Promise<void> {

@@ -44,7 +44,7 @@ export const MCO_BUG_B: McoCode = code({
   },
   // checkOS compares the pullspecs only (pkg/daemon/daemon.go at cad20f710)
   daemon: { osUpdate: { kind: 'inspect-then-legacy' }, layeredImageRefusesLayering: true, machineConfigNodes: false, bootedImageCheck: 'pullspec' },
-  nodeController: { imageBuildDegraded: false },
+  nodeController: { imageBuildDegraded: false, refreshesConditionMessages: false },
   // the kube-apiserver operator's texts said "Kubelet minor version" until 4.22 (cluster-kube-apiserver-operator f6a1c9111)
   kubeApiServerOperator: { skewWording: 'minor-version' },
   clusterVersionOperator: CVO_4_12,
@@ -76,7 +76,7 @@ export const MCO_FIX: McoCode = code({
   // checkOS also takes an image whose ostree.commit label is the booted commit (pkg/daemon/daemon.go at 3943ef1d0; the
   // same at release-4.13 a57ca2912, which MCO_4_13 inherits)
   daemon: { osUpdate: { kind: 'inspect-then-legacy' }, layeredImageRefusesLayering: false, machineConfigNodes: false, bootedImageCheck: 'pullspec-or-commit' },
-  nodeController: { imageBuildDegraded: false },
+  nodeController: { imageBuildDegraded: false, refreshesConditionMessages: false },
   kubeApiServerOperator: { skewWording: 'minor-version' },
   clusterVersionOperator: CVO_4_12,
 });
@@ -118,6 +118,8 @@ export const MCO_4_18: McoCode = code({
     // warns of one that is not a digest; the same on every later branch
     bootedImageCheck: 'pullspec-digest-advised',
   },
+  // SetMachineConfigPoolCondition compares the message too from release-4.15 (pkg/apihelpers/apihelpers.go)
+  nodeController: { ...MCO_4_13.nodeController, refreshesConditionMessages: true },
   // the OnClusterBuild gate in the Default feature set by the July 2025 backport (API c86d80652): the build controller
   // of release-4.18 rebuilds on every rendered change and takes its base from the osimageurl ConfigMap
   // (pkg/controller/build/reconciler.go, buildrequest/machineosbuild.go `objectsForHash` at f313997e0)
@@ -146,6 +148,8 @@ export const MCO_4_20: McoCode = code({
   ...MCO_4_19,
   upstream: { label: '4.20', commit: 'afed09939d80d86cafd38e9f733cc49ed16af092' },
   render: { ...MCO_4_19.render, overrideEventOnEverySync: false },
+  // a failed image build stops and degrades its pool (fff5a045b, pkg/controller/node/status.go)
+  nodeController: { ...MCO_4_19.nodeController, imageBuildDegraded: true },
   // RequiresRebuild and the reuse of the last image (MCO-1580/1581, a4ec776a8), the kernel swap in the Containerfile
   // template and the pool's ImageBuildDegraded condition (fff5a045b): pkg/controller/build/reconciler.go
   // `reconcilePoolChange`, pkg/controller/common/helpers.go `RequiresRebuild` at afed09939

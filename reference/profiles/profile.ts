@@ -182,6 +182,12 @@ export interface NodeControllerCode {
    * build only leaves the pool where it stood.
    */
   imageBuildDegraded: boolean;
+  /**
+   * SetMachineConfigPoolCondition (pkg/apihelpers/apihelpers.go) from release-4.15 on writes a condition whose message
+   * changed even when its status and reason did not (so "waiting for … build" replaces "All nodes are updating to …");
+   * 4.12-4.14's kept the old message (node-status.ts setPoolCondition).
+   */
+  refreshesConditionMessages: boolean;
 }
 
 /** The kube-apiserver operator of the release: only its kubelet skew rule's texts differ (kube-apiserver/kubelet-skew.ts). */
