@@ -35,7 +35,7 @@ import { startReferenceRegistry, type ReferenceRegistry } from './reference-regi
 import { RegistryOutage } from './registry-outage.js';
 import { baseOsImage, machineOsContent, type ReleaseInfo } from './releases/release-info.js';
 import { releasePath, sameReleases } from './releases/release-set.js';
-import { clusterShape, describeShape, type ClusterShape, type Topology } from './topology.js';
+import { clusterShape, describeShape, type Arch, type ClusterShape, type Topology } from './topology.js';
 import { seedCluster } from './seed.js';
 import { ComponentLogs } from './workloads/component-logs.js';
 import { WorkloadController } from './workloads/controller.js';
@@ -64,6 +64,8 @@ export interface ReferenceClusterOptions {
   topology?: Topology;
   /** Nodes of an infra pool beside the workers (`ha` only). Default none. */
   infraNodes?: number;
+  /** The nodes' architectures (topology.ts): amd64 (default), arm64 or multi; a given registry must hold releases for it. */
+  arch?: Arch;
   /** Where to write the kubeconfig. Default a fresh temporary directory removed by stop(). */
   kubeconfigPath?: string;
   /** Progress and controller log lines. Default: silent. */
@@ -90,7 +92,7 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
   const deviations = withDeviations(faults.deviations, profile.deviates);
   const timeFactor = options.timeFactor ?? DEFAULT_TIME_FACTOR;
   const seed = options.seed ?? 1;
-  const shape = clusterShape(options.topology, options.workers, options.infraNodes);
+  const shape = clusterShape(options.topology, options.workers, options.infraNodes, options.arch);
   const say = options.log ?? (() => undefined);
   const clock = new ClusterClock({ factor: timeFactor, mode: options.clock ?? DEFAULT_CLOCK });
   const traffic = new ClusterTraffic(clock);
@@ -135,9 +137,12 @@ async function registryFor(profile: Profile, options: ReferenceClusterOptions, c
     if (!sameReleases(options.registry.releaseSet, profile.releases)) {
       throw new Error(`the registry given holds other releases than profile ${profile.name} needs (${releasePath(profile.releases).map((r) => r.version).join(' -> ')}); start one with that profile's releases`);
     }
+    if ((options.registry.arch ?? 'amd64') !== (options.arch ?? 'amd64')) {
+      throw new Error(`the registry given holds releases for ${options.registry.arch}, the cluster is ${options.arch ?? 'amd64'}: start one with arch ${options.arch ?? 'amd64'}`);
+    }
     return options.registry;
   }
-  const own = await startReferenceRegistry({ releases: profile.releases, workDir: options.workDir, log: say });
+  const own = await startReferenceRegistry({ releases: profile.releases, workDir: options.workDir, log: say, arch: options.arch });
   cleanups.push(() => own.stop());
   return own;
 }

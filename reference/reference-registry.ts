@@ -11,7 +11,10 @@ import { makeCertificateAuthority, type CertificateAuthority } from '../mock/ind
 import { connectEngine } from '../lib/oci/engine.js';
 import { Cleanups, type Say } from './cleanups.js';
 import { startClusterRegistry, type ClusterRegistry } from './registry.js';
+import { RegistryClient } from '../lib/oci/image-files.js';
+import { releasesForArch } from './releases/arch-releases.js';
 import { ensureReleases, type BuiltReleases } from './releases/ensure.js';
+import type { Arch } from './topology.js';
 import type { ReleaseSet } from './releases/release-set.js';
 import { acquireWorkDir } from './workdir.js';
 
@@ -26,8 +29,10 @@ export interface ReferenceRegistry {
   ca: CertificateAuthority;
   /** What was asked for: the releases of the profile the registry was started for. */
   releaseSet: ReleaseSet;
-  /** What was built: the releases' pullspecs. */
+  /** What was built: the releases' pullspecs, for the architecture asked. */
   releases: BuiltReleases;
+  /** The nodes' architectures the releases are for (topology.ts). */
+  arch: Arch;
   stop(): Promise<void>;
 }
 
@@ -37,6 +42,8 @@ export interface ReferenceRegistryOptions {
   /** Default `<repo>/.cache/reference`; while another live cluster holds it, a private folder next to it. */
   workDir?: string;
   log?: Say;
+  /** The clusters' architectures: amd64 (default), arm64 (arm64 images and payload) or multi (image indexes). */
+  arch?: Arch;
 }
 
 export async function startReferenceRegistry(options: ReferenceRegistryOptions): Promise<ReferenceRegistry> {
@@ -46,9 +53,10 @@ export async function startReferenceRegistry(options: ReferenceRegistryOptions):
     const work = await acquireWorkDir(path.resolve(options.workDir ?? path.join(REPO_ROOT, '.cache', 'reference')));
     cleanups.push(() => work.release());
     if (work.private) say(`registry storage ${work.path} (the shared one is in use by another cluster)`);
-    const started = await startRegistryWithReleases(work.path, options.releases, cleanups, say);
+    const arch = options.arch ?? 'amd64';
+    const started = await startRegistryWithReleases(work.path, options.releases, arch, cleanups, say);
     let stopped: Promise<void> | undefined;
-    return { ...started, releaseSet: options.releases, stop: () => (stopped ??= cleanups.run()) };
+    return { ...started, releaseSet: options.releases, arch, stop: () => (stopped ??= cleanups.run()) };
   } catch (error) {
     await cleanups.run();
     throw error;
@@ -59,7 +67,7 @@ export async function startReferenceRegistry(options: ReferenceRegistryOptions):
  * The local registry on `workDir`, holding the releases as real images (built once, then cached): HTTPS with a
  * certificate of a new CA, credentials required (reference/registry.ts).
  */
-async function startRegistryWithReleases(workDir: string, releases: ReleaseSet, cleanups: Cleanups, say: Say): Promise<Pick<ReferenceRegistry, 'registry' | 'ca' | 'releases'>> {
+async function startRegistryWithReleases(workDir: string, releases: ReleaseSet, arch: Arch, cleanups: Cleanups, say: Say): Promise<Pick<ReferenceRegistry, 'registry' | 'ca' | 'releases'>> {
   // One CA for the registry and the API servers of its clusters, as OpenShift has one trust anchor for both.
   const ca = makeCertificateAuthority('ocp-e2e reference cluster CA');
   const secretsDir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-reference-trust-'));
@@ -70,5 +78,7 @@ async function startRegistryWithReleases(workDir: string, releases: ReleaseSet, 
   say(`registry ${registry.address} (${registry.kind}, HTTPS, credentials required)`);
   const built = await ensureReleases({ releases, engine, registry: registry.address, credentials: registry.credentials, caPems: [ca.caPem], log: say });
   say(`releases ready in ${(built.durationMs / 1000).toFixed(1)} s${built.built.length ? ` (built ${built.built.length} images)` : ' (cached)'}`);
-  return { registry, ca, releases: { current: built.current, next: built.next, path: built.path } };
+  const forArch = await releasesForArch(new RegistryClient({ credentials: registry.credentials, caPems: [ca.caPem] }), built, arch);
+  if (arch !== 'amd64') say(`releases for ${arch}: payload ${forArch.current.image}`);
+  return { registry, ca, releases: { current: forArch.current, next: forArch.next, path: forArch.path } };
 }

@@ -28,7 +28,7 @@ import type { KubeClient, KubeObject } from '../lib/kube/client.js';
 import { CLIENT_WORK_PATH } from '../mock/index.js';
 import { osImageName } from './mcd/os-status.js';
 import { calculateStatus, poolForNode } from './mco/node-status.js';
-import { clusterShape, type ClusterShape } from './topology.js';
+import { clusterShape, nodeArchitecture, type ClusterShape } from './topology.js';
 import { goPrintVersions, machineConfigPoolStatus, MCO_RELATED_OBJECTS, syncUpgradeableStatus } from './mco/operator-status.js';
 import { mcoManifestNamespaces } from './mco/namespaces.js';
 import { infraPool, masterPool, workerPool } from './mco/pools.js';
@@ -111,10 +111,11 @@ export function controllerConfigFor(release: ReleaseInfo, build: McoBuild, shape
 function node(name: string, role: 'master' | 'worker' | 'infra', index: number, rng: Rng, rendered: string, booted: { pullspec: string; content: OsImageContent }, clusterStart: Date, shape: ClusterShape): V1Node & KubeObject {
   const zone = ZONES[index % ZONES.length]!;
   const hex = (n: number): string => Array.from({ length: n }, () => Math.floor(rng.next() * 16).toString(16)).join('');
+  const arch = nodeArchitecture(shape.arch, role, index);
   const labels: Record<string, string> = {
-    'beta.kubernetes.io/arch': 'amd64',
+    'beta.kubernetes.io/arch': arch,
     'beta.kubernetes.io/os': 'linux',
-    'kubernetes.io/arch': 'amd64',
+    'kubernetes.io/arch': arch,
     'kubernetes.io/hostname': name,
     'kubernetes.io/os': 'linux',
     'node.openshift.io/os_id': 'rhcos',
@@ -151,7 +152,7 @@ function node(name: string, role: 'master' | 'worker' | 'infra', index: number, 
   } as V1Node & KubeObject;
 }
 
-function nodeStatus(index: number, rng: Rng, content: OsImageContent, now: string): Record<string, unknown> {
+function nodeStatus(index: number, rng: Rng, content: OsImageContent, now: string, architecture: string): Record<string, unknown> {
   const hex = (n: number): string => Array.from({ length: n }, () => Math.floor(rng.next() * 16).toString(16)).join('');
   const ok = (type: string, reason: string, message: string) => ({ type, status: 'False', reason, message, lastHeartbeatTime: now, lastTransitionTime: now });
   return {
@@ -168,7 +169,8 @@ function nodeStatus(index: number, rng: Rng, content: OsImageContent, now: strin
     capacity: { cpu: '4', memory: '16116152Ki', pods: '250', 'ephemeral-storage': '125293548Ki' },
     allocatable: { cpu: '3500m', memory: '14965176Ki', pods: '250', 'ephemeral-storage': '114396791822' },
     nodeInfo: {
-      architecture: 'amd64',
+      // what the kubelet reports (runtime.GOARCH), the same as its kubernetes.io/arch label
+      architecture,
       bootID: `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`,
       ...runtimeVersionsOf(content),
       machineID: hex(32),
@@ -280,7 +282,8 @@ async function seedNodes(input: SeedInput, rendered: Map<string, string>, booted
   const created: V1Node[] = [];
   await inBatches(nodes.map((n, i) => [n, i] as const), 16, async ([n, i]) => {
     await client.apply('Node', n);
-    const withStatus = await client.patchStatus<V1Node & KubeObject>('Node', n.metadata.name!, nodeStatus(i, rng, input.bootedContent, now));
+    const architecture = n.metadata.labels?.['kubernetes.io/arch'] ?? 'amd64';
+    const withStatus = await client.patchStatus<V1Node & KubeObject>('Node', n.metadata.name!, nodeStatus(i, rng, input.bootedContent, now, architecture));
     created.push(withStatus);
   });
   return created;

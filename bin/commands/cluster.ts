@@ -17,7 +17,7 @@ import type { ReferenceCluster } from '../../reference/index.js';
 import { CLOCK_MODES, DEFAULT_CLOCK, type ClockMode } from '../../reference/clock.js';
 import { DEFAULT_PROFILE, PROFILE_NAMES, REPORT_PROFILE } from '../../reference/profiles/index.js';
 import { baseOsImage, baseOsTag, type ReleaseInfo } from '../../reference/releases/release-info.js';
-import { TOPOLOGIES, type Topology } from '../../reference/topology.js';
+import { ARCHES, TOPOLOGIES, type Arch, type Topology } from '../../reference/topology.js';
 import { auditLogWriter } from './audit-log.js';
 import { parseServiceAccount, setUpServiceAccount, type ServiceAccountSetup } from './service-account.js';
 
@@ -32,6 +32,7 @@ interface UpOptions {
   workers?: number;
   topology: Topology;
   infraNodes?: number;
+  arch: Arch;
   verbose?: boolean;
   serviceAccount?: { namespace: string; name: string };
   clusterRole: string[];
@@ -150,6 +151,7 @@ async function up(options: UpOptions): Promise<void> {
     workers: options.workers,
     topology: options.topology,
     infraNodes: options.infraNodes,
+    arch: options.arch,
     // lets tests keep their registry storage apart from a developer's
     workDir: process.env.OCP_E2E_REFERENCE_WORKDIR || undefined,
     log: options.verbose ? (line) => console.error(line) : (line) => (/^(registry|releases|API server|cluster seeded|controllers)/.test(line) ? console.error(line) : undefined),
@@ -226,6 +228,7 @@ export function register(program: Command): void {
     .option('--workers <n>', 'worker nodes of an ha cluster (default: 2; a compact or single-node cluster has none)', nonNegativeInteger)
     .option('--infra-nodes <n>', 'nodes of an infra pool as OpenShift documents it (roles worker and infra; it selects the worker configs too) (default: none)', nonNegativeInteger)
     .addOption(new Option('--topology <shape>', 'ha (three masters and the workers), compact (three masters that are the workers) or sno (single-node OpenShift)').choices([...TOPOLOGIES]).default('ha'))
+    .addOption(new Option('--arch <arch>', 'the nodes\' architectures: amd64, arm64, or multi (amd64 masters, workers amd64 and arm64; OS images and payload as image indexes)').choices([...ARCHES]).default('amd64'))
     .option('-v, --verbose', 'print the controllers\' log lines')
     .option('--service-account <namespace/name>', 'also make this ServiceAccount (and its namespace) and write a kubeconfig that authenticates as it: RBAC holds it to its roles, as a real cluster does (default: none; the admin kubeconfig bypasses RBAC)', serviceAccountOption)
     .addOption(new Option('--cluster-role <file>', 'with --service-account: apply the ClusterRole(s) of this YAML file (e.g. deploy/clusterrole.yaml) and bind each to the account; repeatable').argParser(repeat).default([], 'none: the account may only discover and ask what it may do'))

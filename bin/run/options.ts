@@ -5,7 +5,7 @@ import { loadPullSecret } from '../../helpers/secrets.js';
 import { NODE_READ_MODES, RUN_PHASES, type NodeReadMode, type RunPhase } from '../../helpers/target.js';
 import { resolveFaults } from '../../reference/faults.js';
 import { CLOCK_MODES, DEFAULT_CLOCK, type ClockMode } from '../../reference/clock.js';
-import { TOPOLOGIES, type Topology } from '../../reference/topology.js';
+import { ARCHES, TOPOLOGIES, type Arch, type Topology } from '../../reference/topology.js';
 
 /**
  * The reference's clock when the command line names none: `skip`, since a wait the cluster sits out costs no wall
@@ -43,6 +43,7 @@ export interface RunOptions {
   seed?: number;
   topology?: Topology;
   infraNodes?: number;
+  arch?: Arch;
   /** Where allure-results, junit and artifacts go (default $ARTIFACT_DIR, else `reports`). */
   reportsDir?: string;
   /** Spec files to consider (default: every specs/*.spec.ts). */
@@ -90,6 +91,7 @@ export function defineRunOptions(command: Command): Command {
     .addOption(new Option('--time-factor <n>', 'reference only: cluster seconds per wall second (default: 600, ten cluster minutes per wall second)').argParser(positiveNumber))
     .addOption(new Option('--clock <mode>', `reference only: skip (cluster time is wall time × the time factor while the cluster works, and jumps to the next timer when nothing does: a wait costs no wall time) or fixed (always wall time × the factor) (default: ${DEFAULT_CLOCK})`).choices([...CLOCK_MODES]))
     .addOption(new Option('--topology <shape>', 'reference only: the shape of each reference cluster: ha (three masters and the workers), compact (three masters that are the workers) or sno (single-node OpenShift) (default: ha)').choices([...TOPOLOGIES]))
+    .addOption(new Option('--arch <arch>', 'reference only: the nodes\' architectures: amd64, arm64, or multi (amd64 masters, workers amd64 and arm64; OS images and payload as image indexes); the layered image is built for each architecture its pools run (default: amd64)').choices([...ARCHES]))
     .addOption(new Option('--infra-nodes <n>', 'reference only: nodes of an infra pool beside the workers, as OpenShift documents it (it selects the worker configs, so a worker override rolls onto them too) (default: none)').argParser(nonNegativeInteger))
     .addOption(new Option('--seed <n>', 'reference only: seed of every reference cluster of the run (durations, resyncs, boot ids), printed with the run and written to the report\'s environment: replays a run (default: 1)').argParser(nonNegativeInteger))
     // Prow (OpenShift CI) gives every step $ARTIFACT_DIR and keeps what is written there: reports go there unless told otherwise.
@@ -121,7 +123,7 @@ export function clockModeOf(options: Pick<RunOptions, 'clock'>): ClockMode {
 /** Refuses combinations that make no sense and values that cannot work, before anything starts. */
 export function validateOptions(options: RunOptions): void {
   if (options.target === 'cluster') {
-    for (const [flag, value] of [['--profile', options.profile], ['--fault', options.fault], ['--time-factor', options.timeFactor], ['--clock', options.clock], ['--seed', options.seed], ['--topology', options.topology], ['--infra-nodes', options.infraNodes]] as const) {
+    for (const [flag, value] of [['--profile', options.profile], ['--fault', options.fault], ['--time-factor', options.timeFactor], ['--clock', options.clock], ['--seed', options.seed], ['--topology', options.topology], ['--infra-nodes', options.infraNodes], ['--arch', options.arch]] as const) {
       if (value !== undefined) throw new UsageError(`${flag} applies to --target reference only`);
     }
     if (options.jobs !== undefined && options.jobs > 1) {

@@ -210,7 +210,7 @@ export class RegistryApi {
     }
   }
 
-  private async getManifest(ref: ImageRef, refText: string, reference = ref.digest ?? ref.tag ?? 'latest'): Promise<{ digest: string; mediaType: string; body: Record<string, unknown> }> {
+  private async getManifest(ref: ImageRef, refText: string, reference = ref.digest ?? ref.tag ?? 'latest'): Promise<{ digest: string; mediaType: string; body: Record<string, unknown>; size: number }> {
     const res = await this.request(ref, `manifests/${reference}`, { headers: { Accept: MANIFEST_MEDIA_TYPES.join(', ') } });
     if (!res.ok) return this.failure(res, `Manifest of ${refText}`);
     const raw = Buffer.from(await res.arrayBuffer());
@@ -220,7 +220,46 @@ export class RegistryApi {
     }
     const body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
     const mediaType = (body.mediaType as string | undefined) ?? res.headers.get('content-type') ?? '';
-    return { digest, mediaType, body };
+    return { digest, mediaType, body, size: raw.length };
+  }
+
+  /**
+   * A manifest as the registry serves it, an index not followed: its digest, media type, parsed body and size in bytes
+   * (what an index entry's descriptor needs).
+   */
+  async rawManifest(refText: string): Promise<{ digest: string; mediaType: string; body: Record<string, unknown>; size: number }> {
+    return this.getManifest(parseImageRef(refText), refText);
+  }
+
+  /** Uploads a blob to a repository (`registry/name`) in one request, unless the registry has it; returns its digest. */
+  async pushBlob(repositoryText: string, data: Buffer): Promise<string> {
+    const ref = parseImageRef(repositoryText);
+    const digest = 'sha256:' + createHash('sha256').update(data as unknown as Uint8Array).digest('hex');
+    const head = await this.request(ref, `blobs/${digest}`, { method: 'HEAD' }, 'pull,push');
+    if (head.ok) return digest;
+    const start = await this.request(ref, 'blobs/uploads/', { method: 'POST' }, 'pull,push');
+    if (start.status !== 202) return this.failure(start, `Blob upload to ${ref.registry}/${ref.repository}`);
+    await start.arrayBuffer();
+    const location = new URL(start.headers.get('location') ?? '', this.baseUrl(ref.registry));
+    location.searchParams.set('digest', digest);
+    const auth = this.authHeaders.get(`${ref.registry}/${ref.repository}:pull,push`);
+    const res = await this.send(ref.registry, location.toString(), {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/octet-stream', ...(auth ? { Authorization: auth } : {}) },
+      body: data as unknown as BodyInit,
+    });
+    if (res.status !== 201) return this.failure(res, `Blob ${digest} to ${ref.registry}/${ref.repository}`);
+    await res.arrayBuffer();
+    return digest;
+  }
+
+  /** Puts a manifest (image or index) under a tag; returns the digest the registry gives it. */
+  async pushManifest(refText: string, mediaType: string, raw: Buffer): Promise<string> {
+    const ref = parseImageRef(refText);
+    const res = await this.request(ref, `manifests/${ref.tag ?? ref.digest ?? 'latest'}`, { method: 'PUT', headers: { 'Content-Type': mediaType }, body: raw as unknown as BodyInit }, 'pull,push');
+    if (res.status !== 201) return this.failure(res, `Manifest ${refText}`);
+    await res.arrayBuffer();
+    return res.headers.get('docker-content-digest') ?? 'sha256:' + createHash('sha256').update(raw as unknown as Uint8Array).digest('hex');
   }
 
   /** The image manifest (config + layers), following an index to this client's platform. */

@@ -40,13 +40,13 @@ export async function runOnReference(files: string[], options: RunOptions, confi
   const profile = profileOf(options);
   const jobs = Math.min(options.jobs ?? defaultJobs(), files.length);
   const seed = options.seed ?? DEFAULT_SEED;
-  console.log(`target: embedded reference cluster, profile ${profile}${options.topology ? `, topology ${options.topology}` : ''}${options.infraNodes ? `, ${options.infraNodes} infra node(s)` : ''}${options.fault?.length ? `, faults ${options.fault.join(', ')}` : ''}, seed ${seed} (replay with --seed ${seed})`);
+  console.log(`target: embedded reference cluster, profile ${profile}${options.topology ? `, topology ${options.topology}` : ''}${options.infraNodes ? `, ${options.infraNodes} infra node(s)` : ''}${options.arch ? `, arch ${options.arch}` : ''}${options.fault?.length ? `, faults ${options.fault.join(', ')}` : ''}, seed ${seed} (replay with --seed ${seed})`);
   await writeReferenceEnvironment(config.reportsDir, { profile, seed, faults: options.fault ?? [], timeFactor: options.timeFactor, clock: clockModeOf(options) });
   console.log(`disruptive specs run: a reference cluster is made for each spec file and thrown away (${jobs} at a time)`);
   if (options.keepOnFailure) {
     console.log('--keep-on-failure: a failed spec leaves its objects, but its reference cluster still stops with its file; to inspect by hand, use `ocp-e2e cluster up` and --target cluster');
   }
-  const registry = await startRegistry(profile);
+  const registry = await startRegistry(profile, options.arch);
   await requirePodmanTrust(registry);
   return supervisor.withCluster(registry, async () => {
     const output = new OrderedOutput();
@@ -130,11 +130,11 @@ function upgradePath(given: string[] | undefined, registry: ReferenceRegistry): 
 }
 
 /** The registry of the profile's releases, which every cluster of the run pulls from. */
-async function startRegistry(profile: string): Promise<ReferenceRegistry> {
+async function startRegistry(profile: string, arch: RunOptions['arch']): Promise<ReferenceRegistry> {
   try {
     // Loaded here, not at the top: `run --target cluster` never needs the reference's code.
     const { getProfile, startReferenceRegistry } = await import('../../../reference/index.js');
-    return await startReferenceRegistry({ releases: getProfile(profile).releases });
+    return await startReferenceRegistry({ releases: getProfile(profile).releases, arch });
   } catch (error) {
     throw new UsageError(`cannot start the reference cluster: ${(error as Error).message}`);
   }
@@ -143,7 +143,7 @@ async function startRegistry(profile: string): Promise<ReferenceRegistry> {
 async function startReference({ profile, options, registry }: FileRun): Promise<ReferenceCluster> {
   try {
     const { startReferenceCluster } = await import('../../../reference/index.js');
-    return await startReferenceCluster({ profile, seed: options.seed ?? DEFAULT_SEED, timeFactor: options.timeFactor, clock: clockModeOf(options), faults: options.fault ?? [], registry, topology: options.topology, infraNodes: options.infraNodes });
+    return await startReferenceCluster({ profile, seed: options.seed ?? DEFAULT_SEED, timeFactor: options.timeFactor, clock: clockModeOf(options), faults: options.fault ?? [], registry, topology: options.topology, infraNodes: options.infraNodes, arch: options.arch });
   } catch (error) {
     throw new UsageError(`cannot start the reference cluster: ${(error as Error).message}`);
   }
@@ -162,14 +162,14 @@ async function runOnOneReferenceCluster(files: string[], options: RunOptions, co
   const workers = Math.max(2, workersForPlan(await splitBySharing(files)));
   console.log(`target: one embedded reference cluster for ${files.length} spec file(s), profile ${profile}${options.fault?.length ? `, faults ${options.fault.join(', ')}` : ''}, seed ${seed} (replay with --seed ${seed}), ${workers} workers`);
   await writeReferenceEnvironment(config.reportsDir, { profile, seed, faults: options.fault ?? [], timeFactor: options.timeFactor, clock: clockModeOf(options) });
-  const registry = await startRegistry(profile);
+  const registry = await startRegistry(profile, options.arch);
   await requirePodmanTrust(registry);
   return supervisor.withCluster(registry, async () => {
     let reference;
     try {
       const { startReferenceCluster } = await import('../../../reference/index.js');
       // a compact or single-node cluster has no workers to give the plan: its refusal says what cannot run
-      const shape = options.topology && options.topology !== 'ha' ? { topology: options.topology } : { workers, infraNodes: options.infraNodes };
+      const shape = options.topology && options.topology !== 'ha' ? { topology: options.topology, arch: options.arch } : { workers, infraNodes: options.infraNodes, arch: options.arch };
       reference = await startReferenceCluster({ profile, seed, timeFactor: options.timeFactor, clock: clockModeOf(options), faults: options.fault ?? [], registry, ...shape });
     } catch (error) {
       throw new UsageError(`cannot start the reference cluster: ${(error as Error).message}`);
@@ -179,7 +179,7 @@ async function runOnOneReferenceCluster(files: string[], options: RunOptions, co
       Object.assign(process.env, { SSL_CERT_FILE: files_.caBundleFile, REGISTRY_AUTH_FILE: files_.authFile, DOCKER_CONFIG: files_.dockerConfigDir });
       const { runOnCluster } = await import('./cluster.js');
       const toImages = upgradePath(config.toImages, registry);
-      const asCluster: RunOptions = { ...options, toImage: toImages, target: 'cluster', kubeconfig: reference.kubeconfigPath, allowDisruptive: true, profile: undefined, fault: undefined, timeFactor: undefined, clock: undefined, seed: undefined, topology: undefined, infraNodes: undefined, oneCluster: undefined };
+      const asCluster: RunOptions = { ...options, toImage: toImages, target: 'cluster', kubeconfig: reference.kubeconfigPath, allowDisruptive: true, profile: undefined, fault: undefined, timeFactor: undefined, clock: undefined, seed: undefined, topology: undefined, infraNodes: undefined, arch: undefined, oneCluster: undefined };
       return runOnCluster(files, asCluster, { ...config, toImages, allowDisruptive: true }, supervisor);
     });
   });
