@@ -20,7 +20,8 @@ import { ClusterTraffic } from './cluster-traffic.js';
 import { BuilderRollout, COMPONENTS, ComponentProcess, ON_DEMAND_COMPONENTS, OperatorRollout, type ComponentName, type ProcessBase } from './components.js';
 import type { Controller, ControllerContext } from './context.js';
 import { resolveFaults, withDeviations } from './faults.js';
-import { registryImageReader } from './images.js';
+import { imageSources, registryImageReader } from './images.js';
+import { ClusterMirrorSets, seedMirrorSets } from './mirror-sets.js';
 import { NodeHosts } from './kubelet/hosts.js';
 import type { ImageLayerSource } from './node-fs/image-trees.js';
 import { Kubelets } from './kubelet/kubelet.js';
@@ -66,6 +67,11 @@ export interface ReferenceClusterOptions {
   infraNodes?: number;
   /** The nodes' architectures (topology.ts): amd64 (default), arm64 or multi; a given registry must hold releases for it. */
   arch?: Arch;
+  /**
+   * A disconnected cluster (mirror-sets.ts): payloads naming quay.io, reached through mirror sets mapping it to the
+   * local registry; a given registry must have been started disconnected too. Default false.
+   */
+  disconnected?: boolean;
   /** Where to write the kubeconfig. Default a fresh temporary directory removed by stop(). */
   kubeconfigPath?: string;
   /** Progress and controller log lines. Default: silent. */
@@ -107,6 +113,7 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
     setMaxListeners(0, abort.signal);
     const logs = componentLogging(clock, say);
     const client = KubeClient.fromFile(kubeconfigPath, { signal: abort.signal, log: (l) => logs.log('client', l), headers: traffic.clientHeaders('cluster') });
+    if (shared.disconnected) await seedMirrorSets(client, shared.registry.address, profile.releases.current.version);
     const pulls = await pullWithPullSecret(client, shared);
     const machines = await seedMachines({ client, clock, profile, shared, images: pulls.images, timeFactor, seed, shape, faultNames: faults.names });
     const { current, path } = shared.releases;
@@ -140,9 +147,12 @@ async function registryFor(profile: Profile, options: ReferenceClusterOptions, c
     if ((options.registry.arch ?? 'amd64') !== (options.arch ?? 'amd64')) {
       throw new Error(`the registry given holds releases for ${options.registry.arch}, the cluster is ${options.arch ?? 'amd64'}: start one with arch ${options.arch ?? 'amd64'}`);
     }
+    if (options.registry.disconnected !== (options.disconnected ?? false)) {
+      throw new Error(`the registry given is ${options.registry.disconnected ? '' : 'not '}disconnected, the cluster is ${options.disconnected ? '' : 'not '}: start one with disconnected ${options.disconnected ?? false}`);
+    }
     return options.registry;
   }
-  const own = await startReferenceRegistry({ releases: profile.releases, workDir: options.workDir, log: say, arch: options.arch });
+  const own = await startReferenceRegistry({ releases: profile.releases, workDir: options.workDir, log: say, arch: options.arch, disconnected: options.disconnected });
   cleanups.push(() => own.stop());
   return own;
 }
@@ -167,10 +177,14 @@ async function pullWithPullSecret(client: KubeClient, shared: Omit<ReferenceRegi
   await writePullSecret(client, registry.pullSecretJson);
   const pullClients = new PullSecretRegistryClients(client, [ca.caPem]);
   const outage = new RegistryOutage(registry.address);
-  const images = outage.wrap(registryImageReader(() => pullClients.current()));
+  // every pull follows the mirror sets the API holds, as the nodes' registries.conf and the CVO do
+  const mirrors = new ClusterMirrorSets(client);
+  const sources = imageSources(() => pullClients.current(), () => mirrors.current());
+  const images = outage.wrap(registryImageReader(() => pullClients.current(), () => mirrors.current()));
   // what debug pods read on a host: the node's own disk, so the node's copy of the credentials (the registry's, and
-  // the pull secret's for a layered image pulled from another registry)
-  const hostLayers = pullClients.hostLayers(registry.credentials);
+  // the pull secret's for a layered image pulled from another registry), of the image its mirror served
+  const layers = pullClients.hostLayers(registry.credentials);
+  const hostLayers: ImageLayerSource = { digest: async (ref) => layers.digest(await sources(ref)), layers: async (ref) => layers.layers(await sources(ref)) };
   return { images, outage, hostLayers };
 }
 

@@ -33,6 +33,8 @@ export interface ReferenceRegistry {
   releases: BuiltReleases;
   /** The nodes' architectures the releases are for (topology.ts). */
   arch: Arch;
+  /** Its payloads name quay.io's pullspecs, reached through the clusters' mirror sets (releases/disconnected.ts). */
+  disconnected: boolean;
   stop(): Promise<void>;
 }
 
@@ -44,6 +46,8 @@ export interface ReferenceRegistryOptions {
   log?: Say;
   /** The clusters' architectures: amd64 (default), arm64 (arm64 images and payload) or multi (image indexes). */
   arch?: Arch;
+  /** Payloads as a disconnected cluster has them, naming quay.io (releases/disconnected.ts); amd64 only. Default false. */
+  disconnected?: boolean;
 }
 
 export async function startReferenceRegistry(options: ReferenceRegistryOptions): Promise<ReferenceRegistry> {
@@ -54,9 +58,11 @@ export async function startReferenceRegistry(options: ReferenceRegistryOptions):
     cleanups.push(() => work.release());
     if (work.private) say(`registry storage ${work.path} (the shared one is in use by another cluster)`);
     const arch = options.arch ?? 'amd64';
-    const started = await startRegistryWithReleases(work.path, options.releases, arch, cleanups, say);
+    const disconnected = options.disconnected ?? false;
+    if (disconnected && arch !== 'amd64') throw new Error(`--disconnected is modelled for amd64 clusters only, not --arch ${arch}`);
+    const started = await startRegistryWithReleases(work.path, options.releases, { arch, disconnected }, cleanups, say);
     let stopped: Promise<void> | undefined;
-    return { ...started, releaseSet: options.releases, arch, stop: () => (stopped ??= cleanups.run()) };
+    return { ...started, releaseSet: options.releases, arch, disconnected, stop: () => (stopped ??= cleanups.run()) };
   } catch (error) {
     await cleanups.run();
     throw error;
@@ -67,7 +73,7 @@ export async function startReferenceRegistry(options: ReferenceRegistryOptions):
  * The local registry on `workDir`, holding the releases as real images (built once, then cached): HTTPS with a
  * certificate of a new CA, credentials required (reference/registry.ts).
  */
-async function startRegistryWithReleases(workDir: string, releases: ReleaseSet, arch: Arch, cleanups: Cleanups, say: Say): Promise<Pick<ReferenceRegistry, 'registry' | 'ca' | 'releases'>> {
+async function startRegistryWithReleases(workDir: string, releases: ReleaseSet, { arch, disconnected }: { arch: Arch; disconnected: boolean }, cleanups: Cleanups, say: Say): Promise<Pick<ReferenceRegistry, 'registry' | 'ca' | 'releases'>> {
   // One CA for the registry and the API servers of its clusters, as OpenShift has one trust anchor for both.
   const ca = makeCertificateAuthority('ocp-e2e reference cluster CA');
   const secretsDir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-reference-trust-'));
@@ -76,7 +82,7 @@ async function startRegistryWithReleases(workDir: string, releases: ReleaseSet, 
   const registry = await startClusterRegistry({ storageDir: path.join(workDir, 'registry'), secretsDir, ca, engine });
   cleanups.push(() => registry.stop());
   say(`registry ${registry.address} (${registry.kind}, HTTPS, credentials required)`);
-  const built = await ensureReleases({ releases, engine, registry: registry.address, credentials: registry.credentials, caPems: [ca.caPem], log: say });
+  const built = await ensureReleases({ releases, engine, registry: registry.address, credentials: registry.credentials, caPems: [ca.caPem], log: say, disconnected });
   say(`releases ready in ${(built.durationMs / 1000).toFixed(1)} s${built.built.length ? ` (built ${built.built.length} images)` : ' (cached)'}`);
   const forArch = await releasesForArch(new RegistryClient({ credentials: registry.credentials, caPems: [ca.caPem] }), built, arch);
   if (arch !== 'amd64') say(`releases for ${arch}: payload ${forArch.current.image}`);

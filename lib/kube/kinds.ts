@@ -36,6 +36,10 @@ export const KINDS = {
   MachineConfigNode: clusterScoped('MachineConfigNode', 'machineconfiguration.openshift.io', 'machineconfignodes'),
   MachineOSConfig: clusterScoped('MachineOSConfig', 'machineconfiguration.openshift.io', 'machineosconfigs'),
   MachineOSBuild: clusterScoped('MachineOSBuild', 'machineconfiguration.openshift.io', 'machineosbuilds'),
+  // a disconnected cluster's mirror sets: IDMS and ITMS from 4.13, ICSP (operator.openshift.io/v1alpha1) before and beside them
+  ImageDigestMirrorSet: clusterScoped('ImageDigestMirrorSet', 'config.openshift.io', 'imagedigestmirrorsets'),
+  ImageTagMirrorSet: clusterScoped('ImageTagMirrorSet', 'config.openshift.io', 'imagetagmirrorsets'),
+  ImageContentSourcePolicy: { kind: 'ImageContentSourcePolicy', group: 'operator.openshift.io', version: 'v1alpha1', plural: 'imagecontentsourcepolicies', namespaced: false },
   CustomResourceDefinition: clusterScoped('CustomResourceDefinition', 'apiextensions.k8s.io', 'customresourcedefinitions'),
 } as const satisfies Record<string, KindRef>;
 

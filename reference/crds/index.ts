@@ -1,7 +1,7 @@
 /**
  * The OpenShift CRD manifests the reference serves, ready to pass as `crds` to startApiServer: one set per release.
  * The YAML files next to this module are the project's own 4.12 set (ClusterOperator, ClusterVersion, MachineConfig,
- * MachineConfigPool, ControllerConfig, KubeletConfig, ContainerRuntimeConfig), which 4.12 and 4.13 clusters serve;
+ * MachineConfigPool, ControllerConfig, KubeletConfig, ContainerRuntimeConfig, ImageContentSourcePolicy), which 4.12 and 4.13 clusters serve;
  * `4.18/` … `4.22/` hold those releases' CRDs exactly as openshift/api generates them (copied from the steering
  * repository's fixtures/openshift-4.<N>-crds, Default feature set, with MachineConfigNode from 4.19 and their CEL
  * rules). `crdSetOf(version)` picks a release's set, `openShiftCrds(version)` reads it.

@@ -12,6 +12,7 @@ import type { Engine } from '../../lib/oci/engine.js';
 import { ImageHelperError, ImageNotFoundError } from '../../lib/oci/errors.js';
 import { pushImage } from '../../lib/oci/push.js';
 import { RegistryClient } from '../../lib/oci/image-files.js';
+import { mirroredPayloadTag, upstreamPullspec, upstreamReleasePullspec } from './disconnected.js';
 import { CONTENT_HASH_LABEL, osImageRecipes, payloadRecipe, type ImageRecipe } from './recipes.js';
 import type { ReleaseInfo } from './release-info.js';
 import { previousVersions, releasePath, type ReleaseDefinition, type ReleaseSet } from './release-set.js';
@@ -35,6 +36,11 @@ export interface EnsureReleasesOptions {
   timeoutMs?: number;
   /** Ignore every cache (registry, engine images, engine layer cache) and build everything again. */
   forceRebuild?: boolean;
+  /**
+   * Payloads as a disconnected cluster gets them (disconnected.ts): naming quay.io's pullspecs of the same digests,
+   * tagged `<version>-x86_64` beside the connected ones; the releases returned are named as the cluster sees them.
+   */
+  disconnected?: boolean;
 }
 
 /** The releases of a set as built: current and next, and every release of the path in order (current first). */
@@ -81,6 +87,12 @@ export async function ensureReleases(opts: EnsureReleasesOptions): Promise<Ensur
     const pullspecs = await Promise.all(Object.values(recipes).map((recipe) => ensure.image(recipe)));
     const osImages = Object.fromEntries(Object.keys(recipes).map((tag, i) => [tag, pullspecs[i]!]));
     const previous = previousVersions(opts.releases, release.version);
+    if (opts.disconnected) {
+      const named = Object.fromEntries(Object.entries(osImages).map(([tag, pullspec]) => [tag, upstreamPullspec(pullspec)]));
+      const payload = await payloadRecipe(registry, release, named, previous, mirroredPayloadTag(registry, release.version));
+      const pushed = await ensure.image(payload);
+      return { version: release.version, image: upstreamReleasePullspec(pushed.slice(pushed.indexOf('@') + 1)), osImages: named, previous };
+    }
     const payload = await payloadRecipe(registry, release, osImages, previous);
     await ensure.image(payload);
     return { version: release.version, image: payload.tag, osImages, previous };

@@ -107,8 +107,11 @@ export function releaseMetadata(version: string, previous: string[]): ReleaseMet
   };
 }
 
-/** The payload `<registry>/ocp/release:<version>`: image-references naming the OS images (by digest) and release-metadata. */
-export async function payloadRecipe(registry: string, release: ReleaseDefinition, osImages: Record<string, string>, previous: string[]): Promise<ImageRecipe> {
+/**
+ * The payload `<registry>/ocp/release:<version>` (or the `tag` given: a disconnected payload's): image-references
+ * naming the OS images (by digest) and release-metadata.
+ */
+export async function payloadRecipe(registry: string, release: ReleaseDefinition, osImages: Record<string, string>, previous: string[], tag = `${registry}/${PAYLOAD_REPOSITORY}:${release.version}`): Promise<ImageRecipe> {
   const { version } = release;
   const contextDir = path.join(IMAGES_DIR, 'release-payload');
   const imageReferences = JSON.stringify(makeImageReferences(version, osImages), null, 2);
@@ -120,7 +123,7 @@ export async function payloadRecipe(registry: string, release: ReleaseDefinition
   const buildArgs = { RELEASE_VERSION: version };
   const contentHash = hashOf({ RECIPE_VERSION, tree: await hashTree(contextDir), files, buildArgs });
   return {
-    tag: `${registry}/${PAYLOAD_REPOSITORY}:${version}`,
+    tag,
     contextDir,
     containerfile: 'Containerfile',
     files,
