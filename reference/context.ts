@@ -27,6 +27,11 @@ export interface ImageReader {
   resolveOsImage(ref: string): Promise<void>;
   /** The labels of the image's config (how the daemon tells a bootable image from another). Throws like readOsImage. */
   readImageLabels(ref: string): Promise<Record<string, string>>;
+  /**
+   * The architecture of the image a linux/`architecture` machine's pull of `ref` gets: an index followed to that
+   * platform's entry (a pull error in containers/image's words without one), a plain image's config as it says.
+   */
+  imageArchitecture(ref: string, architecture: string): Promise<string>;
 }
 
 export type Logger = (component: string, line: string) => void;

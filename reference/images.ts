@@ -9,6 +9,7 @@ import type { RegistryClient } from '../lib/oci/image-files.js';
 import { MirroredPullError, pullSource, type FailedCandidate } from '../lib/oci/mirrored-pull.js';
 import { MirrorSets } from '../lib/oci/mirrors.js';
 import { LOOPBACK_ONLY_ENV } from '../lib/oci/reachability.js';
+import { imageForPlatform, NoMatchingPlatformError } from '../lib/oci/platform-images.js';
 import { readOsImageContent } from './releases/os-content.js';
 import { readReleaseInfo } from './releases/read.js';
 import type { ReleaseInfo } from './releases/release-info.js';
@@ -30,6 +31,7 @@ function explain(ref: string, error: unknown): string {
     return `invalid image reference ${JSON.stringify(ref)}: ${(e as Error).message}`;
   }
   const where = `${parsed.registry}/${parsed.repository}`;
+  if (error instanceof NoMatchingPlatformError) return `Creating importer: failed to invoke method OpenImage: choosing image instance: ${error.message}`;
   if (error instanceof ImageNotFoundError) {
     return `Creating importer: failed to invoke method OpenImage: reading manifest ${parsed.digest ?? parsed.tag ?? 'latest'} in ${where}: manifest unknown: manifest unknown`;
   }
@@ -117,6 +119,14 @@ export function registryImageReader(clients: RegistryClient | (() => Promise<Reg
       try {
         const config = await (await clientNow()).imageConfig(from);
         return ((config.config as { Labels?: Record<string, string> } | undefined)?.Labels) ?? {};
+      } catch (error) {
+        throw new ImagePullError(explain(ref, error), { cause: error });
+      }
+    },
+    async imageArchitecture(ref: string, architecture: string): Promise<string> {
+      const from = await source(ref);
+      try {
+        return (await imageForPlatform(await clientNow(), from, architecture)).architecture;
       } catch (error) {
         throw new ImagePullError(explain(ref, error), { cause: error });
       }

@@ -32,6 +32,7 @@ export class RegistryOutage {
       readOsImage: async (ref) => (check(), reader.readOsImage(ref)),
       resolveOsImage: async (ref) => (check(), reader.resolveOsImage(ref)),
       readImageLabels: async (ref) => (check(), reader.readImageLabels(ref)),
+      imageArchitecture: async (ref, architecture) => (check(), reader.imageArchitecture(ref, architecture)),
     };
   }
 }

@@ -25,7 +25,7 @@ import { rngFor } from '../rng.js';
 import { missingExtensionsRepoFailure } from './extensions-repo.js';
 import { degradedReason, isBootableImage, notAnOsImageReason, uninspectableImageReason } from './image-type.js';
 import { checkBootedImage, deploymentCommitOf, encapsulatedCommitOf } from './booted-image.js';
-import { acceptedAsOs, notAnOsRebaseError, pullRebaseError, rebaseFailedReason, rebaseRetryDelaysMs, willRetryLine } from './rebase.js';
+import { acceptedAsOs, notAnOsRebaseError, pullRebaseError, rebaseFailedReason, rebaseRetryDelaysMs, willRetryLine, wrongArchitectureRebaseError } from './rebase.js';
 import { mcoAt, type DaemonCode, type RebaseWithRetries } from '../profiles/profile.js';
 import { MCO_NAMESPACE } from '../workloads/components.js';
 import { runtimeVersionsOf } from '../kubelet/node-info.js';
@@ -309,7 +309,7 @@ export class DaemonSet implements Controller {
       await clock.sleep(plan.pullMs, signal);
       log(`pulling ${wanted}`);
       const planned: PlannedChange = { ...change, desired: key, code };
-      const moveTo = code.osUpdate.kind === 'rebase-with-retries' ? this.rebaseWithRetries(code.osUpdate, wanted, planned, log, signal) : this.inspectThenRebase(name, wanted, planned, log, signal);
+      const moveTo = code.osUpdate.kind === 'rebase-with-retries' ? this.rebaseWithRetries(code.osUpdate, wanted, planned, log, signal, this.architectureOf(name)) : this.inspectThenRebase(name, wanted, planned, log, signal);
       for (let failures = 1; ; failures++) {
         try {
           const content = await moveTo(failures);
@@ -472,7 +472,7 @@ export class DaemonSet implements Controller {
    * 4.16+: `rpm-ostree rebase` straight to the image, each try a pull and ostree-rs-ext's check that the image is an
    * OS, tried again after each of the backoff's waits; the node's reason once every try failed (mcd/rebase.ts).
    */
-  private rebaseWithRetries(retries: RebaseWithRetries, wanted: string, change: PlannedChange, log: (line: string) => void, signal: AbortSignal): () => Promise<OsImageContent> {
+  private rebaseWithRetries(retries: RebaseWithRetries, wanted: string, change: PlannedChange, log: (line: string) => void, signal: AbortSignal, architecture: string): () => Promise<OsImageContent> {
     const { clock, deviations } = this.ctx;
     return async () => {
       const delays = rebaseRetryDelaysMs(retries);
@@ -480,13 +480,16 @@ export class DaemonSet implements Controller {
         let error: string;
         try {
           const content = await this.pull(wanted);
+          // the pull picks the node's platform from an index (none there: a pull error); ostree-rs-ext then checks the
+          // bootable label and, on a bootable image, that its config's architecture is the host's
+          const imageArchitecture = await this.ctx.images.imageArchitecture(wanted, architecture);
           const labels = await this.ctx.images.readImageLabels(wanted);
-          if (deviations.daemonBootsAnyImage || acceptedAsOs(labels)) {
+          if (deviations.daemonBootsAnyImage || (acceptedAsOs(labels) && imageArchitecture === architecture)) {
             const refused = this.layeringRefusalOf(change.code, deviations.daemonOmitsExtensionsRepoOnOsUpdate, wanted, change, labels);
             if (refused) throw new RebaseFailed(refused);
             return content;
           }
-          error = notAnOsRebaseError(wanted);
+          error = acceptedAsOs(labels) ? wrongArchitectureRebaseError(wanted, imageArchitecture, architecture) : notAnOsRebaseError(wanted);
         } catch (e) {
           if (e instanceof AbortedError || e instanceof RebaseFailed) throw e;
           // fault mcd-ignores-pull-errors: the pull's error goes up as it is, and the caller carries on without it
@@ -499,6 +502,12 @@ export class DaemonSet implements Controller {
         await clock.sleep(delay, signal);
       }
     };
+  }
+
+  /** The node's architecture as its kubelet reports it (status.nodeInfo.architecture; amd64 where unset). */
+  private architectureOf(name: string): string {
+    const node = this.nodes.get(name);
+    return node?.status?.nodeInfo?.architecture || node?.metadata?.labels?.['kubernetes.io/arch'] || 'amd64';
   }
 
   /** What stops a pulled OS image before the reboot: the extensions repository's window, or BUG-B's refusal to layer. */

@@ -43,6 +43,15 @@ export function notAnOsRebaseError(image: string): string {
   return rebaseError(image, `Preparing import: Target image does not have ${BOOTABLE_LABEL} label`);
 }
 
+/**
+ * ostree-rs-ext's refusal of a bootable image built for another architecture (store.rs `create_prepared_import`, from
+ * 2db0f2a "Require matching architecture for bootable images", 2024-08-29, PR #656): the config's architecture
+ * against the host's, in OCI's names.
+ */
+export function wrongArchitectureRebaseError(image: string, imageArchitecture: string, nodeArchitecture: string): string {
+  return rebaseError(image, `Preparing import: Image has architecture ${imageArchitecture}; expected ${nodeArchitecture}`);
+}
+
 /** A failed pull (`cause` as the reference's image reader words the registry's answer), as runCmdSync wraps it. */
 export function pullRebaseError(image: string, cause: string): string {
   return rebaseError(image, cause);
