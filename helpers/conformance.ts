@@ -67,6 +67,11 @@ export interface ConformanceOptions {
    * before any cluster time.
    */
   nodesIn?: readonly string[];
+  /**
+   * The node architectures (`kubernetes.io/arch`) the spec can run on, and why: a pool of the spec with a node of
+   * another architecture (an arm64 or multi-arch cluster) skips it, with the reason, before any cluster time.
+   */
+  architectures?: { only: readonly string[]; why: string };
 }
 
 /** How long a busy cluster may take to become idle before the spec is skipped. */
@@ -233,7 +238,7 @@ export class ConformanceSession {
     await this.recordFacts(specFile);
     const releaseReason = this.releaseReason();
     if (releaseReason) return releaseReason;
-    if (this.runPhase === 'all' || this.runPhase === 'pre') return this.shapeReason() ?? (await this.poolsReason()) ?? this.preflight();
+    if (this.runPhase === 'all' || this.runPhase === 'pre') return this.shapeReason() ?? this.architectureReason() ?? (await this.poolsReason()) ?? this.preflight();
     await this.split.load();
     // The cluster is mid-upgrade or past it here, by design: the idle preflight belongs to the pre phase.
     return this.runPhase === 'upgrade' && !this.split.sharesUpgrade ? this.noUpdateReason() : undefined;
@@ -262,6 +267,22 @@ export class ConformanceSession {
     const empty = needed.filter((role) => !this.poolHasNodes(role));
     if (empty.length === 0) return undefined;
     return `the cluster has no node in pool ${empty.map((r) => this.poolFor(r)).join(', ')} (${describeClusterShape(this.watcher.snapshot())}): this spec judges what the nodes of that pool boot`;
+  }
+
+  /** A pool of the spec whose nodes run an architecture the spec cannot (options.architectures): the reason to skip. */
+  private architectureReason(): string | undefined {
+    const wanted = this.options.architectures;
+    if (!wanted) return undefined;
+    const snap = this.watcher.snapshot();
+    for (const role of new Set([...Object.keys(this.options.pools ?? {}), ...(this.options.nodesIn ?? [])])) {
+      const pool = snap.pools.get(this.poolFor(role));
+      if (!pool) continue;
+      const other = nodesOfPool(pool, snap.pools.values(), snap.nodes.values()).filter((n) => !wanted.only.includes(n.metadata?.labels?.['kubernetes.io/arch'] ?? 'amd64'));
+      if (other.length === 0) continue;
+      const found = [...new Set(other.map((n) => n.metadata?.labels?.['kubernetes.io/arch'] ?? '?'))].join(', ');
+      return `pool ${this.poolFor(role)} has ${other.length} node(s) of architecture ${found} (${other.map((n) => n.metadata?.name).join(', ')}): ${wanted.why}`;
+    }
+    return undefined;
   }
 
   /**
