@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sourceCheckout } from '../lib/files/source-checkout.js';
+import { parseImageRef } from '../lib/oci/image-ref.js';
 
 /**
  * The suite's own layered image (images/layered-os/Containerfile); its folder is the build context. A compiled run
@@ -200,6 +201,15 @@ export function checkLayeredContainerfile(description: ContainerfileDescription,
     throw new ContainerfileError(`${source}: declare ARG ${baseArg} before the first FROM, or the suite's value of it cannot reach FROM \${${baseArg}}`);
   }
   for (const name of Object.keys(buildArgs)) {
+    // BASE_IMAGE may name a mirror of the release's base OS image (a disconnected bastion's): the build checks its digest
+    if (name === baseArg) {
+      try {
+        parseImageRef(buildArgs[name]!);
+      } catch (error) {
+        throw new ContainerfileError(`--build-arg ${name}=${buildArgs[name]}: not an image pullspec (${(error as Error).message}); give the release's base OS image or a mirror of it`);
+      }
+      continue;
+    }
     if (Object.values(SUITE_BUILD_ARGS).includes(name as never)) {
       throw new ContainerfileError(`--build-arg ${name}: the suite sets ${name} to the release's image itself; leave it out`);
     }

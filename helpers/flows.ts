@@ -23,7 +23,7 @@ import { isSuiteCustomPool } from './plan/custom-pools.js';
 import { UpgradeRecorder, type UpgradeRecording } from './monitor/record.js';
 import { keepRecording } from './monitor/recording-file.js';
 import type { ExpectedFile } from './facts/node.js';
-import { extensionsImageOfBase, osReleaseOf, releaseExtensionsImage, releaseOsImage } from './release.js';
+import { extensionsImageOfBase, osReleaseOf, releaseExtensionsImage, releaseOsImage, suiteRegistryClient } from './release.js';
 import { attachText, attachYaml, parameter, step } from './report.js';
 import { reportUpgradeInvariants, verdictSummary } from './report/invariant-steps.js';
 import type { TargetConfig } from './target.js';
@@ -150,7 +150,9 @@ export async function buildCustomOsImage(session: FlowSession, caseId: string, b
       // asked only when the Containerfile takes EXTENSIONS_IMAGE: the extensions image of the base image's release
       extensionsImage: () =>
         options.releaseImage ? releaseExtensionsImage(session.access, options.releaseImage, session.cluster) : extensionsImageOfBase(session.access, session.cluster, baseImage),
-      recipe: options.recipe ?? (session.target.containerfile ? userRecipe(session.target.containerfile, session.target.buildArgs ?? {}) : DEFAULT_LAYERED_OS),
+      recipe: options.recipe ?? (session.target.containerfile ? userRecipe(session.target.containerfile, session.target.buildArgs ?? {}) : { ...DEFAULT_LAYERED_OS, buildArgs: session.target.buildArgs ?? {} }),
+      // FROM where the nodes pull the base: a mirror of it on a disconnected cluster
+      registry: await suiteRegistryClient(session.access, session.cluster),
       onOutput: (l) => output.push(l),
       onProgress: (l) => console.log(`    ${l}`),
     });

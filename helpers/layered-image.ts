@@ -12,6 +12,8 @@ import { buildImage, removeImage, stepHeading } from '../lib/oci/build.js';
 import type { RegistryCredentials } from '../lib/oci/credentials.js';
 import type { Engine } from '../lib/oci/engine.js';
 import { RegistryClient } from '../lib/oci/image-files.js';
+import { parseImageRef } from '../lib/oci/image-ref.js';
+import { MirroredRegistryClient } from '../lib/oci/mirrored-pull.js';
 import { pushImage } from '../lib/oci/push.js';
 import { checkLayeredContainerfile, DEFAULT_CONTAINERFILE, describeContainerfile, SUITE_BUILD_ARGS } from './containerfile.js';
 import type { ExpectedFile } from './facts/node.js';
@@ -88,6 +90,11 @@ export interface LayeredImageRequest {
   extensionsImage?: () => Promise<string>;
   /** What to build on the base image; default DEFAULT_LAYERED_OS. */
   recipe?: LayeredImageRecipe;
+  /**
+   * Reads the release's images where the nodes pull them (the run's mirror sets): the build is given the mirror's
+   * pullspecs for BASE_IMAGE and EXTENSIONS_IMAGE, same digests. Default: a client of `credentials` without mirrors.
+   */
+  registry?: MirroredRegistryClient;
   /** Build output lines (for the report); secrets never reach them, the engine gets credentials out of band. */
   onOutput?: (line: string) => void;
   /** Where the build and push are, for the console: each build step, then the push and its result. */
@@ -102,8 +109,9 @@ export async function buildLayeredOsImage(request: LayeredImageRequest): Promise
     throw new Error(`${recipe.containerfile} declares ARG ${SUITE_BUILD_ARGS.extensionsImage}, but no extensions image of the release was given to build it`);
   }
   const extensionsImage = wantsExtensions ? await request.extensionsImage!() : undefined;
-  const suiteArgs: Record<string, string> = { [SUITE_BUILD_ARGS.baseImage]: request.baseImage };
-  if (extensionsImage) suiteArgs[SUITE_BUILD_ARGS.extensionsImage] = extensionsImage;
+  const registry = request.registry ?? new MirroredRegistryClient({ credentials: request.credentials });
+  const suiteArgs: Record<string, string> = { [SUITE_BUILD_ARGS.baseImage]: await buildBase(registry, request.baseImage, recipe.buildArgs[SUITE_BUILD_ARGS.baseImage]) };
+  if (extensionsImage) suiteArgs[SUITE_BUILD_ARGS.extensionsImage] = await registry.pullFrom(extensionsImage);
   const built = await buildImage(request.engine, {
     contextDir: recipe.contextDir,
     containerfile: recipe.containerfile,
@@ -132,6 +140,20 @@ export async function buildLayeredOsImage(request: LayeredImageRequest): Promise
     buildMs: built.durationMs,
     pushMs: pushed.durationMs,
   };
+}
+
+/**
+ * What the build's FROM names: the user's `--build-arg BASE_IMAGE` (a mirror of the base, say) when its digest is the
+ * release's base OS image's, else where a node pulls the base (a mirror's pullspec on a disconnected cluster).
+ */
+async function buildBase(registry: MirroredRegistryClient, baseImage: string, given: string | undefined): Promise<string> {
+  if (given === undefined) return registry.pullFrom(baseImage);
+  const digestOf = async (ref: string): Promise<string> => parseImageRef(ref).digest ?? registry.manifestDigest(ref);
+  const [wanted, got] = await Promise.all([digestOf(baseImage), digestOf(given)]);
+  if (wanted !== got) {
+    throw new Error(`--build-arg ${SUITE_BUILD_ARGS.baseImage}=${given} is ${got}, not the release's base OS image ${baseImage} (${wanted}): give that image or a mirror of it, or leave the argument out`);
+  }
+  return given;
 }
 
 /**

@@ -14,7 +14,8 @@ import path from 'node:path';
 import type { Cluster } from './cluster.js';
 import { buildCredentials, type RegistryAccess } from './credentials.js';
 import { releaseImageTagged } from './images/release-info.js';
-import { RegistryClient } from '../lib/oci/image-files.js';
+import { MirroredRegistryClient } from '../lib/oci/mirrored-pull.js';
+import { suiteMirrorSets, withIcspFile } from './mirror-sets.js';
 import type { ExpectedFile } from './facts/node.js';
 
 /** The tag of a 4.12 release's base OS image (4.13+ call it rhel-coreos). */
@@ -53,15 +54,24 @@ export async function releaseImageOf(access: RegistryAccess, releaseImage: strin
 /** Like releaseImageOf, with the name the release gives it (4.13 calls rhel-coreos-8 `rhel-coreos`). */
 export async function releaseImageTaggedOf(access: RegistryAccess, releaseImage: string, cluster: Cluster, tag: string): Promise<{ pullspec: string; tag: string }> {
   const credentials = await buildCredentials(cluster, access);
-  if (!credentials.hosts().length) return releaseImageTagged(releaseImage, tag, { credentials });
-  const dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-pull-secret-'));
-  try {
-    const file = path.join(dir, 'config.json');
-    await writeFile(file, credentials.toDockerConfigJson(), { mode: 0o600 });
-    return await releaseImageTagged(releaseImage, tag, { credentials, pullSecretFile: file });
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  // read where the nodes pull: through the cluster's (or the user's) mirror sets
+  const mirrors = await suiteMirrorSets(cluster);
+  return withIcspFile(mirrors, async (icspFile) => {
+    if (!credentials.hosts().length) return releaseImageTagged(releaseImage, tag, { credentials, mirrors, icspFile });
+    const dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-pull-secret-'));
+    try {
+      const file = path.join(dir, 'config.json');
+      await writeFile(file, credentials.toDockerConfigJson(), { mode: 0o600 });
+      return await releaseImageTagged(releaseImage, tag, { credentials, pullSecretFile: file, mirrors, icspFile });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+}
+
+/** The registry client of the suite's own reads: the build's credentials, through the run's mirror sets. */
+export async function suiteRegistryClient(access: RegistryAccess, cluster: Cluster): Promise<MirroredRegistryClient> {
+  return new MirroredRegistryClient({ credentials: await buildCredentials(cluster, access), mirrors: await suiteMirrorSets(cluster) });
 }
 
 /** Where an RHCOS image keeps its os-release (`/etc/os-release` links to it). */
@@ -72,7 +82,7 @@ export const OS_RELEASE_PATH = '/usr/lib/os-release';
  * RHCOS) with mode and content, so a node that boots a build on that image must hold the same file.
  */
 export async function osReleaseOf(access: RegistryAccess, cluster: Cluster, image: string): Promise<ExpectedFile> {
-  const client = new RegistryClient({ credentials: await buildCredentials(cluster, access) });
+  const client = await suiteRegistryClient(access, cluster);
   const found = await client.readFileEntry(image, OS_RELEASE_PATH);
   if (!found) throw new Error(`${image} has no ${OS_RELEASE_PATH}: it is not an RHCOS image`);
   return { path: OS_RELEASE_PATH, mode: found.mode, contents: found.data.toString('utf8') };

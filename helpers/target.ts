@@ -64,6 +64,8 @@ export interface TargetConfig {
   cleanupAfter?: string;
   /** How the checks read nodes (`--node-reads`; default auto). */
   nodeReads: NodeReadMode;
+  /** `--idms-file` and `--icsp-file`, absolute: the mirror sets pulls follow instead of the cluster's (helpers/mirror-sets.ts). */
+  mirrorFiles?: string[];
 }
 
 /** Before the session knows the cluster's pools: enough for a small or fast cluster's pools to settle back. */
@@ -88,6 +90,8 @@ export const TargetEnv = {
   poolPlan: 'OCP_E2E_POOL_PLAN',
   cleanupAfter: 'OCP_E2E_CLEANUP_AFTER',
   nodeReads: 'OCP_E2E_NODE_READS',
+  /** Comma-separated paths; helpers/mirror-sets.ts reads them (MIRROR_FILES_ENV). */
+  mirrorFiles: 'OCP_E2E_MIRROR_FILES',
 } as const;
 
 /** The phase of the run. Read on its own, at spec load, because it changes the tests' titles (PreChkUpgrade). */
@@ -155,6 +159,7 @@ export function readTargetConfig(env: NodeJS.ProcessEnv = process.env): TargetCo
     toImages: listOf(env[TargetEnv.toImage]),
     imageRepo: env[TargetEnv.imageRepo]?.trim() || undefined,
     pullSecretPath: env[TargetEnv.pullSecret]?.trim() || undefined,
+    ...(listOf(env[TargetEnv.mirrorFiles])?.length ? { mirrorFiles: listOf(env[TargetEnv.mirrorFiles]) } : {}),
     allowDisruptive: flag(env[TargetEnv.allowDisruptive]),
     keepOnFailure: flag(env[TargetEnv.keepOnFailure]),
     runId,
@@ -203,6 +208,7 @@ export function targetEnvironment(config: TargetConfig): Record<string, string> 
   if (config.buildArgs && Object.keys(config.buildArgs).length) env[TargetEnv.buildArgs] = JSON.stringify(config.buildArgs);
   if (config.poolPlan) env[TargetEnv.poolPlan] = JSON.stringify(config.poolPlan);
   if (config.cleanupAfter) env[TargetEnv.cleanupAfter] = config.cleanupAfter;
+  if (config.mirrorFiles?.length) env[TargetEnv.mirrorFiles] = config.mirrorFiles.join(',');
   return env;
 }
 

@@ -132,5 +132,6 @@ function runConfig(options: RunOptions, reportsDir: string): RunConfig {
     ...(options.timeoutScale !== undefined ? { timeoutScale: options.timeoutScale } : {}),
     ...(options.containerfile ? { containerfile: resolve(options.containerfile) } : {}),
     ...(options.buildArg?.length ? { buildArgs: parseBuildArgs(options.buildArg) } : {}),
+    ...(options.idmsFile?.length || options.icspFile?.length ? { mirrorFiles: [...(options.idmsFile ?? []), ...(options.icspFile ?? [])].map((f) => resolve(f)) } : {}),
   };
 }

@@ -16,6 +16,7 @@ import { DEFAULT_PROFILE, PROFILE_NAMES } from '../../reference/profiles/index.j
 import { collect, nonNegativeInteger, positiveInteger, positiveNumber } from '../args.js';
 import { profileChoicesText } from '../help.js';
 import { checkInputSyntax } from './preflight/inputs.js';
+import { mirrorSetsFromFiles } from '../../helpers/mirror-sets.js';
 import { parseShard, type Shard } from './schedule/shard.js';
 import { specFileNames } from './specs.js';
 import { UsageError } from './usage-error.js';
@@ -68,6 +69,12 @@ export interface RunOptions {
   containerfile?: string;
   /** `NAME=VALUE` build arguments of it (repeatable). */
   buildArg?: string[];
+  /** Reference only: clusters whose payloads name quay.io, reached through mirror sets (reference/mirror-sets.ts). */
+  disconnected?: boolean;
+  /** ImageDigestMirrorSet/ImageTagMirrorSet files whose mirrors every pull follows instead of the cluster's. */
+  idmsFile?: string[];
+  /** ImageContentSourcePolicy files, likewise. */
+  icspFile?: string[];
   /** Print what the run would run (bin/run/list.ts) instead of running it. */
   list?: boolean;
   /** --list's format (default text). */
@@ -93,6 +100,9 @@ export function defineRunOptions(command: Command): Command {
     .addOption(new Option('--topology <shape>', 'reference only: the shape of each reference cluster: ha (three masters and the workers), compact (three masters that are the workers) or sno (single-node OpenShift) (default: ha)').choices([...TOPOLOGIES]))
     .addOption(new Option('--arch <arch>', 'reference only: the nodes\' architectures: amd64, arm64, or multi (amd64 masters, workers amd64 and arm64; OS images and payload as image indexes); the layered image is built for each architecture its pools run (default: amd64)').choices([...ARCHES]))
     .addOption(new Option('--infra-nodes <n>', 'reference only: nodes of an infra pool beside the workers, as OpenShift documents it (it selects the worker configs, so a worker override rolls onto them too) (default: none)').argParser(nonNegativeInteger))
+    .addOption(new Option('--disconnected', 'reference only: disconnected clusters: the payloads name quay.io\'s pullspecs, reached only through mirror sets to the local registry (an ImageContentSourcePolicy on 4.12, ImageDigestMirrorSet and ImageTagMirrorSet from the 4.18 CRDs); the nodes follow them, quay.io is unreachable from the nodes and from the specs (default: off)'))
+    .option('--idms-file <file>', 'ImageDigestMirrorSet / ImageTagMirrorSet YAML (as oc-mirror writes it; repeatable): every pull and release read of the suite follows these mirrors instead of the cluster\'s own mirror sets (default: the cluster\'s)', collect)
+    .option('--icsp-file <file>', 'ImageContentSourcePolicy YAML (as oc adm release mirror prints it; repeatable), likewise; oc adm release info gets it as --icsp-file (default: the cluster\'s)', collect)
     .addOption(new Option('--seed <n>', 'reference only: seed of every reference cluster of the run (durations, resyncs, boot ids), printed with the run and written to the report\'s environment: replays a run (default: 1)').argParser(nonNegativeInteger))
     // Prow (OpenShift CI) gives every step $ARTIFACT_DIR and keeps what is written there: reports go there unless told otherwise.
     .addOption(new Option('--reports-dir <dir>', 'where Allure results, JUnit XML and failure artefacts go (those three folders are emptied first); without it, $ARTIFACT_DIR when set (Prow\'s artifacts folder), else reports').env('ARTIFACT_DIR').default('reports'))
@@ -123,7 +133,7 @@ export function clockModeOf(options: Pick<RunOptions, 'clock'>): ClockMode {
 /** Refuses combinations that make no sense and values that cannot work, before anything starts. */
 export function validateOptions(options: RunOptions): void {
   if (options.target === 'cluster') {
-    for (const [flag, value] of [['--profile', options.profile], ['--fault', options.fault], ['--time-factor', options.timeFactor], ['--clock', options.clock], ['--seed', options.seed], ['--topology', options.topology], ['--infra-nodes', options.infraNodes], ['--arch', options.arch]] as const) {
+    for (const [flag, value] of [['--disconnected', options.disconnected], ['--profile', options.profile], ['--fault', options.fault], ['--time-factor', options.timeFactor], ['--clock', options.clock], ['--seed', options.seed], ['--topology', options.topology], ['--infra-nodes', options.infraNodes], ['--arch', options.arch]] as const) {
       if (value !== undefined) throw new UsageError(`${flag} applies to --target reference only`);
     }
     if (options.jobs !== undefined && options.jobs > 1) {
@@ -167,6 +177,13 @@ export function validateOptions(options: RunOptions): void {
     }
   }
   checkInputSyntax(options);
+  if (options.idmsFile?.length || options.icspFile?.length) {
+    try {
+      mirrorSetsFromFiles({ idms: options.idmsFile, icsp: options.icspFile });
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  }
   if (options.pullSecret) {
     try {
       loadPullSecret(resolve(options.pullSecret)); // registers its credentials for masking our own output too

@@ -8,6 +8,7 @@ import { ImageHelperError, ImageNotFoundError, RegistryUnauthorizedError, Regist
 import { parseImageRef } from '../../lib/oci/image-ref.js';
 import { readReleasePayload, ReleasePayloadError } from '../../lib/oci/release-payload.js';
 import type { RegistryClient } from '../../lib/oci/image-files.js';
+import { MirroredPullError, MirroredRegistryClient } from '../../lib/oci/mirrored-pull.js';
 import { BadInputError } from './bad-input.js';
 
 export interface ReleaseImage {
@@ -34,7 +35,7 @@ export async function checkReleaseImage(registry: RegistryClient, image: string,
   try {
     version = (await readReleasePayload(registry, image)).metadata.version;
   } catch (error) {
-    throw new BadInputError(`--to-image ${image}: ${why(error)}`, { cause: error });
+    throw new BadInputError(`--to-image ${image}: ${why(error, image, registry)}`, { cause: error });
   }
   const release = semver.parse(version);
   const current = currentVersion ? semver.parse(currentVersion) : null;
@@ -47,7 +48,17 @@ export async function checkReleaseImage(registry: RegistryClient, image: string,
   return { image, version };
 }
 
-function why(error: unknown): string {
+/**
+ * Why the payload could not be read, in words that tell a registry out of reach (a disconnected bastion, with the
+ * mirror sets tried) from an image that is not a release.
+ */
+function why(error: unknown, image: string, registry: RegistryClient): string {
+  const host = parseImageRef(image).registry;
+  if (error instanceof MirroredPullError) return `cannot reach ${host} through the mirror sets or directly: ${error.message}`;
+  if (error instanceof RegistryUnreachableError && registry instanceof MirroredRegistryClient && registry.mirrors.rulesFor(image).length === 0) {
+    const sets = registry.mirrors.empty ? 'the cluster has no mirror sets (ImageDigestMirrorSet, ImageTagMirrorSet, ImageContentSourcePolicy) and no --idms-file/--icsp-file was given' : `no mirror set (${registry.mirrors.describe()}) maps ${image} for a pull ${parseImageRef(image).digest ? 'by digest' : 'by tag'}`;
+    return `cannot reach ${host}: ${(error as Error).message} (${sets})`;
+  }
   if (error instanceof ImageNotFoundError) return 'no such image in its registry';
   if (error instanceof ReleasePayloadError) return `not an OpenShift release image (${(error as Error).message})`;
   if (error instanceof RegistryUnauthorizedError) return `${(error as Error).message}; give --pull-secret with credentials for it`;

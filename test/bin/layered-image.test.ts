@@ -117,7 +117,8 @@ describe('the layered image: built from the release, checked on every node, or b
       [['--containerfile', NOT_BASE], `ocp-e2e run: ${NOT_BASE}: the image must be built FROM \${BASE_IMAGE}, the release's base OS image that the suite passes; its last stage starts (line 3) FROM quay.io/openshift-release-dev/ocp-v4.0-art-dev:rhcos-4.12`],
       [['--containerfile', OWN, '--build-arg', 'GRETING=x'], `ocp-e2e run: --build-arg GRETING: ${OWN} declares no ARG GRETING (it declares REPO_URL, PACKAGES, GREETING, CHECK_PACKAGES, CHECK_FILES, CHECK_UNITS)`],
       [['--build-arg', 'PACKAGES=zsh'], `ocp-e2e run: --build-arg PACKAGES: ${join(ROOT, 'images', 'layered-os', 'Containerfile')} declares no ARG PACKAGES (it declares none besides the suite's)`],
-      [['--containerfile', OWN, '--build-arg', 'BASE_IMAGE=quay.io/x'], 'ocp-e2e run: --build-arg BASE_IMAGE: the suite sets BASE_IMAGE to the release\'s image itself; leave it out'],
+      [['--containerfile', OWN, '--build-arg', 'EXTENSIONS_IMAGE=quay.io/x'], 'ocp-e2e run: --build-arg EXTENSIONS_IMAGE: the suite sets EXTENSIONS_IMAGE to the release\'s image itself; leave it out'],
+      [['--containerfile', OWN, '--build-arg', 'BASE_IMAGE=Quay.io/X'], 'ocp-e2e run: --build-arg BASE_IMAGE=Quay.io/X: not an image pullspec (Invalid image reference "Quay.io/X": repository "X" must be lower-case letters, digits and . _ - /); give the release\'s base OS image or a mirror of it'],
       [['--containerfile', OWN, '--build-arg', 'CHECK_FILES=/etc/x:rw'], `ocp-e2e run: ${OWN}: LABEL ocp-e2e.io/check-files: "/etc/x:rw" is not PATH or PATH:MODE with an octal mode such as 0644`],
     ];
     for (const [args, message] of cases) {

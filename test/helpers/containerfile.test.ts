@@ -33,7 +33,10 @@ describe('helpers/containerfile: what a layered-image Containerfile declares, re
     const text = 'ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\nARG MIRROR=http://m PACKAGES\n';
     expect(() => check(text, { MIRROR: 'http://mine', PACKAGES: 'tmux', HTTPS_PROXY: 'http://p:3128' })).to.not.throw();
     expect(() => check(text, { MIROR: 'x' })).to.throw(ContainerfileError, '--build-arg MIROR: Cf declares no ARG MIROR (it declares MIRROR, PACKAGES)');
-    expect(() => check(text, { BASE_IMAGE: 'x' })).to.throw(ContainerfileError, '--build-arg BASE_IMAGE: the suite sets BASE_IMAGE to the release\'s image itself; leave it out');
+    expect(() => check(text, { EXTENSIONS_IMAGE: 'x' })).to.throw(ContainerfileError, '--build-arg EXTENSIONS_IMAGE: the suite sets EXTENSIONS_IMAGE to the release\'s image itself; leave it out');
+    // BASE_IMAGE may name a mirror of the base (a disconnected bastion's); the build compares its digest with the release's
+    expect(() => check(text, { BASE_IMAGE: 'mirror.local:5000/art@sha256:' + 'a'.repeat(64) })).to.not.throw();
+    expect(() => check(text, { BASE_IMAGE: 'Mirror/X' })).to.throw(ContainerfileError, /^--build-arg BASE_IMAGE=Mirror\/X: not an image pullspec \(.*\); give the release's base OS image or a mirror of it$/);
     expect(parseBuildArgs(['A=1', 'B=x=y', 'C='])).to.deep.equal({ A: '1', B: 'x=y', C: '' });
     expect(() => parseBuildArgs(['A'])).to.throw(ContainerfileError, '--build-arg A: give NAME=VALUE');
     expect(() => parseBuildArgs(['1A=x'])).to.throw(ContainerfileError, 'give NAME=VALUE');

@@ -17,7 +17,8 @@ import { checkReleaseImage, type ReleaseImage } from '../../../helpers/preflight
 import type { NodeReadMode } from '../../../helpers/target.js';
 import { classifyApiError } from '../../../lib/kube/errors.js';
 import { KubeconfigError, loadKubeConfig } from '../../../lib/kube/kubeconfig.js';
-import { RegistryClient } from '../../../lib/oci/image-files.js';
+import { MirroredRegistryClient } from '../../../lib/oci/mirrored-pull.js';
+import { suiteMirrorSets } from '../../../helpers/mirror-sets.js';
 import { UsageError } from '../usage-error.js';
 import { EXIT } from './exit-codes.js';
 
@@ -46,6 +47,8 @@ export interface PreflightInputs {
   disruptive?: boolean;
   /** How the checks will read nodes: the permissions of that way are asked (default auto: both ways). */
   nodeReads?: NodeReadMode;
+  /** --idms-file and --icsp-file (absolute paths, checked): the mirror sets to pull through instead of the cluster's. */
+  mirrorFiles?: string[];
 }
 
 export async function preflightCluster(kubeconfigPath: string, inputs: PreflightInputs): Promise<ClusterPreflight> {
@@ -53,7 +56,9 @@ export async function preflightCluster(kubeconfigPath: string, inputs: Preflight
   const facts = await openShiftFacts(cluster, kubeconfigPath, { disruptive: Boolean(inputs.disruptive), nodeReads: inputs.nodeReads ?? 'auto' });
   try {
     // the credentials the specs pull and push with: the run's file, completed by the cluster's pull secret
-    const registry = new RegistryClient({ credentials: await buildCredentials(cluster, inputs.access), timeoutMs: REGISTRY_TIMEOUT_MS });
+    // through the mirror sets the nodes follow (or the user's files): a disconnected cluster's release is read where they pull it
+    const mirrors = await suiteMirrorSets(cluster, inputs.mirrorFiles ?? []);
+    const registry = new MirroredRegistryClient({ credentials: await buildCredentials(cluster, inputs.access), timeoutMs: REGISTRY_TIMEOUT_MS, mirrors });
     // each hop must be newer than the release before it on the path
     const toImages: ReleaseImage[] = [];
     for (const image of inputs.toImages ?? []) toImages.push(await checkReleaseImage(registry, image, toImages.at(-1)?.version ?? facts.version, toImages.length > 0));

@@ -25,6 +25,7 @@ export async function runOnCluster(files: string[], options: RunOptions, config:
     willPush: Boolean(options.allowDisruptive) && (config.phase === 'all' || config.phase === 'pre'),
     disruptive: Boolean(options.allowDisruptive),
     nodeReads: config.nodeReads,
+    mirrorFiles: config.mirrorFiles,
   });
   const { version, nodes } = facts;
   const caps: TargetCapabilities = await discoverCapabilities(cluster).catch(() => ({ isReference: false, timeFactor: 1 }));

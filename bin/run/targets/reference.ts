@@ -17,6 +17,7 @@ import type { Supervisor } from '../supervisor.js';
 import { UsageError } from '../usage-error.js';
 import { writeReferenceEnvironment } from '../results/environment.js';
 import { requireEngine, specTimeoutMs, type RunConfig } from './common.js';
+import { LOOPBACK_ONLY_ENV } from '../../../lib/oci/reachability.js';
 
 /** The reference's own default seed (reference/index.ts), named here so the run can print it. */
 const DEFAULT_SEED = 1;
@@ -40,13 +41,13 @@ export async function runOnReference(files: string[], options: RunOptions, confi
   const profile = profileOf(options);
   const jobs = Math.min(options.jobs ?? defaultJobs(), files.length);
   const seed = options.seed ?? DEFAULT_SEED;
-  console.log(`target: embedded reference cluster, profile ${profile}${options.topology ? `, topology ${options.topology}` : ''}${options.infraNodes ? `, ${options.infraNodes} infra node(s)` : ''}${options.arch ? `, arch ${options.arch}` : ''}${options.fault?.length ? `, faults ${options.fault.join(', ')}` : ''}, seed ${seed} (replay with --seed ${seed})`);
+  console.log(`target: embedded reference cluster, profile ${profile}${options.topology ? `, topology ${options.topology}` : ''}${options.infraNodes ? `, ${options.infraNodes} infra node(s)` : ''}${options.arch ? `, arch ${options.arch}` : ''}${options.disconnected ? ', disconnected' : ''}${options.fault?.length ? `, faults ${options.fault.join(', ')}` : ''}, seed ${seed} (replay with --seed ${seed})`);
   await writeReferenceEnvironment(config.reportsDir, { profile, seed, faults: options.fault ?? [], timeFactor: options.timeFactor, clock: clockModeOf(options) });
   console.log(`disruptive specs run: a reference cluster is made for each spec file and thrown away (${jobs} at a time)`);
   if (options.keepOnFailure) {
     console.log('--keep-on-failure: a failed spec leaves its objects, but its reference cluster still stops with its file; to inspect by hand, use `ocp-e2e cluster up` and --target cluster');
   }
-  const registry = await startRegistry(profile, options.arch);
+  const registry = await startRegistry(profile, options.arch, options.disconnected);
   await requirePodmanTrust(registry);
   return supervisor.withCluster(registry, async () => {
     const output = new OrderedOutput();
@@ -95,7 +96,7 @@ async function runFile(file: string, run: FileRun, supervisor: Supervisor, lane:
       { ...run.config, kind: 'reference', kubeconfigPath: reference.kubeconfigPath, allowDisruptive: true, toImages: upgradePath(run.config.toImages, run.registry) },
       // The specs trust the registry as a person's shell does after `cluster up --env-out`: oc (Go) and lib/oci read
       // SSL_CERT_FILE. Credentials come from the cluster's pull secret, as on a real cluster.
-      { SSL_CERT_FILE: run.registry.registry.files.caBundleFile },
+      { SSL_CERT_FILE: run.registry.registry.files.caBundleFile, ...(run.registry.disconnected ? DISCONNECTED_BASTION : {}) },
     );
     lane.out(`${basename(file)}: ${formatCounts(counts)} in ${seconds()}s wall\n`);
     return counts;
@@ -129,12 +130,25 @@ function upgradePath(given: string[] | undefined, registry: ReferenceRegistry): 
   return path.length > 2 ? path.slice(1).map((r) => r.image) : undefined;
 }
 
+/**
+ * The spec processes of a disconnected run sit on a bastion without a route to quay.io, as QE's do: lib/oci refuses
+ * every non-loopback registry before a request (OCP_E2E_LOOPBACK_ONLY), and oc (Go) is sent through a proxy on a
+ * loopback port nobody listens on, so it fails as fast (Go never proxies loopback, so the cluster stays reachable).
+ * Nothing of theirs leaves the machine.
+ */
+const DISCONNECTED_BASTION: Record<string, string> = {
+  [LOOPBACK_ONLY_ENV]: '1',
+  HTTPS_PROXY: 'http://127.0.0.1:9',
+  HTTP_PROXY: 'http://127.0.0.1:9',
+  NO_PROXY: '127.0.0.1,localhost,::1',
+};
+
 /** The registry of the profile's releases, which every cluster of the run pulls from. */
-async function startRegistry(profile: string, arch: RunOptions['arch']): Promise<ReferenceRegistry> {
+async function startRegistry(profile: string, arch: RunOptions['arch'], disconnected?: boolean): Promise<ReferenceRegistry> {
   try {
     // Loaded here, not at the top: `run --target cluster` never needs the reference's code.
     const { getProfile, startReferenceRegistry } = await import('../../../reference/index.js');
-    return await startReferenceRegistry({ releases: getProfile(profile).releases, arch });
+    return await startReferenceRegistry({ releases: getProfile(profile).releases, arch, disconnected });
   } catch (error) {
     throw new UsageError(`cannot start the reference cluster: ${(error as Error).message}`);
   }
@@ -143,7 +157,7 @@ async function startRegistry(profile: string, arch: RunOptions['arch']): Promise
 async function startReference({ profile, options, registry }: FileRun): Promise<ReferenceCluster> {
   try {
     const { startReferenceCluster } = await import('../../../reference/index.js');
-    return await startReferenceCluster({ profile, seed: options.seed ?? DEFAULT_SEED, timeFactor: options.timeFactor, clock: clockModeOf(options), faults: options.fault ?? [], registry, topology: options.topology, infraNodes: options.infraNodes, arch: options.arch });
+    return await startReferenceCluster({ profile, seed: options.seed ?? DEFAULT_SEED, timeFactor: options.timeFactor, clock: clockModeOf(options), faults: options.fault ?? [], registry, topology: options.topology, infraNodes: options.infraNodes, arch: options.arch, disconnected: options.disconnected });
   } catch (error) {
     throw new UsageError(`cannot start the reference cluster: ${(error as Error).message}`);
   }
@@ -162,7 +176,7 @@ async function runOnOneReferenceCluster(files: string[], options: RunOptions, co
   const workers = Math.max(2, workersForPlan(await splitBySharing(files)));
   console.log(`target: one embedded reference cluster for ${files.length} spec file(s), profile ${profile}${options.fault?.length ? `, faults ${options.fault.join(', ')}` : ''}, seed ${seed} (replay with --seed ${seed}), ${workers} workers`);
   await writeReferenceEnvironment(config.reportsDir, { profile, seed, faults: options.fault ?? [], timeFactor: options.timeFactor, clock: clockModeOf(options) });
-  const registry = await startRegistry(profile, options.arch);
+  const registry = await startRegistry(profile, options.arch, options.disconnected);
   await requirePodmanTrust(registry);
   return supervisor.withCluster(registry, async () => {
     let reference;
@@ -170,16 +184,16 @@ async function runOnOneReferenceCluster(files: string[], options: RunOptions, co
       const { startReferenceCluster } = await import('../../../reference/index.js');
       // a compact or single-node cluster has no workers to give the plan: its refusal says what cannot run
       const shape = options.topology && options.topology !== 'ha' ? { topology: options.topology, arch: options.arch } : { workers, infraNodes: options.infraNodes, arch: options.arch };
-      reference = await startReferenceCluster({ profile, seed, timeFactor: options.timeFactor, clock: clockModeOf(options), faults: options.fault ?? [], registry, ...shape });
+      reference = await startReferenceCluster({ profile, seed, timeFactor: options.timeFactor, clock: clockModeOf(options), faults: options.fault ?? [], registry, disconnected: options.disconnected, ...shape });
     } catch (error) {
       throw new UsageError(`cannot start the reference cluster: ${(error as Error).message}`);
     }
     return supervisor.withCluster(reference, async () => {
       const files_ = reference.registryFiles;
-      Object.assign(process.env, { SSL_CERT_FILE: files_.caBundleFile, REGISTRY_AUTH_FILE: files_.authFile, DOCKER_CONFIG: files_.dockerConfigDir });
+      Object.assign(process.env, { SSL_CERT_FILE: files_.caBundleFile, REGISTRY_AUTH_FILE: files_.authFile, DOCKER_CONFIG: files_.dockerConfigDir, ...(registry.disconnected ? DISCONNECTED_BASTION : {}) });
       const { runOnCluster } = await import('./cluster.js');
       const toImages = upgradePath(config.toImages, registry);
-      const asCluster: RunOptions = { ...options, toImage: toImages, target: 'cluster', kubeconfig: reference.kubeconfigPath, allowDisruptive: true, profile: undefined, fault: undefined, timeFactor: undefined, clock: undefined, seed: undefined, topology: undefined, infraNodes: undefined, arch: undefined, oneCluster: undefined };
+      const asCluster: RunOptions = { ...options, toImage: toImages, target: 'cluster', kubeconfig: reference.kubeconfigPath, allowDisruptive: true, profile: undefined, fault: undefined, timeFactor: undefined, clock: undefined, seed: undefined, topology: undefined, infraNodes: undefined, arch: undefined, disconnected: undefined, oneCluster: undefined };
       return runOnCluster(files, asCluster, { ...config, toImages, allowDisruptive: true }, supervisor);
     });
   });
