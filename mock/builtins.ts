@@ -47,11 +47,30 @@ interface ContainerState {
   terminated?: { reason?: string; exitCode?: number; signal?: number };
 }
 
+/**
+ * While a pod initializes, the STATUS of kubectl's pod printer: the first init container not done says `Init:<reason>`
+ * (failed or waiting on something other than PodInitializing) or `Init:<done>/<all>`; undefined once all are done.
+ */
+function initStatus(pod: KubeObject): string | undefined {
+  const statuses = (pod.status?.initContainerStatuses ?? []) as Array<{ state?: ContainerState }>;
+  const total = (pod.spec?.initContainers ?? []).length;
+  for (const [i, s] of statuses.entries()) {
+    const { terminated, waiting } = s.state ?? {};
+    if (terminated?.exitCode === 0) continue;
+    if (terminated) return terminated.reason ? `Init:${terminated.reason}` : terminated.signal ? `Init:Signal:${terminated.signal}` : `Init:ExitCode:${terminated.exitCode ?? 0}`;
+    if (waiting?.reason && waiting.reason !== 'PodInitializing') return `Init:${waiting.reason}`;
+    return `Init:${i}/${total}`;
+  }
+  return undefined;
+}
+
 /** The STATUS column as kubectl's pod printer computes it: the last container's waiting or terminated reason wins. */
 function podStatus(pod: KubeObject): string {
   let reason: string = pod.status?.reason ?? pod.status?.phase ?? 'Pending';
   let running = false;
-  const statuses = (pod.status?.containerStatuses ?? []) as Array<{ ready?: boolean; state?: ContainerState }>;
+  const initializing = initStatus(pod);
+  const statuses = (initializing ? [] : pod.status?.containerStatuses ?? []) as Array<{ ready?: boolean; state?: ContainerState }>;
+  if (initializing) reason = initializing;
   for (const s of [...statuses].reverse()) {
     const state = s.state ?? {};
     if (state.waiting?.reason) reason = state.waiting.reason;
@@ -178,7 +197,7 @@ export function builtinResourceTypes(): ResourceType[] {
       columns: [
         { name: 'Ready', type: 'string', value: podReady },
         { name: 'Status', type: 'string', value: podStatus },
-        { name: 'Restarts', type: 'integer', value: (p) => (p.status?.containerStatuses ?? []).reduce((n: number, c: { restartCount?: number }) => n + (c.restartCount ?? 0), 0) },
+        { name: 'Restarts', type: 'integer', value: (p) => [...(p.status?.initContainerStatuses ?? []), ...(p.status?.containerStatuses ?? [])].reduce((n: number, c: { restartCount?: number }) => n + (c.restartCount ?? 0), 0) },
         age,
         { name: 'IP', type: 'string', priority: 1, value: (p) => p.status?.podIP ?? '<none>' },
         { name: 'Node', type: 'string', priority: 1, value: (p) => p.spec?.nodeName || '<none>' },

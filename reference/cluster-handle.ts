@@ -7,6 +7,7 @@ import type { Cleanups, Say } from './cleanups.js';
 import type { ClusterClock } from './clock.js';
 import type { ComponentName, ComponentProcess } from './components.js';
 import type { HostOs, NodeHosts } from './kubelet/hosts.js';
+import type { PodPrograms } from './kubelet/pod-programs.js';
 import type { ProfileName } from './profiles/index.js';
 import type { ReferenceRegistry } from './reference-registry.js';
 import type { ClusterRegistry, ClusterRegistryFiles } from './registry.js';
@@ -45,6 +46,11 @@ export interface ReferenceCluster {
    * in its place among the cluster's timers (a wall-clock sleep would let the cluster run through all of them).
    */
   sleep(clusterMs: number): Promise<void>;
+  /**
+   * The programs the kubelets run pods annotated with PROGRAM_ANNOTATION through (kubelet/pod-programs.ts); the
+   * components get the same registry as ProcessBase.programs. Tests register programs of their own here.
+   */
+  programs: PodPrograms;
   /** What a simulated machine booted (for the reference's own tests; the suite asks the node with a debug pod). */
   hostOs(node: string): HostOs;
   /** Replace the API server's fault injection (see `apiFaults`). */
@@ -78,6 +84,7 @@ export interface HandleParts {
   api: ReferenceApiServer;
   shared: Omit<ReferenceRegistry, 'stop'>;
   machines: { hosts: NodeHosts; imageRepo: string };
+  programs: PodPrograms;
   timeFactor: number;
   profile: ProfileName;
   seed: number;
@@ -104,6 +111,7 @@ export function clusterHandle(p: HandleParts): ReferenceCluster {
     registryCredentials: registry.credentials,
     engineTrust: registry.engineTrust,
     imageRepo: p.machines.imageRepo,
+    programs: p.programs,
     releases,
     timeFactor: p.timeFactor,
     profile: p.profile,

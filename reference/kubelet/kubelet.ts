@@ -6,10 +6,11 @@
  *     component's log (ComponentLogs);
  *   - a command pod (a debug pod, restartPolicy Never): its command runs for real over the node's root file system
  *     (exec-command.ts, node-fs/) and the container ends with its exit code;
+ *   - a program pod (its pod names a registered program in PROGRAM_ANNOTATION, pod-programs.ts): init containers then
+ *     containers, each played by the program (program-pod.ts), as an on-cluster image build's pod;
  *   - anything else: the container cannot be created (the reference has no container runtime), said in its status.
  * Container output is kept per container and served to the API server's `pods/log` by log-server.ts.
  */
-import { randomBytes } from 'node:crypto';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { AbortedError } from '../clock.js';
 import type { Controller, ControllerContext } from '../context.js';
@@ -23,6 +24,9 @@ import { hostMountOf, runInContainer, type NodeExec } from './exec-command.js';
 import type { NodeHosts } from './hosts.js';
 import { AttachPoint } from './attach-point.js';
 import { DEFAULT_TERMINAL } from '../node-fs/node-command.js';
+import { conditions, containerId } from './pod-status.js';
+import { PROGRAM_ANNOTATION, type PodPrograms } from './pod-programs.js';
+import { runProgramPod } from './program-pod.js';
 
 type Pod = V1Pod & KubeObject;
 type Node = V1Node & KubeObject;
@@ -56,6 +60,8 @@ export interface KubeletOptions {
   /** Each node's root file system, where commands run. */
   roots: NodeRoots;
   components: ComponentLogs;
+  /** The programs that play program pods' containers; whoever creates such pods registers them here. */
+  programs: PodPrograms;
 }
 
 export class Kubelets implements Controller {
@@ -152,6 +158,7 @@ export class Kubelets implements Controller {
       startTime: started,
       qosClass: 'Burstable',
     };
+    if (pod.metadata.annotations?.[PROGRAM_ANNOTATION] !== undefined) return this.runProgram(pod, record, base);
     await this.writeStatus(record, {
       ...base,
       phase: 'Pending',
@@ -172,6 +179,19 @@ export class Kubelets implements Controller {
       conditions: conditions(now, { initialized: true, ready: false, reason: 'ContainersNotReady', notReady: containers.map((c) => c.name) }),
       containerStatuses: containers.map((c) => ({ name: c.name, image: c.image, imageID: '', ready: false, restartCount: 0, started: false, state: { waiting: { reason: 'CreateContainerError', message: NOT_RUNNABLE } }, lastState: {} })),
     });
+  }
+
+  private async runProgram(pod: Pod, record: RunningPod, base: Record<string, unknown>): Promise<void> {
+    await runProgramPod({
+      clock: this.ctx.clock,
+      programs: this.options.programs,
+      node: record.node,
+      createMs: CREATE_MS,
+      clusterSignal: this.ctx.signal,
+      writeStatus: (status) => this.writeStatus(record, { ...base, ...status }),
+      alive: () => this.running.has(record.uid),
+      addContainer: (name, sink, stop) => { record.containers.set(name, { name, sink, stop }); },
+    }, pod);
   }
 
   private async runComponent(pod: Pod, record: RunningPod, component: ComponentName, base: Record<string, unknown>): Promise<void> {
@@ -281,25 +301,8 @@ class LineBuffer {
   }
 }
 
-function conditions(at: string, s: { initialized: boolean; ready: boolean; reason?: string; notReady?: string[] }): Array<Record<string, unknown>> {
-  const notReady = s.notReady?.length ? `containers with unready status: [${s.notReady.join(' ')}]` : undefined;
-  const readyCond = (type: string) => (s.ready
-    ? { type, status: 'True', lastProbeTime: null, lastTransitionTime: at }
-    : { type, status: 'False', lastProbeTime: null, lastTransitionTime: at, reason: s.reason, ...(notReady ? { message: notReady } : {}) });
-  return [
-    { type: 'Initialized', status: s.initialized ? 'True' : 'False', lastProbeTime: null, lastTransitionTime: at },
-    readyCond('Ready'),
-    readyCond('ContainersReady'),
-    { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: at },
-  ];
-}
-
 function envOf(container: { env?: Array<{ name: string; value?: string }> }, name: string): string | undefined {
   return container.env?.find((e) => e.name === name)?.value;
-}
-
-function containerId(): string {
-  return `cri-o://${randomBytes(32).toString('hex')}`;
 }
 
 /** A pod-network address derived from the pod's uid (10.128.0.0/14, as OpenShift SDN's default). */

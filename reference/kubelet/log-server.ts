@@ -52,11 +52,13 @@ function serve(kubelets: Kubelets, now: () => number, req: IncomingMessage, res:
   const q = url.searchParams;
   const apiPod = kubelets.podFromApi(namespace, podName);
   if (!apiPod) return fail(res, 404, `pod "${podName}" does not exist`);
-  if (!(apiPod.spec?.containers ?? []).some((c) => c.name === container)) return fail(res, 404, `container "${container}" not found in pod "${podName}"`);
+  const specs = [...(apiPod.spec?.initContainers ?? []), ...(apiPod.spec?.containers ?? [])];
+  if (!specs.some((c) => c.name === container)) return fail(res, 404, `container "${container}" not found in pod "${podName}"`);
   if (q.get('previous') === 'true') return fail(res, 400, `previous terminated container "${container}" in pod "${podName}" not found`);
   const { sink } = kubelets.containerLog(namespace, podName, container);
   if (!sink) {
-    const state = apiPod.status?.containerStatuses?.find((c) => c.name === container)?.state;
+    const statuses = [...(apiPod.status?.initContainerStatuses ?? []), ...(apiPod.status?.containerStatuses ?? [])];
+    const state = statuses.find((c) => c.name === container)?.state;
     const reason = state?.waiting?.reason ?? 'ContainerCreating';
     return fail(res, 400, `container "${container}" in pod "${podName}" is waiting to start: ${reason}`);
   }

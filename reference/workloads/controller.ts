@@ -15,6 +15,7 @@ import { ANN, CONTROLLER_CONFIG_NAME, CV_NAME, MCO_DEPLOYMENT_CONFIGMAP } from '
 import type { Controller, ControllerContext } from '../context.js';
 import { semanticEqual } from '../equality.js';
 import { templateHash } from './pod-names.js';
+import { chooseNode, matchesSelector } from './scheduling.js';
 import type { KubeObject } from '../../lib/kube/client.js';
 import type { Informer } from '../../lib/kube/informer.js';
 import type { Kind } from '../../lib/kube/kinds.js';
@@ -46,15 +47,6 @@ function ownedBy(obj: KubeObject, uid: string | undefined): boolean {
 
 function podReady(pod: Pod): boolean {
   return (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-}
-
-function nodeSchedulable(node: Node): boolean {
-  const ready = (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-  return ready && !node.spec?.unschedulable;
-}
-
-function matchesSelector(node: Node, selector: Record<string, string> | undefined): boolean {
-  return Object.entries(selector ?? {}).every(([k, v]) => node.metadata.labels?.[k] === v);
 }
 
 function percentOf(value: unknown, total: number, roundUp: boolean): number {
@@ -263,11 +255,11 @@ export class WorkloadController implements Controller {
     const want = rs.spec?.replicas ?? 1;
     const pods = this.podsOf(rs);
     if (pods.length < want) {
-      const nodes = this.list<Node>('Node').filter((n) => nodeSchedulable(n) && matchesSelector(n, rs.spec?.template?.spec?.nodeSelector));
-      for (let i = pods.length; i < want && nodes.length; i++) {
+      const nodes = this.list<Node>('Node');
+      for (let i = pods.length; i < want; i++) {
         // spread: the node with the fewest pods of this set, then by name
-        const load = (n: Node): number => pods.filter((p) => p.spec?.nodeName === n.metadata.name).length;
-        const node = [...nodes].sort((a, b) => load(a) - load(b) || a.metadata.name!.localeCompare(b.metadata.name!))[0]!;
+        const node = chooseNode(nodes, rs.spec?.template?.spec, (n) => pods.filter((p) => p.spec?.nodeName === n.metadata.name).length);
+        if (!node) break;
         pods.push(await this.createPod(rs, 'ReplicaSet', node.metadata.name!, {}));
       }
     } else if (pods.length > want) {
