@@ -33,6 +33,7 @@ interface UpOptions {
   topology: Topology;
   infraNodes?: number;
   arch: Arch;
+  disconnected?: boolean;
   verbose?: boolean;
   serviceAccount?: { namespace: string; name: string };
   clusterRole: string[];
@@ -152,6 +153,7 @@ async function up(options: UpOptions): Promise<void> {
     topology: options.topology,
     infraNodes: options.infraNodes,
     arch: options.arch,
+    disconnected: options.disconnected,
     // lets tests keep their registry storage apart from a developer's
     workDir: process.env.OCP_E2E_REFERENCE_WORKDIR || undefined,
     log: options.verbose ? (line) => console.error(line) : (line) => (/^(registry|releases|API server|cluster seeded|controllers)/.test(line) ? console.error(line) : undefined),
@@ -228,6 +230,7 @@ export function register(program: Command): void {
     .option('--workers <n>', 'worker nodes of an ha cluster (default: 2; a compact or single-node cluster has none)', nonNegativeInteger)
     .option('--infra-nodes <n>', 'nodes of an infra pool as OpenShift documents it (roles worker and infra; it selects the worker configs too) (default: none)', nonNegativeInteger)
     .addOption(new Option('--topology <shape>', 'ha (three masters and the workers), compact (three masters that are the workers) or sno (single-node OpenShift)').choices([...TOPOLOGIES]).default('ha'))
+    .option('--disconnected', 'a disconnected cluster: the payloads name quay.io\'s pullspecs, reached only through mirror sets to the local registry (an ImageContentSourcePolicy on 4.12, ImageDigestMirrorSet and ImageTagMirrorSet from the 4.18 CRDs); the nodes follow them and cannot reach quay.io (default: off)')
     .addOption(new Option('--arch <arch>', 'the nodes\' architectures: amd64, arm64, or multi (amd64 masters, workers amd64 and arm64; OS images and payload as image indexes)').choices([...ARCHES]).default('amd64'))
     .option('-v, --verbose', 'print the controllers\' log lines')
     .option('--service-account <namespace/name>', 'also make this ServiceAccount (and its namespace) and write a kubeconfig that authenticates as it: RBAC holds it to its roles, as a real cluster does (default: none; the admin kubeconfig bypasses RBAC)', serviceAccountOption)

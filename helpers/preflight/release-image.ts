@@ -56,7 +56,12 @@ function why(error: unknown, image: string, registry: RegistryClient): string {
   const host = parseImageRef(image).registry;
   if (error instanceof MirroredPullError) return `cannot reach ${host} through the mirror sets or directly: ${error.message}`;
   if (error instanceof RegistryUnreachableError && registry instanceof MirroredRegistryClient && registry.mirrors.rulesFor(image).length === 0) {
-    const sets = registry.mirrors.empty ? 'the cluster has no mirror sets (ImageDigestMirrorSet, ImageTagMirrorSet, ImageContentSourcePolicy) and no --idms-file/--icsp-file was given' : `no mirror set (${registry.mirrors.describe()}) maps ${image} for a pull ${parseImageRef(image).digest ? 'by digest' : 'by tag'}`;
+    const byTag = !parseImageRef(image).digest;
+    // a digest mirror of the same repository cannot serve a tag: say how to give the release so that it can
+    const byDigestOnly = byTag && registry.mirrors.rulesFor(`${image.replace(/:[^:/]+$/, '')}@sha256:${'0'.repeat(64)}`).length > 0;
+    const sets = registry.mirrors.empty
+      ? 'the cluster has no mirror sets (ImageDigestMirrorSet, ImageTagMirrorSet, ImageContentSourcePolicy) and no --idms-file/--icsp-file was given'
+      : `no mirror set (${registry.mirrors.describe()}) maps ${image} for a pull ${byTag ? 'by tag' : 'by digest'}${byDigestOnly ? '; they mirror its repository for pulls by digest only: give the release by digest (<repository>@sha256:…)' : ''}`;
     return `cannot reach ${host}: ${(error as Error).message} (${sets})`;
   }
   if (error instanceof ImageNotFoundError) return 'no such image in its registry';

@@ -174,7 +174,7 @@ async function runOnOneReferenceCluster(files: string[], options: RunOptions, co
   const seed = options.seed ?? DEFAULT_SEED;
   const { splitBySharing, workersForPlan } = await import('./one-upgrade.js');
   const workers = Math.max(2, workersForPlan(await splitBySharing(files)));
-  console.log(`target: one embedded reference cluster for ${files.length} spec file(s), profile ${profile}${options.fault?.length ? `, faults ${options.fault.join(', ')}` : ''}, seed ${seed} (replay with --seed ${seed}), ${workers} workers`);
+  console.log(`target: one embedded reference cluster for ${files.length} spec file(s), profile ${profile}${options.disconnected ? ', disconnected' : ''}${options.fault?.length ? `, faults ${options.fault.join(', ')}` : ''}, seed ${seed} (replay with --seed ${seed}), ${workers} workers`);
   await writeReferenceEnvironment(config.reportsDir, { profile, seed, faults: options.fault ?? [], timeFactor: options.timeFactor, clock: clockModeOf(options) });
   const registry = await startRegistry(profile, options.arch, options.disconnected);
   await requirePodmanTrust(registry);
