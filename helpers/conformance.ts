@@ -445,7 +445,7 @@ export class ConformanceSession {
         await session.gather(this.test?.fullTitle() ?? labels.caseId);
         throw error;
       }
-    }, { ...labels, disruptive: this.options.disruptive, upgrades: Boolean(this.options.upgrades), ...(this.options.pools ? { pools: this.options.pools } : {}) });
+    }, { ...labels, disruptive: this.options.disruptive, upgrades: Boolean(this.options.upgrades), ...(this.options.pools ? { pools: this.options.pools } : {}), ...(this.options.nodesIn ? { nodesIn: this.options.nodesIn } : {}), ...(this.options.architectures ? { architectures: this.options.architectures } : {}) });
   }
 
   private async gather(title: string): Promise<void> {

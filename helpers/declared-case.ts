@@ -25,6 +25,10 @@ export interface DeclaredCase extends CaseDeclaration {
   upgrades: boolean;
   /** The session's pool needs (helpers/plan/pool-plan.ts): what a run sharing one upgrade plans with. */
   pools?: PoolNeeds;
+  /** The roles whose pools must have nodes (ConformanceOptions.nodesIn). */
+  nodesIn?: readonly string[];
+  /** The node architectures the spec runs on (ConformanceOptions.architectures): a run needs no build for a spec its nodes skip. */
+  architectures?: { only: readonly string[]; why: string };
 }
 
 /**

@@ -40,6 +40,11 @@ export interface BuildOptions {
   noCache?: boolean;
   /** Pull the base image even when the engine has it (podman also reuses a local image of the same digest under another name). */
   pull?: boolean;
+  /**
+   * `linux/<arch>`: the platform to build for (docker/podman `--platform`): the base is taken for it and RUN steps run
+   * as it (emulated by qemu-user-static through binfmt when it is not the host's). Default: the engine's own.
+   */
+  platform?: string;
 }
 
 export interface BuildResult {
@@ -257,6 +262,7 @@ function engineBuildQuery(opts: BuildOptions, tlsQuery: object, signal: AbortSig
     target: opts.target,
     nocache: opts.noCache ?? false,
     ...(opts.pull ? { pull: true } : {}),
+    ...(opts.platform ? { platform: opts.platform } : {}),
     rm: true,
     forcerm: true,
     abortSignal: signal,

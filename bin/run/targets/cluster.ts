@@ -5,6 +5,7 @@ import { runMocha } from '../mocha.js';
 import { consoleLane } from '../output.js';
 import { preflightCluster, resolveCredentials } from '../preflight/cluster.js';
 import { preflightPhase } from '../preflight/phases.js';
+import { checkBuildArchitectures, clusterArchNodes, specBuilds } from '../preflight/build-architectures.js';
 import type { RunOptions } from '../options.js';
 import type { Counts } from '../results/counts.js';
 import type { Supervisor } from '../supervisor.js';
@@ -45,7 +46,12 @@ export async function runOnCluster(files: string[], options: RunOptions, config:
     if (builds && !options.imageRepo && !caps.imageRepo) {
       throw new UsageError('--image-repo is required on a real cluster: the repository the layered OS images are pushed to and the nodes pull from (push credentials in --pull-secret)');
     }
-    if (builds) await requireEngine();
+    if (builds) {
+      await requireEngine();
+      // an arm64 or multi-arch cluster's nodes boot images of their own architecture: the engine must build each
+      const line = await checkBuildArchitectures(await specBuilds(files), await clusterArchNodes(() => cluster.listNodes()));
+      if (line) console.log(line);
+    }
   }
   const target = { ...config, kind: 'cluster' as const, kubeconfigPath, pullSecretPath: access.pullSecretPath };
   // Shards of one fan-out write their JUnit under distinct names, so their reports merge.

@@ -18,6 +18,8 @@ import { UsageError } from '../usage-error.js';
 import { writeReferenceEnvironment } from '../results/environment.js';
 import { requireEngine, specTimeoutMs, type RunConfig } from './common.js';
 import { LOOPBACK_ONLY_ENV } from '../../../lib/oci/reachability.js';
+import { checkBuildArchitectures, specBuilds } from '../preflight/build-architectures.js';
+import { referenceArchNodes } from './reference-nodes.js';
 
 /** The reference's own default seed (reference/index.ts), named here so the run can print it. */
 const DEFAULT_SEED = 1;
@@ -37,6 +39,9 @@ export function defaultJobs(): number {
 
 export async function runOnReference(files: string[], options: RunOptions, config: RunConfig, supervisor: Supervisor): Promise<Counts> {
   await requireEngine();
+  // the nodes' architectures are the shape's: the engine must build each before any cluster starts
+  const builds = await checkBuildArchitectures(await specBuilds(files), referenceArchNodes({ topology: options.topology, infraNodes: options.infraNodes, arch: options.arch }));
+  if (builds) console.log(builds);
   if (options.oneCluster) return runOnOneReferenceCluster(files, options, config, supervisor);
   const profile = profileOf(options);
   const jobs = Math.min(options.jobs ?? defaultJobs(), files.length);
