@@ -26,6 +26,7 @@ import { NodeHosts } from './kubelet/hosts.js';
 import type { ImageLayerSource } from './node-fs/image-trees.js';
 import { Kubelets } from './kubelet/kubelet.js';
 import { PodPrograms } from './kubelet/pod-programs.js';
+import { registerImageBuildProgram } from './mco/image-mode/build-program.js';
 import { nodeRootsFor } from './node-fs/cluster-roots.js';
 import { startKubeletServer } from './kubelet/log-server.js';
 import { DaemonSet } from './mcd/daemon.js';
@@ -90,6 +91,12 @@ export interface ReferenceClusterOptions {
    * a real cluster; the admin kubeconfig is a `system:masters` member): what a ServiceAccount's role must allow.
    */
   onAuthorize?: AuthorizationHook;
+  /**
+   * On-demand components (ON_DEMAND_COMPONENTS) whose process never starts, so a test can play them by hand: a test of
+   * the node controller makes the MachineOSBuilds itself, with no build controller racing it. Their Deployment and pod
+   * still come and go as the operator says. Default none.
+   */
+  withoutComponents?: ComponentName[];
 }
 
 export async function startReferenceCluster(options: ReferenceClusterOptions = {}): Promise<ReferenceCluster> {
@@ -124,11 +131,14 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
     // one registry of pod programs for the cluster's life: the kubelets run program pods with it, and the components
     // (an on-cluster build controller) register the programs their pods name, once, whatever their restarts
     const programs = new PodPrograms();
+    // what an on-cluster image build's pod runs (the MCO image's build script, buildah): registered with the cluster,
+    // as the image is there whether or not a builder runs; it reads and writes through the kubelet's connection
+    registerImageBuildProgram(programs, { client, caPems: [shared.ca.caPem] });
     // the update graph: each release of the path updates from the one before it, one hop at a time
     const graph = path.map((release, i) => (i === 0 || release.previous?.length ? release : { ...release, previous: [path[i - 1]!.version] }));
     await startNodes(ctx, abort, cleanups, { hosts: machines.hosts, layers: pulls.hostLayers, logs: logs.componentLogs, releases: path, programs });
     const base: ProcessBase = { kubeconfigPath, traffic, kubelet: client, clusterSignal: abort.signal, graph, hosts: machines.hosts, programs, clock, profile, deviations, seed, images: pulls.images, log: logs.log };
-    const components = await startComponents(base, cleanups);
+    const components = await startComponents(base, cleanups, options.withoutComponents ?? []);
     if (options.apiFaults) api.setFaults(options.apiFaults);
     say('controllers running');
     return clusterHandle({ kubeconfigPath, api, shared, machines, programs, timeFactor, profile: profile.name, seed, faults: faults.names, clock, client, components, outage: pulls.outage, cleanups, say });
@@ -260,14 +270,16 @@ async function startMachines(ctx: ControllerContext, abort: AbortController, cle
  * The MCO's operator, controller and daemons and the CVO, each a process of its own, and the Deployment rollout that
  * replaces the operator at a version change; stopped by `cleanups`.
  */
-async function startComponents(base: ProcessBase, cleanups: Cleanups): Promise<RunningComponents> {
+async function startComponents(base: ProcessBase, cleanups: Cleanups, without: ComponentName[]): Promise<RunningComponents> {
+  const refused = without.filter((name) => !ON_DEMAND_COMPONENTS.includes(name));
+  if (refused.length) throw new Error(`withoutComponents takes only on-demand components (${ON_DEMAND_COMPONENTS.join(', ')}), not ${refused.join(', ')}`);
   const processes = new Map(COMPONENTS.map((name) => [name, new ComponentProcess(name, base)] as const));
   const get = (name: ComponentName): ComponentProcess => processes.get(name)!;
   const kubeletInformers = new InformerFactory(base.kubelet, { log: (l) => base.log('informer', `kubelet: ${l}`), receipts: base.traffic.receipts });
   const rollout = new OperatorRollout(get('machine-config-operator'), kubeletInformers, base.log);
   rollout.setup();
   const builder = new BuilderRollout(get('machine-os-builder'), kubeletInformers, base.log);
-  builder.setup();
+  if (!without.includes('machine-os-builder')) builder.setup();
   cleanups.push(async () => {
     await rollout.stop();
     await builder.stop();

@@ -110,7 +110,8 @@ describe('image mode on a 4.20 reference cluster (4.20-to-4.21): a pool with a h
     });
 
   before(async function () {
-    h = await startHarness({ profile: '4.20-to-4.21' });
+    // the builds are made by hand here: no build controller makes its own beside them
+    h = await startHarness({ profile: '4.20-to-4.21', withoutComponents: ['machine-os-builder'] });
     const workers = (await h.k.list<Obj>('Node')).items.filter((n) => n.metadata.labels?.['node-role.kubernetes.io/worker'] !== undefined);
     nodeName = workers[0]!.metadata.name!;
     await h.k.patch('Node', nodeName, { metadata: { labels: { 'node-role.kubernetes.io/layered': '' } } });
