@@ -22,7 +22,8 @@ import { registryAccess, type RegistryAccess } from './credentials.js';
 import { clusterVersionIdle, currentVersion } from './facts/cluster-version.js';
 import { describeClusterShape } from './facts/cluster-shape.js';
 import { nodesOfPool, poolNotDegraded } from './facts/pool.js';
-import type { MachineOSConfig } from './types.js';
+import { archNodeOf, architecturesOf, buildRoles } from './build-architectures.js';
+import type { MachineOSConfig, Node as KubeNode } from './types.js';
 import { gatherArtifacts } from './artifacts.js';
 import { consoleProgress, waitFor, WaitTimeoutError } from './wait.js';
 import type { WaitContext } from './cluster-waits.js';
@@ -259,6 +260,23 @@ export class ConformanceSession {
     const snap = this.watcher.snapshot();
     const pool = snap.pools.get(this.poolFor(role));
     return pool !== undefined && nodesOfPool(pool, snap.pools.values(), snap.nodes.values()).length > 0;
+  }
+
+  /**
+   * The architectures of the nodes that boot this spec's layered image (helpers/build-architectures.ts): those of the
+   * pools its layered roles use, with the nodes of the role (an infra pool's take worker's configs) where the role
+   * keeps its own pool; every node's where the spec names no pool that has any.
+   */
+  buildArchitectures(): string[] {
+    const snap = this.watcher.snapshot();
+    const nodes = new Set<KubeNode>();
+    for (const role of buildRoles(this.options)) {
+      const name = this.poolFor(role);
+      const pool = snap.pools.get(name);
+      if (pool) nodesOfPool(pool, snap.pools.values(), snap.nodes.values()).forEach((n) => nodes.add(n));
+      if (name === role) [...snap.nodes.values()].filter((n) => archNodeOf(n).roles.includes(role)).forEach((n) => nodes.add(n));
+    }
+    return [...architecturesOf([...(nodes.size ? nodes : snap.nodes.values())].map(archNodeOf)).keys()];
   }
 
   /** A pool the spec needs that has no node (the cluster's shape): the reason to skip before cluster time. */

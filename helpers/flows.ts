@@ -50,6 +50,8 @@ export interface FlowSession {
   poolFor(role: string): string;
   /** The suite's rules for the release the cluster runs now (helpers/releases/). */
   release(): KnownRelease;
+  /** The architectures of the nodes that boot the spec's layered image (helpers/build-architectures.ts). */
+  buildArchitectures?(): string[];
 }
 
 export interface StartingPoint {
@@ -136,10 +138,14 @@ export interface CustomOsImageOptions {
  * image's `checks` are what its Containerfile declares every node must show.
  */
 export async function buildCustomOsImage(session: FlowSession, caseId: string, baseImage: string, options: CustomOsImageOptions = {}): Promise<LayeredImage> {
-  return step(`build and push the layered OS image FROM ${baseImage}`, async () => {
+  // the nodes boot an image of their own architecture: one build per architecture, an index over several
+  const architectures = session.buildArchitectures?.();
+  const forArchitectures = architectures?.length ? ` for ${architectures.map((a) => `linux/${a}`).join(', ')}` : '';
+  return step(`build and push the layered OS image FROM ${baseImage}${forArchitectures}`, async () => {
     const output: string[] = [];
     const engine = await session.engine();
     await parameter('container engine', (await identifyEngine(engine)).name);
+    if (architectures?.length) await parameter('architectures', architectures.join(', '));
     const image = await buildLayeredOsImage({
       engine,
       repository: imageRepository(session.target, session.caps),
@@ -153,10 +159,12 @@ export async function buildCustomOsImage(session: FlowSession, caseId: string, b
       recipe: options.recipe ?? (session.target.containerfile ? userRecipe(session.target.containerfile, session.target.buildArgs ?? {}) : { ...DEFAULT_LAYERED_OS, buildArgs: session.target.buildArgs ?? {} }),
       // FROM where the nodes pull the base: a mirror of it on a disconnected cluster
       registry: await suiteRegistryClient(session.access, session.cluster),
+      ...(architectures?.length ? { architectures } : {}),
       onOutput: (l) => output.push(l),
       onProgress: (l) => console.log(`    ${l}`),
     });
-    session.ledger.record({ kind: 'image', tag: image.tag, pullspec: image.pullspec });
+    // the engine holds the image of each architecture (an index is the registry's alone)
+    for (const local of image.platforms && image.platforms.length > 1 ? image.platforms : [image]) session.ledger.record({ kind: 'image', tag: local.tag, pullspec: local.pullspec });
     await attachText('build output', output.join('\n'));
     await attachYaml('layered image', image);
     return image;

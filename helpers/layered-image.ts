@@ -8,13 +8,14 @@
  */
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { buildImage, removeImage, stepHeading } from '../lib/oci/build.js';
+import { buildImage, removeImage, stepHeading, type BuildResult } from '../lib/oci/build.js';
 import type { RegistryCredentials } from '../lib/oci/credentials.js';
 import type { Engine } from '../lib/oci/engine.js';
 import { RegistryClient } from '../lib/oci/image-files.js';
 import { parseImageRef } from '../lib/oci/image-ref.js';
 import { MirroredRegistryClient } from '../lib/oci/mirrored-pull.js';
-import { pushImage } from '../lib/oci/push.js';
+import { imageForPlatform, pushImageIndex } from '../lib/oci/platform-images.js';
+import { pushImage, type PushResult } from '../lib/oci/push.js';
 import { checkLayeredContainerfile, DEFAULT_CONTAINERFILE, describeContainerfile, SUITE_BUILD_ARGS } from './containerfile.js';
 import type { ExpectedFile } from './facts/node.js';
 import { runImageTag, testImageLabels } from './images/naming.js';
@@ -62,12 +63,27 @@ export interface LayeredImageChecks {
   units: Array<{ name: string; enabled: true }>;
 }
 
+/** The image of one architecture: the whole layered image on a single-arch cluster, an entry of its index otherwise. */
+export interface LayeredPlatformImage {
+  architecture: string;
+  /** `<repo>@sha256:…` of the single-architecture image. */
+  pullspec: string;
+  digest: string;
+  /** The tag the engine pushed it as (`<tag>-<arch>` under an index). */
+  tag: string;
+}
+
 export interface LayeredImage {
-  /** `<repo>@sha256:…`: what the MachineConfigs use. */
+  /** `<repo>@sha256:…`: what the MachineConfigs use (an OCI image index where the nodes run several architectures). */
   pullspec: string;
   digest: string;
   /** `<repo>:<run-id>-<case-id>`: the tag it was pushed as. */
   tag: string;
+  /**
+   * What was built per architecture (when the nodes' architectures were given): one image, or the entries of the index
+   * that `pullspec` names. A node of an architecture boots its own entry's digest.
+   */
+  platforms?: LayeredPlatformImage[];
   baseImage: string;
   /** The release's extensions image the build was given, when the Containerfile takes one. */
   extensionsImage?: string;
@@ -95,6 +111,12 @@ export interface LayeredImageRequest {
    * pullspecs for BASE_IMAGE and EXTENSIONS_IMAGE, same digests. Default: a client of `credentials` without mirrors.
    */
   registry?: MirroredRegistryClient;
+  /**
+   * The architectures of the nodes that will boot it: built once each (docker/podman --platform linux/<arch>) FROM the
+   * base for that architecture (the base index's entry, or the single-arch base itself); several are pushed as one OCI
+   * image index. Default: one build for the engine's own platform, as the engine picks it.
+   */
+  architectures?: readonly string[];
   /** Build output lines (for the report); secrets never reach them, the engine gets credentials out of band. */
   onOutput?: (line: string) => void;
   /** Where the build and push are, for the console: each build step, then the push and its result. */
@@ -110,36 +132,66 @@ export async function buildLayeredOsImage(request: LayeredImageRequest): Promise
   }
   const extensionsImage = wantsExtensions ? await request.extensionsImage!() : undefined;
   const registry = request.registry ?? new MirroredRegistryClient({ credentials: request.credentials });
-  const suiteArgs: Record<string, string> = { [SUITE_BUILD_ARGS.baseImage]: await buildBase(registry, request.baseImage, recipe.buildArgs[SUITE_BUILD_ARGS.baseImage]) };
-  if (extensionsImage) suiteArgs[SUITE_BUILD_ARGS.extensionsImage] = await registry.pullFrom(extensionsImage);
-  const built = await buildImage(request.engine, {
-    contextDir: recipe.contextDir,
-    containerfile: recipe.containerfile,
-    buildArgs: { ...recipe.buildArgs, ...suiteArgs },
-    labels: testImageLabels({ runId: request.runId, caseId: request.caseId }),
-    tag,
-    registryConfig: request.credentials,
-    onOutput: (line) => {
-      request.onOutput?.(line);
-      const heading = stepHeading(line);
-      // one console line per step: a long RUN or ARG is cut, the whole text is in the build output attachment
-      if (heading) request.onProgress?.(`build ${heading.length > 100 ? `${heading.slice(0, 99)}…` : heading}`);
-    },
-  });
-  request.onProgress?.(`built ${tag} in ${(built.durationMs / 1000).toFixed(1)}s; pushing it`);
-  const pushed = await pushImage(request.engine, tag, { auth: request.credentials });
-  request.onProgress?.(`pushed ${pushed.pullspec} in ${(pushed.durationMs / 1000).toFixed(1)}s`);
-  const files = await declaredFilesOf(new RegistryClient({ credentials: request.credentials }), pushed.pullspec, checks.files);
+  const base = await buildBase(registry, request.baseImage, recipe.buildArgs[SUITE_BUILD_ARGS.baseImage]);
+  const extensions = extensionsImage ? await registry.pullFrom(extensionsImage) : undefined;
+  const architectures = request.architectures?.length ? [...request.architectures] : [undefined];
+  const built: Array<{ architecture?: string; tag: string; build: BuildResult; push: PushResult }> = [];
+  for (const architecture of architectures) {
+    // one architecture keeps the plain tag; under an index each image has its own, the index takes the plain one
+    const archTag = architectures.length > 1 ? `${tag}-${architecture}` : tag;
+    const suiteArgs: Record<string, string> = { [SUITE_BUILD_ARGS.baseImage]: architecture ? await baseForPlatform(registry, base, architecture, 'base OS image') : base };
+    if (extensions) suiteArgs[SUITE_BUILD_ARGS.extensionsImage] = architecture ? await baseForPlatform(registry, extensions, architecture, 'extensions image') : extensions;
+    const for_ = architecture ? ` for linux/${architecture}` : '';
+    const build = await buildImage(request.engine, {
+      contextDir: recipe.contextDir,
+      containerfile: recipe.containerfile,
+      buildArgs: { ...recipe.buildArgs, ...suiteArgs },
+      labels: testImageLabels({ runId: request.runId, caseId: request.caseId }),
+      tag: archTag,
+      registryConfig: request.credentials,
+      ...(architecture ? { platform: `linux/${architecture}` } : {}),
+      onOutput: (line) => {
+        request.onOutput?.(line);
+        const heading = stepHeading(line);
+        // one console line per step: a long RUN or ARG is cut, the whole text is in the build output attachment
+        if (heading) request.onProgress?.(`build${for_} ${heading.length > 100 ? `${heading.slice(0, 99)}…` : heading}`);
+      },
+    });
+    request.onProgress?.(`built ${archTag}${for_} in ${(build.durationMs / 1000).toFixed(1)}s; pushing it`);
+    const push = await pushImage(request.engine, archTag, { auth: request.credentials });
+    request.onProgress?.(`pushed ${push.pullspec} in ${(push.durationMs / 1000).toFixed(1)}s`);
+    built.push({ architecture, tag: archTag, build, push });
+  }
+  const client = new RegistryClient({ credentials: request.credentials });
+  const platforms = built.flatMap((b) => (b.architecture ? [{ architecture: b.architecture, pullspec: b.push.pullspec, digest: b.push.digest, tag: b.tag }] : []));
+  // nodes of several architectures: one pullspec for all of them, each node's pull picks its own entry
+  const pullspec = platforms.length > 1 ? await pushImageIndex(client, tag, platforms) : built[0]!.push.pullspec;
+  if (platforms.length > 1) request.onProgress?.(`pushed the image index ${pullspec} over ${platforms.map((p) => `${p.architecture} ${p.digest}`).join(', ')}`);
+  // the declared files are the Containerfile's, the same in every architecture's image
+  const files = await declaredFilesOf(client, built[0]!.push.pullspec, checks.files);
   return {
-    pullspec: pushed.pullspec,
-    digest: pushed.digest,
+    pullspec,
+    digest: pullspec.slice(pullspec.indexOf('@') + 1),
     tag,
+    ...(platforms.length ? { platforms } : {}),
     baseImage: request.baseImage,
     ...(extensionsImage ? { extensionsImage } : {}),
     checks: { packages: checks.packages, files, units: checks.units.map((name) => ({ name, enabled: true as const })) },
-    buildMs: built.durationMs,
-    pushMs: pushed.durationMs,
+    buildMs: built.reduce((sum, b) => sum + b.build.durationMs, 0),
+    pushMs: built.reduce((sum, b) => sum + b.push.durationMs, 0),
   };
+}
+
+/**
+ * The image of `ref` for linux/`architecture`: an index's entry, or a single-arch image of that architecture. A
+ * single-arch image of another architecture is refused here: a build FROM it would be an image the nodes refuse.
+ */
+async function baseForPlatform(registry: MirroredRegistryClient, ref: string, architecture: string, what: string): Promise<string> {
+  const image = await imageForPlatform(registry, ref, architecture);
+  if (image.architecture && image.architecture !== architecture) {
+    throw new Error(`the ${what} ${ref} is a single-architecture image for ${image.architecture}, and nodes of architecture ${architecture} will boot the layered image: give a base of that architecture or an image index`);
+  }
+  return image.pullspec;
 }
 
 /**
