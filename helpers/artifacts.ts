@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { anyCli, runCli } from './cli.js';
 import type { Cluster } from './cluster.js';
 import { MCO_LOGS, readComponentLogs } from './pod-logs.js';
+import { buildJobs, imageModeLogs } from './image-mode/artifacts.js';
 import { attachText, attachYaml, toYaml } from './report.js';
 import { maskSecrets } from './secrets.js';
 
@@ -56,13 +57,14 @@ export async function gatherArtifacts(options: GatherOptions): Promise<GatherRes
     ['machineconfignodes', () => cluster.listIfServed('MachineConfigNode')],
     ['machineosconfigs', () => cluster.listIfServed('MachineOSConfig')],
     ['machineosbuilds', () => cluster.listIfServed('MachineOSBuild')],
+    ['build-jobs', () => buildJobs(cluster)],
   ];
   for (const [name, extra] of Object.entries(options.extra ?? {})) collectors.push([name, async () => extra]);
 
   // Everything is asked at once and written in a fixed order: when the API server is failing, each read spends its
   // retries (about 3 s) and one read after another would hold the test's failure back by half a minute.
   const cli = await anyCli();
-  const [values, cliGet, logs] = await Promise.all([
+  const [values, cliGet, logs, buildLogs] = await Promise.all([
     Promise.allSettled(collectors.map(([, collect]) => collect())),
     // What a person types first: `oc get co,clusterversion,mcp,nodes` (kubectl prints the same tables from the CRDs).
     cli
@@ -72,6 +74,8 @@ export async function gatherArtifacts(options: GatherOptions): Promise<GatherRes
     options.logs === false
       ? []
       : Promise.all(MCO_LOGS.map((component) => readComponentLogs(cluster.kubeConfig, component).catch((e: Error) => `# could not read the logs of ${component.name}: ${e.message}\n`))),
+    // image mode's build Jobs and builder: none on a cluster without image mode
+    options.logs === false ? ({} as Record<string, string>) : imageModeLogs(cluster).catch((e: Error): Record<string, string> => ({ 'image-mode-logs-error.txt': `# could not read the image-mode build logs: ${e.message}\n` })),
   ]);
 
   for (const [i, [name]] of collectors.entries()) {
@@ -81,7 +85,7 @@ export async function gatherArtifacts(options: GatherOptions): Promise<GatherRes
       continue;
     }
     // a release without MachineConfigNodes or image mode has none: no file for nothing
-    if (Array.isArray(settled.value) && settled.value.length === 0 && /^machine(confignodes|osconfigs|osbuilds)$/.test(name)) continue;
+    if (Array.isArray(settled.value) && settled.value.length === 0 && /^(machine(confignodes|osconfigs|osbuilds)|build-jobs)$/.test(name)) continue;
     const file = join(dir, `${name}.yaml`);
     await writeFile(file, toYaml(settled.value));
     result.files.push(file);
@@ -98,6 +102,11 @@ export async function gatherArtifacts(options: GatherOptions): Promise<GatherRes
 
   for (const [i, text] of logs.entries()) {
     const file = `${MCO_LOGS[i]!.name}.log`;
+    await writeFile(join(dir, file), maskSecrets(text));
+    result.files.push(join(dir, file));
+    await attachText(file, text);
+  }
+  for (const [file, text] of Object.entries(buildLogs)) {
     await writeFile(join(dir, file), maskSecrets(text));
     result.files.push(join(dir, file));
     await attachText(file, text);

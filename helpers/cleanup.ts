@@ -8,6 +8,9 @@
  */
 import type { Cluster } from './cluster.js';
 import { RunIdLabel } from './types.js';
+import type { KubeObject } from '../lib/kube/client.js';
+import { isForbidden, isNotFound } from '../lib/kube/errors.js';
+import { MCO_NAMESPACE as IMAGE_MODE_NAMESPACE } from './image-mode/types.js';
 
 export interface UndoAction {
   /** What the undo does, said as a step: "delete MachineConfigs a, b". */
@@ -154,13 +157,19 @@ export function formatLeftActions(left: LeftAction[]): string {
  */
 export async function leakedObjects(cluster: Cluster, runId: string, checkpointNamespace: string): Promise<string[]> {
   const selector = `${RunIdLabel}=${runId}`;
-  const [mcs, checkpoints, namespaces] = await Promise.all([
+  const [mcs, checkpoints, namespaces, moscs, pushSecrets] = await Promise.all([
     cluster.listMachineConfigs(selector),
     cluster.listConfigMaps(checkpointNamespace, selector),
     cluster.listLiveNamespaces(selector),
+    // image mode: the MachineOSConfigs and their push secrets (none where the release serves no such API)
+    cluster.listIfServed('MachineOSConfig').then((l) => l.filter((o) => o.metadata.labels?.[RunIdLabel] === runId)),
+    // a run that may not list Secrets there (a read-only run's account) made none there either
+    cluster.client.list<KubeObject>('Secret', { namespace: IMAGE_MODE_NAMESPACE, labelSelector: selector }).then((l) => l.items, (e: unknown) => (isForbidden(e) || isNotFound(e) ? [] : Promise.reject(e))),
   ]);
   return [
     ...mcs.map((mc) => `MachineConfig/${mc.metadata.name}`),
+    ...moscs.map((m) => `MachineOSConfig/${m.metadata.name}`),
+    ...pushSecrets.map((sec) => `Secret/${sec.metadata.name} -n ${IMAGE_MODE_NAMESPACE}`),
     ...checkpoints.map((cm) => `ConfigMap/${cm.metadata?.name} -n ${checkpointNamespace}`),
     ...namespaces.map((ns) => `Namespace/${ns.metadata.name}`),
   ];

@@ -15,6 +15,9 @@ export interface ClusterSnapshot {
   pools: Map<string, MachineConfigPool>;
   nodes: Map<string, Node>;
   machineConfigs: Map<string, MachineConfig>;
+  /** Image mode's objects, by name: empty unless the watcher was asked to follow them (ClusterWatcherOptions.kinds). */
+  machineOSConfigs?: Map<string, ApiObject>;
+  machineOSBuilds?: Map<string, ApiObject>;
 }
 
 export interface ObjectChange {
@@ -87,6 +90,8 @@ export class ClusterWatcher {
       pools: byName<MachineConfigPool>('MachineConfigPool'),
       nodes: byName<Node>('Node'),
       machineConfigs: byName<MachineConfig>('MachineConfig'),
+      machineOSConfigs: byName<ApiObject>('MachineOSConfig'),
+      machineOSBuilds: byName<ApiObject>('MachineOSBuild'),
     };
   }
 }

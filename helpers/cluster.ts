@@ -11,8 +11,11 @@ import { clusterApiError } from './api-errors.js';
 import type { ApiObject, ClusterOperator, ClusterVersion, ControllerConfig, MachineConfig, MachineConfigPool, Node } from './types.js';
 import { isNotFound } from '../lib/kube/errors.js';
 
-/** The kinds the suite watches (see cluster-watcher.ts). */
-export type WatchedKind = 'ClusterVersion' | 'ClusterOperator' | 'MachineConfigPool' | 'Node' | 'MachineConfig';
+/**
+ * The kinds the suite watches (see cluster-watcher.ts). MachineOSConfig and MachineOSBuild only where a wait on an
+ * image-mode pool asks for them: releases before image mode do not serve them.
+ */
+export type WatchedKind = 'ClusterVersion' | 'ClusterOperator' | 'MachineConfigPool' | 'Node' | 'MachineConfig' | 'MachineOSConfig' | 'MachineOSBuild';
 
 export class Cluster {
   readonly client: KubeClient;

@@ -11,7 +11,8 @@ import { waitForPools, type WaitContext } from './cluster-waits.js';
 import { removeLocalLayeredImage } from './layered-image.js';
 import { poolsOf } from './machineconfigs.js';
 import { inheritingPools } from './facts/pool.js';
-import { isSuiteCustomPool } from './plan/custom-pools.js';
+import { isSuiteCustomPool, removeCustomPools } from './plan/custom-pools.js';
+import { waitForPoolOffImageMode } from './image-mode/rollout-waits.js';
 import { recoverDegradedNodes } from './recovery.js';
 import { CHECKPOINT_NAMESPACE_LABEL } from './types.js';
 import type { KubeObject } from '../lib/kube/client.js';
@@ -29,7 +30,13 @@ export type Change =
    * A split run's checkpoint ConfigMap, which --phase post took over: removed once none of the MachineConfigs it
    * names is left on the cluster (while one is, the checkpoint stays, so that nobody loses track of it).
    */
-  | { kind: 'checkpoint'; namespace: string; name: string; machineConfigs: string[] };
+  | { kind: 'checkpoint'; namespace: string; name: string; machineConfigs: string[] }
+  /** A Secret this run created (an image-mode push secret in openshift-machine-config-operator). */
+  | { kind: 'Secret'; namespace: string; name: string }
+  /** A MachineOSConfig this run put on a pool (on-cluster image mode): deleting it takes the pool back to the release image. */
+  | { kind: 'MachineOSConfig'; name: string; pool: string }
+  /** A custom pool a spec made of one worker node for itself (helpers/plan/custom-pools.ts). */
+  | { kind: 'customPool'; name: string; node: string };
 
 export type ChangeKind = Change['kind'];
 export type ChangeOf<K extends ChangeKind> = Extract<Change, { kind: K }>;
@@ -162,7 +169,61 @@ function where(c: ChangeOf<'checkpoint'>): string {
   return `configmap/${c.name} -n ${c.namespace}`;
 }
 
-const KINDS: { [K in ChangeKind]: KindRule<ChangeOf<K>> } = { MachineConfig: machineConfigs, image: images, checkpoint: checkpoints };
+const secrets: KindRule<ChangeOf<'Secret'>> = {
+  lives: 'cluster',
+  text: (changes) => ({
+    description: `delete Secrets ${changes.map((c) => `${c.namespace}/${c.name}`).join(', ')}`,
+    byHand: changes.map((c) => `oc delete secret ${c.name} -n ${c.namespace}`),
+  }),
+  undo: async (changes, ctx) => {
+    for (const c of changes) await ctx.cluster.client.delete('Secret', c.name, c.namespace);
+  },
+};
+
+// Deleting a MachineOSConfig is the documented way out of image mode: the MCO rolls the pool's nodes back to the
+// rendered config's OS image and removes their desiredImage/currentImage annotations.
+const machineOSConfigs: KindRule<ChangeOf<'MachineOSConfig'>> = {
+  lives: 'cluster',
+  text: (changes) => {
+    const pools = changes.map((c) => c.pool);
+    return {
+      description: `delete MachineOSConfigs ${changes.map((c) => c.name).join(', ')}`,
+      byHand: [`oc delete machineosconfig ${changes.map((c) => c.name).join(' ')}`],
+      settle: {
+        description: `wait until pools ${pools.join(', ')} are back on the release image (no desiredImage/currentImage on their nodes, pool Updated)`,
+        byHand: [`oc get mcp ${pools.join(' ')} -w   # until UPDATED=True; then: oc get nodes -o yaml | grep -c Image:   # no desiredImage/currentImage annotation left`],
+      },
+    };
+  },
+  undo: async (changes, ctx) => {
+    for (const c of changes) await ctx.cluster.client.delete('MachineOSConfig', c.name);
+  },
+  settle: async (changes, ctx) => {
+    for (const c of changes) await waitForPoolOffImageMode(ctx.waits, c.pool);
+  },
+};
+
+const customPools: KindRule<ChangeOf<'customPool'>> = {
+  lives: 'cluster',
+  text: (changes) => ({
+    description: `move node ${changes.map((c) => c.node).join(', ')} back to pool worker and delete custom pools ${changes.map((c) => c.name).join(', ')}`,
+    byHand: [
+      ...changes.map((c) => `oc label node ${c.node} node-role.kubernetes.io/${c.name}-`),
+      'oc get mcp worker -w   # until UPDATED=True',
+      `oc delete mcp ${changes.map((c) => c.name).join(' ')}`,
+    ],
+  }),
+  undo: (changes, ctx) => removeCustomPools(ctx.cluster, ctx.waits, changes.map((c) => ({ name: c.name, node: c.node })), (l) => console.log(`    ${l}`)),
+};
+
+const KINDS: { [K in ChangeKind]: KindRule<ChangeOf<K>> } = {
+  MachineConfig: machineConfigs,
+  image: images,
+  checkpoint: checkpoints,
+  Secret: secrets,
+  MachineOSConfig: machineOSConfigs,
+  customPool: customPools,
+};
 
 function ruleOf<C extends Change>(changes: C[]): KindRule<C> {
   const kind = changes[0]?.kind;
