@@ -14,6 +14,7 @@ import {
 } from './assertions.js';
 import type { ConformanceSession } from './conformance.js';
 import { inheritingPools, nodesOfPool } from './facts/pool.js';
+import { nodeArchitectureOf } from './build-architectures.js';
 import { isSuiteCustomPool } from './plan/custom-pools.js';
 import type { CompletedUpgrade } from './flows.js';
 import { readNodes } from './node-reads.js';
@@ -95,14 +96,17 @@ async function judgePoolRunsImage(session: ConformanceSession, expectation: Pool
   });
   const nodes = nodesOfPool(pool, pools, await cluster.listNodes());
   expect(nodes.length, `mcp/${expectation.pool} has no nodes`).to.be.greaterThan(0);
-  const checks = nodeChecks(expectation);
+  // an image built per architecture: each node is compared with its own architecture's image
+  const architectures = new Map(nodes.map((n) => [n.metadata?.name ?? '?', nodeArchitectureOf(n)]));
+  const checks = nodeChecks(expectation.platforms?.length ? { ...expectation, architectureOf: (name) => architectures.get(name) ?? 'amd64' } : expectation);
   // one command on each node (in its daemon pod, or a debug pod) answers every probe; the pool's nodes are read at
   // once and judged in order
   const nodeReads = readNodes(cluster, session.kubeconfig, nodes, checks.map((c) => c.probe), { [RunIdLabel]: session.target.runId }, session.target.nodeReads);
   try {
     for (const [i, node] of nodes.entries()) {
       const name = node.metadata?.name ?? '?';
-      await step(`node ${name} is on ${renderedName} and booted ${expectation.image}${describeNodeExpectation(expectation)}`, async () => {
+      const own = expectation.platforms?.length ? ` (its ${architectures.get(name)} image)` : '';
+      await step(`node ${name} is on ${renderedName} and booted ${expectation.image}${own}${describeNodeExpectation(expectation)}`, async () => {
         expectNodeOnConfig(node, renderedName);
         const read = await nodeReads.reads[i]!;
         await attachText(`node ${name} asked: ${read.asked.how}`, read.asked.output);

@@ -61,6 +61,8 @@ export interface LayeredImageChecks {
   /** With the contents the image holds. */
   files: ExpectedFile[];
   units: Array<{ name: string; enabled: true }>;
+  /** Each architecture's image where it was built per architecture: a node must boot its own (node-probes-expected.ts). */
+  platforms?: Array<{ architecture: string; digest: string }>;
 }
 
 /** The image of one architecture: the whole layered image on a single-arch cluster, an entry of its index otherwise. */
@@ -160,6 +162,7 @@ export async function buildLayeredOsImage(request: LayeredImageRequest): Promise
     request.onProgress?.(`built ${archTag}${for_} in ${(build.durationMs / 1000).toFixed(1)}s; pushing it`);
     const push = await pushImage(request.engine, archTag, { auth: request.credentials });
     request.onProgress?.(`pushed ${push.pullspec} in ${(push.durationMs / 1000).toFixed(1)}s`);
+    if (architecture) await expectBuiltFor(push.pullspec, architecture, request.credentials);
     built.push({ architecture, tag: archTag, build, push });
   }
   const client = new RegistryClient({ credentials: request.credentials });
@@ -176,10 +179,26 @@ export async function buildLayeredOsImage(request: LayeredImageRequest): Promise
     ...(platforms.length ? { platforms } : {}),
     baseImage: request.baseImage,
     ...(extensionsImage ? { extensionsImage } : {}),
-    checks: { packages: checks.packages, files, units: checks.units.map((name) => ({ name, enabled: true as const })) },
+    checks: {
+      packages: checks.packages,
+      files,
+      units: checks.units.map((name) => ({ name, enabled: true as const })),
+      ...(platforms.length ? { platforms: platforms.map(({ architecture, digest }) => ({ architecture, digest })) } : {}),
+    },
     buildMs: built.reduce((sum, b) => sum + b.build.durationMs, 0),
     pushMs: built.reduce((sum, b) => sum + b.push.durationMs, 0),
   };
+}
+
+/**
+ * The pushed image's config names the architecture it was built for: an engine that ignored --platform (or a base
+ * image that lies) would otherwise hand the nodes an image they refuse, found only after a rollout.
+ */
+async function expectBuiltFor(pullspec: string, architecture: string, credentials: RegistryCredentials): Promise<void> {
+  const image = await imageForPlatform(new RegistryClient({ credentials }), pullspec, architecture);
+  if (image.architecture !== architecture) {
+    throw new Error(`the engine built ${pullspec} for ${image.architecture || 'no architecture'} (its config says so), although asked for linux/${architecture}: nodes of ${architecture} would refuse it`);
+  }
 }
 
 /**

@@ -46,6 +46,12 @@ export interface NodeExpectation {
   absentPackages?: string[];
   /** Files no node may hold (what an image that is no longer booted added). */
   absentFiles?: string[];
+  /**
+   * The image's per-architecture images (LayeredImage.platforms): each node must boot its own architecture's, told by
+   * `architectureOf` (its kubernetes.io/arch).
+   */
+  platforms?: ReadonlyArray<{ architecture: string; digest: string }>;
+  architectureOf?: (node: string) => string;
 }
 
 /** One probe and the fact its answer must satisfy; `judge` may read other answers of the same read. */
@@ -57,7 +63,8 @@ export interface NodeCheck {
 /** The checks of an expectation, booted image first. */
 export function nodeChecks(e: NodeExpectation): NodeCheck[] {
   const bootedImage = (readings: ProbeReadings): string => readings.get(bootedImageProbe).image;
-  const checks: NodeCheck[] = [{ probe: bootedImageProbe, judge: (node, r) => nodeBootedImage(node, r.get(bootedImageProbe), e.image, e.why) }];
+  const platformsOf = (node: string) => (e.platforms?.length && e.architectureOf ? { architecture: e.architectureOf(node), images: e.platforms } : undefined);
+  const checks: NodeCheck[] = [{ probe: bootedImageProbe, judge: (node, r) => nodeBootedImage(node, r.get(bootedImageProbe), e.image, e.why, platformsOf(node)) }];
   if (e.package) {
     const probe = packageProbe(e.package);
     checks.push({ probe, judge: (node, r) => nodeHasPackage(node, e.package!, r.get(probe), bootedImage(r), 'the layered image adds it') });

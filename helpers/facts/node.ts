@@ -49,12 +49,40 @@ export function nodeLine(node: Node): string {
   return `current=${n.current ?? '-'} desired=${n.desired ?? '-'} state=${n.state ?? '-'} ready=${n.ready}${n.reason ? ` reason=${n.reason}` : ''}`;
 }
 
-/** The node booted the image; by digest when the expected pullspec carries one. `why` says why it is expected. */
-export function nodeBootedImage(node: string, booted: BootedImage, expectedImage: string, why: string): Fact {
+/** An image built per architecture: the node's architecture and the digest of each architecture's image. */
+export interface PlatformDigests {
+  /** The node's architecture (kubernetes.io/arch). */
+  architecture: string;
+  /** Each architecture's image: the entries of the index `expectedImage` names, or the one single-arch image. */
+  images: ReadonlyArray<{ architecture: string; digest: string }>;
+}
+
+/**
+ * The node booted the image; by digest when the expected pullspec carries one. `why` says why it is expected. With
+ * `platforms`, the node must boot its own architecture's image: rpm-ostree reports the digest of the image it pulled,
+ * which an index resolves to the entry of the host's platform; another architecture's entry, or none for it, fails.
+ */
+export function nodeBootedImage(node: string, booted: BootedImage, expectedImage: string, why: string, platforms?: PlatformDigests): Fact {
+  if (platforms) return nodeBootedOwnPlatform(node, booted, expectedImage, why, platforms);
   const expectedDigest = /@(sha256:[0-9a-f]{64})$/.exec(expectedImage)?.[1];
   const ok = expectedDigest ? booted.digest === expectedDigest || booted.image.endsWith(`@${expectedDigest}`) : booted.image === expectedImage;
   if (ok) return holds(`node ${node} booted ${expectedImage} according to ${booted.source}`);
   return fails(`node ${node} booted ${booted.image}${booted.digest ? ` (digest ${booted.digest})` : ''} according to ${booted.source}, expected ${expectedImage} (${why})`);
+}
+
+function nodeBootedOwnPlatform(node: string, booted: BootedImage, expectedImage: string, why: string, platforms: PlatformDigests): Fact {
+  const arch = platforms.architecture;
+  const own = platforms.images.find((i) => i.architecture === arch);
+  const built = platforms.images.map((i) => i.architecture).join(', ');
+  const seen = `${booted.image}${booted.digest ? ` (digest ${booted.digest})` : ''} according to ${booted.source}`;
+  if (!own) return fails(`node ${node} runs ${arch}, and ${expectedImage} has no ${arch} image (built for ${built}): it booted ${seen} (${why})`);
+  if (booted.digest === own.digest) return holds(`node ${node} (${arch}) booted ${expectedImage}: its ${arch} image ${own.digest}, according to ${booted.source}`);
+  const other = platforms.images.find((i) => i.digest === booted.digest);
+  if (other) return fails(`node ${node} runs ${arch} but booted the ${other.architecture} image ${other.digest} of ${expectedImage}, according to ${booted.source}; expected its ${arch} image ${own.digest} (${why})`);
+  // a host that reports the reference it pulled and not the digest it resolved it to: the index itself
+  const plain = nodeBootedImage(node, booted, expectedImage, why);
+  if (plain.ok) return holds(`node ${node} (${arch}) booted ${expectedImage}, whose ${arch} image is ${own.digest}, according to ${booted.source} (it reports the pulled reference, not the ${arch} image's digest)`);
+  return fails(`node ${node} (${arch}) booted ${seen}, expected ${expectedImage}, its ${arch} image ${own.digest} (${why})`);
 }
 
 /** The package is installed; `nvr` is what `rpm -q` answered (undefined: not installed). */

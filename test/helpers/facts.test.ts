@@ -71,6 +71,17 @@ describe('helpers/facts: one meaning per fact', () => {
     expect(clusterVersionIdle(undefined).why).to.match(/not found; is this an OpenShift cluster\?/);
   });
 
+  it("a node booting an image built per architecture is judged against its own architecture's image", () => {
+    const [INDEX, AMD, ARM] = ['i', 'a', 'b'].map((c) => `sha256:${c.repeat(64)}`) as [string, string, string];
+    const images = [{ architecture: 'amd64', digest: AMD }, { architecture: 'arm64', digest: ARM }];
+    const booted = (digest: string) => ({ image: `r/layered@${INDEX}`, digest, source: 'oc debug' as const });
+    expect(nodeBootedImage('w1', booted(ARM), `r/layered@${INDEX}`, 'x', { architecture: 'arm64', images }).why).to.equal(`node w1 (arm64) booted r/layered@${INDEX}: its arm64 image ${ARM}, according to oc debug`);
+    expect(nodeBootedImage('w1', booted(AMD), `r/layered@${INDEX}`, 'x', { architecture: 'arm64', images }).why).to.equal(`node w1 runs arm64 but booted the amd64 image ${AMD} of r/layered@${INDEX}, according to oc debug; expected its arm64 image ${ARM} (x)`);
+    // a host that reports the index it pulled (the reference's does) is on it; its entry is named
+    expect(nodeBootedImage('w1', booted(INDEX), `r/layered@${INDEX}`, 'x', { architecture: 'arm64', images })).to.deep.include({ ok: true });
+    expect(nodeBootedImage('w1', booted(AMD), `r/layered@${AMD}`, 'x', { architecture: 'arm64', images: images.slice(0, 1) }).why).to.equal(`node w1 runs arm64, and r/layered@${AMD} has no arm64 image (built for amd64): it booted r/layered@${INDEX} (digest ${AMD}) according to oc debug (x)`);
+  });
+
   it('what a node answered its probes: booted image by digest, packages, kernel arguments, files, units, kernel type', () => {
     const D1 = `sha256:${'1'.repeat(64)}`;
     const D2 = `sha256:${'2'.repeat(64)}`;
