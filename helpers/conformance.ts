@@ -73,6 +73,11 @@ export interface ConformanceOptions {
    * another architecture (an arm64 or multi-arch cluster) skips it, with the reason, before any cluster time.
    */
   architectures?: { only: readonly string[]; why: string };
+  /**
+   * Why the spec cannot run on this cluster as it is (an API the release does not serve, a shape the feature does not
+   * support), undefined where it can: asked once connected, before any cluster time, and the spec is skipped with it.
+   */
+  notOnCluster?: (session: ConformanceSession) => Promise<string | undefined>;
 }
 
 /** How long a busy cluster may take to become idle before the spec is skipped. */
@@ -239,6 +244,8 @@ export class ConformanceSession {
     await this.recordFacts(specFile);
     const releaseReason = this.releaseReason();
     if (releaseReason) return releaseReason;
+    const clusterReason = await this.options.notOnCluster?.(this);
+    if (clusterReason) return clusterReason;
     if (this.runPhase === 'all' || this.runPhase === 'pre') return this.shapeReason() ?? this.architectureReason() ?? (await this.poolsReason()) ?? this.preflight();
     await this.split.load();
     // The cluster is mid-upgrade or past it here, by design: the idle preflight belongs to the pre phase.

@@ -10,8 +10,9 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Cluster } from '../cluster.js';
 import { budgetMs, type WaitContext } from '../cluster-waits.js';
 import { ClusterWatcher, type ClusterSnapshot } from '../cluster-watcher.js';
-import { findCondition } from '../types.js';
-import { waitFor, WaitFailedError } from '../wait.js';
+import type { KubeObject } from '../../lib/kube/client.js';
+import { findCondition, type Condition } from '../types.js';
+import { waitFor, WaitFailedError, WaitTimeoutError } from '../wait.js';
 import { failedStepOf, readBuildLogs, type BuildPodLog } from './build-log.js';
 import { BUILD_CONDITIONS, jobOfBuild, MCO_NAMESPACE, type MachineOSBuild } from './types.js';
 
@@ -87,6 +88,7 @@ export async function waitForMachineOSBuild(cluster: Cluster, kubeConfig: KubeCo
   const watcher = watch ?? new ClusterWatcher(cluster, { kinds: ['MachineConfigPool', 'MachineOSConfig', 'MachineOSBuild'] });
   if (!watch) await watcher.start();
   let failedBuild: MachineOSBuild | undefined;
+  let lastBuild: MachineOSBuild | undefined;
   try {
     const snap = await waitFor(
       watcher,
@@ -99,6 +101,7 @@ export async function waitForMachineOSBuild(cluster: Cluster, kubeConfig: KubeCo
           const mosb = buildOfPool(s, wanted);
           const progress = describeBuild(s, wanted);
           if (!mosb) return { done: false, progress };
+          lastBuild = mosb;
           const over = (['Failed', 'Interrupted'] as const).find((t) => findCondition(mosb.status?.conditions, t)?.status === 'True');
           if (over) {
             failedBuild = mosb;
@@ -110,6 +113,17 @@ export async function waitForMachineOSBuild(cluster: Cluster, kubeConfig: KubeCo
       },
       ctx.progress,
     ).catch(async (error: unknown) => {
+      // A build whose conditions never moved while its Job failed (a build controller that lost the Job's end): the
+      // Job's own verdict and log are the diagnosis, not the timeout.
+      if (error instanceof WaitTimeoutError && lastBuild) {
+        const job = jobOfBuild(lastBuild);
+        const failed = await cluster.client.get<KubeObject & { status?: { conditions?: Condition[] } }>('Job', job, MCO_NAMESPACE).then((j) => findCondition(j?.status?.conditions, 'Failed'), () => undefined);
+        if (failed?.status === 'True') {
+          const logs = await readBuildLogs(kubeConfig, job).catch((e: Error) => [{ pod: '?', phase: 'Unknown', log: `# could not read the build's log: ${e.message}` }]);
+          const last = logs.at(-1);
+          throw new ImageBuildFailedError(lastBuild.metadata.name ?? '?', job, last ? failedStepOf(last.log).step : undefined, logs, `${buildConditionsLine(lastBuild)}; its job is Failed (${failed.reason ?? ''}: ${failed.message ?? ''}) but the MachineOSBuild's conditions never said so`);
+        }
+      }
       if (!(error instanceof WaitFailedError) || !failedBuild) throw error;
       const job = jobOfBuild(failedBuild);
       const logs = await readBuildLogs(kubeConfig, job).catch((e: Error) => [{ pod: '?', phase: 'Unknown', log: `# could not read the build's log: ${e.message}` }]);

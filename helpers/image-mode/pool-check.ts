@@ -18,7 +18,7 @@ import { readMachineOSConfig, type RolledOutBuild } from './flow.js';
 import { nodeOnImage } from './rollout-waits.js';
 import { CURRENT_BUILD_ANNOTATION } from './types.js';
 
-export interface ImageModePoolExpectation extends Omit<NodeExpectation, 'image'> {
+export interface ImageModePoolExpectation extends Omit<NodeExpectation, 'image' | 'why'> {
   pool: string;
   machineOSConfig: string;
   rolledOut: RolledOutBuild;

@@ -182,6 +182,24 @@ describe('helpers: on-cluster image mode (MachineOSConfig, MachineOSBuild, the i
     expect(error.message).to.include(`no pod of job build-${POOL}-build-b is left to read a log from`);
   });
 
+  it('on timeout, tells a failed Job whose build\'s conditions never moved as the build\'s failure', async () => {
+    const name = `${POOL}-build-c`;
+    await makeBuild(name);
+    await cluster.client.create('Job', {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: `build-${name}`, namespace: 'openshift-machine-config-operator' },
+      spec: { backoffLimit: 3, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'create-digest-configmap', image: 'x' }] } } },
+    });
+    await cluster.client.patchStatus('Job', `build-${name}`, { failed: 4, conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastTransitionTime: now() }] }, 'openshift-machine-config-operator');
+    const error = await waitForMachineOSBuild(cluster, cluster.kubeConfig, { ...waits, caps: { timeFactor: 60_000 }, minBudgetMs: 1500, compressedClockSlackMs: 0 }, { pool: POOL, machineOSConfig: POOL, excluding: [`${POOL}-build-a`, `${POOL}-build-b`] }).then(
+      () => expect.fail('the job failed'),
+      (e: unknown) => e as ImageBuildFailedError,
+    );
+    expect(error).to.be.instanceOf(ImageBuildFailedError);
+    expect(error.message).to.include(`machineosbuild/${name} failed (Prepared=- Building=- Succeeded=- Failed=- Interrupted=-; its job is Failed (BackoffLimitExceeded: Job has reached the specified backoff limit) but the MachineOSBuild's conditions never said so) in job build-${name}`);
+  });
+
   it('reads the failing step from a build log, buildah\'s or dockerd\'s', () => {
     const buildah = 'STEP 1/9: FROM base AS extract\nSTEP 8/9: RUN rpm-ostree install nosuchpkg\nerror: Packages not found: nosuchpkg\nError: building at STEP "RUN rpm-ostree install nosuchpkg": exit status 1\n';
     expect(failedStepOf(buildah).step).to.equal('Step 8/9 : RUN rpm-ostree install nosuchpkg');
