@@ -17,6 +17,7 @@ export const ENVIRONMENT = {
   DOCKER_CONFIG: 'folder of a docker config.json holding registry credentials',
   OCP_E2E_INTERRUPT_GRACE_SECONDS: 'run: how long an interrupted spec may spend undoing what it changed before it prints what is left (default 120; 0: undo nothing, only print it)',
   OCP_E2E_NO_TIMESTAMPS: 'run: 1 leaves the console lines without the wall-clock time (UTC, 2026-12-02T03:12:45Z) they start with; the closing N passed, N failed, N skipped line never has one',
+  OCP_E2E_BUILD_PLATFORMS: 'run: the platforms the engine can build layered images for (linux/amd64,linux/arm64), instead of asking it with a probe build; an architecture the nodes need and the list lacks stops the run with exit 2',
   OCP_E2E_REFERENCE_WORKDIR: 'cluster up: keep the reference registry\'s storage (its release and OS images, reused by the next start) in this folder instead of .cache/reference; the kubeconfig goes where --kubeconfig-out or --env-out say',
 } as const;
 

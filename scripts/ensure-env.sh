@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes this machine ready to run ocp-e2e, or says exactly what is missing and how to get it.
 #
-#   scripts/ensure-env.sh [--npm] [--engine] [--registry] [--busybox] [--browser] [--podman] [--terminal] [--all]
+#   scripts/ensure-env.sh [--npm] [--engine] [--registry] [--busybox] [--browser] [--podman] [--terminal] [--emulation] [--all]
 #
 # --npm       npm dependencies installed (npm ci) when node_modules is missing or older than package-lock.json
 # --engine    a Docker-compatible engine answering: DOCKER_HOST, a podman socket, or /var/run/docker.sock;
@@ -13,12 +13,14 @@
 #             $OCP_E2E_PODMAN_SOCKET (default /run/ocp-e2e/podman.sock: not a socket the engine search looks at, so
 #             dockerd stays the default engine; DOCKER_HOST=unix://<socket> picks podman)
 # --terminal  tmux: the tests of interactive commands (oc debug node/N at a prompt) type into a real terminal
+# --emulation qemu-user-static registered with binfmt_misc for the other architecture of amd64/arm64 (qemu-aarch64 on
+#             an amd64 host): the layered images of arm64 and multi-arch clusters are built through it (--platform)
 #
 # Every step is idempotent: on a prepared machine it prints nothing and takes well under a second.
 set -euo pipefail
 
 root_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-want_npm=0 want_engine=0 want_registry=0 want_busybox=0 want_browser=0 want_podman=0 want_terminal=0
+want_npm=0 want_engine=0 want_registry=0 want_busybox=0 want_browser=0 want_podman=0 want_terminal=0 want_emulation=0
 for arg in "$@"; do
   case "$arg" in
     --npm) want_npm=1 ;;
@@ -28,7 +30,8 @@ for arg in "$@"; do
     --browser) want_browser=1 ;;
     --podman) want_podman=1 ;;
     --terminal) want_terminal=1 ;;
-    --all) want_npm=1 want_engine=1 want_registry=1 want_busybox=1 want_browser=1 want_podman=1 want_terminal=1 ;;
+    --emulation) want_emulation=1 ;;
+    --all) want_npm=1 want_engine=1 want_registry=1 want_busybox=1 want_browser=1 want_podman=1 want_terminal=1 want_emulation=1 ;;
     *) echo "ensure-env: unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -135,6 +138,40 @@ ensure_terminal() {
   apt_install tmux
 }
 
+# The emulator of the architecture that is not the host's: binfmt_misc runs its binaries through qemu, inside build
+# containers too (the F flag: the interpreter is opened at registration, not looked up in the container).
+ensure_emulation() {
+  local qemu
+  case "$(uname -m)" in
+    x86_64) qemu=qemu-aarch64 ;;
+    aarch64) qemu=qemu-x86_64 ;;
+    *) say "no emulator is set up for a $(uname -m) host: arm64 and multi-arch runs need OCP_E2E_BUILD_PLATFORMS or a native builder"; return 0 ;;
+  esac
+  local entry=/proc/sys/fs/binfmt_misc/$qemu
+  [ -f "$entry" ] && head -n1 "$entry" | grep -qx enabled && return 0
+  local fix="as root on the engine's machine: apt-get install qemu-user-static binfmt-support; mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc; update-binfmts --enable $qemu"
+  can_apt || missing "$qemu registered with binfmt_misc (arm64 and multi-arch runs build their layered images through it)" "$fix"
+  # the emulator's definition as qemu-user-static installs it (systemd's binfmt.d, or binfmt-support's older folder)
+  if ! command -v update-binfmts >/dev/null 2>&1 || { [ ! -e "/usr/lib/binfmt.d/$qemu.conf" ] && [ ! -e "/usr/share/binfmts/$qemu" ]; }; then
+    apt_install qemu-user-static binfmt-support
+  fi
+  if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
+    say "mounting binfmt_misc on /proc/sys/fs/binfmt_misc"
+    mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null || missing \
+      "binfmt_misc: it cannot be mounted here (an unprivileged container? /proc/sys is read-only), so $qemu cannot be registered" \
+      "register it on the host (or run this privileged): $fix; or build arm64 on a native builder (DOCKER_HOST)"
+  fi
+  update-binfmts --enable "$qemu" >&2 2>/dev/null || true
+  # without systemd-binfmt nor binfmt-support's definition, the binfmt.d line is the register string itself
+  if [ ! -f "$entry" ] && [ -e "/usr/lib/binfmt.d/$qemu.conf" ]; then
+    grep -v '^#' "/usr/lib/binfmt.d/$qemu.conf" | head -n1 > /proc/sys/fs/binfmt_misc/register 2>/dev/null || true
+  fi
+  [ -f "$entry" ] && head -n1 "$entry" | grep -qx enabled || missing \
+    "$qemu registered with binfmt_misc: update-binfmts --enable $qemu did not register it" \
+    "read update-binfmts --display $qemu; $fix"
+  say "$qemu registered with binfmt_misc"
+}
+
 podman_socket="${OCP_E2E_PODMAN_SOCKET:-/run/ocp-e2e/podman.sock}"
 ensure_podman() {
   if ! command -v podman >/dev/null 2>&1; then
@@ -159,4 +196,5 @@ ensure_podman() {
 [ "$want_engine" = 1 ] && ensure_engine
 [ "$want_podman" = 1 ] && ensure_podman
 [ "$want_terminal" = 1 ] && ensure_terminal
+[ "$want_emulation" = 1 ] && ensure_emulation
 exit 0
