@@ -62,7 +62,8 @@ export function playableBuild(i: ContainerfileInputs, mc: MachineConfig, userCaB
   lines.push(
     '',
     'RUN test ! -f /usr/lib/tmpfiles.d/usbguard.conf || rm /usr/lib/tmpfiles.d/usbguard.conf',
-    `RUN printf 'd /var/log/usbguard 0755 root root -\\nd /var/lib/ipsec 0700 root root -\\nd /var/lib/ipsec/nss 0700 root root -\\n' > /usr/lib/tmpfiles.d/usbguard_ipsec.conf`,
+    // a real RHCOS has /usr/lib/tmpfiles.d; the stand-in OS may not, and printf would fail on it where buildah does not
+    `RUN mkdir -p /usr/lib/tmpfiles.d && printf 'd /var/log/usbguard 0755 root root -\\nd /var/lib/ipsec 0700 root root -\\nd /var/lib/ipsec/nss 0700 root root -\\n' > /usr/lib/tmpfiles.d/usbguard_ipsec.conf`,
     '',
     `COPY ./${USER_CA_BUNDLE} /etc/pki/ca-trust/source/anchors/${USER_CA_BUNDLE}`,
     '',

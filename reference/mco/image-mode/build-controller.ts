@@ -285,13 +285,8 @@ export class BuildController implements Controller {
     await client.patchStatus('MachineOSBuild', name, {
       conditions: conditionsFor('Prepared', build.status?.conditions, now),
       buildStart: build.status?.buildStart ?? now,
+      // no relatedObjects: release-4.20's MCO never writes them, and the CRD's group rule refuses the core group's ""
       builder: { imageBuilderType: 'Job', job: ref('jobs', buildJobName(name)) },
-      relatedObjects: [
-        ref('configmaps', containerfileConfigMapName(name)),
-        ref('configmaps', machineConfigConfigMapName(name)),
-        ref('secrets', basePullSecretName(name)),
-        ref('secrets', finalPushSecretName(name)),
-      ],
     });
     this.log(`Started new build ${buildJobName(name)} for MachineOSBuild "${name}"`);
   }
@@ -330,11 +325,12 @@ export class BuildController implements Controller {
     if (mosc.metadata.annotations?.[CURRENT_MOSB_ANNOTATION] !== name) {
       await this.ctx.client.patch('MachineOSConfig', mosc.metadata.name!, { metadata: { annotations: { [CURRENT_MOSB_ANNOTATION]: name } } });
     }
-    if (mosc.status?.currentImagePullSpec === pullspec && mosc.status.machineOSBuild?.name === name && mosc.status.observedGeneration === mosc.metadata.generation) return;
+    // release-4.20 reconciler.go updateMachineOSConfigStatus writes the image and the generation, not status.machineOSBuild
+    // (whose reference the CRD would refuse without a namespace anyway)
+    if (mosc.status?.currentImagePullSpec === pullspec) return;
     await this.ctx.client.patchStatus('MachineOSConfig', mosc.metadata.name!, {
       observedGeneration: mosc.metadata.generation,
       currentImagePullSpec: pullspec,
-      machineOSBuild: { group: MCFG_GROUP, resource: 'machineosbuilds', namespace: '', name },
     });
     this.log(`MachineOSConfig "${mosc.metadata.name}" now uses image ${pullspec} (MachineOSBuild "${name}")`);
   }
