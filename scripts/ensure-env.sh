@@ -31,7 +31,9 @@ for arg in "$@"; do
     --podman) want_podman=1 ;;
     --terminal) want_terminal=1 ;;
     --emulation) want_emulation=1 ;;
-    --all) want_npm=1 want_engine=1 want_registry=1 want_busybox=1 want_browser=1 want_podman=1 want_terminal=1 want_emulation=1 ;;
+    # --all (the project's tests, CI): an emulator that cannot be registered is said, not fatal: only the arm64 and
+    # multi-arch tests need it, and they fail naming it, where a hard stop here would fail every test
+    --all) want_npm=1 want_engine=1 want_registry=1 want_busybox=1 want_browser=1 want_podman=1 want_terminal=1; [ "$want_emulation" = 1 ] || want_emulation=soft ;;
     *) echo "ensure-env: unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -196,5 +198,6 @@ ensure_podman() {
 [ "$want_engine" = 1 ] && ensure_engine
 [ "$want_podman" = 1 ] && ensure_podman
 [ "$want_terminal" = 1 ] && ensure_terminal
-[ "$want_emulation" = 1 ] && ensure_emulation
+# soft (from --all): in a subshell, so what is missing is said (MISSING: ...) and the set-up still ends well
+case "$want_emulation" in 1) ensure_emulation ;; soft) ( ensure_emulation ) || say "going on without the emulator: the arm64 and multi-arch tests will fail naming it" ;; esac
 exit 0
