@@ -67,6 +67,11 @@ export interface Deviations {
    * MachineConfigNode update's result into the rebase's error, so a failed rebase's reason wraps nil.
    */
   daemonLosesRebaseError: boolean;
+  /**
+   * Operator: a running machine-os-builder Deployment is left as it is, so after an upgrade the build controller of
+   * the old release goes on building (OCPBUGS-56220 before its fix, MCO 3b58bc2ab; image-mode/builder-sync.ts).
+   */
+  operatorKeepsRunningBuilder: boolean;
   /** Fault kas-ignores-kubelet-skew: the kube-apiserver operator reports Upgradeable=True whatever the kubelets. */
   kubeApiServerIgnoresKubeletSkew: boolean;
   operatorReportsVersionEarly: boolean;
@@ -89,6 +94,7 @@ export const NO_DEVIATIONS: Readonly<Deviations> = Object.freeze({
   hostBootsPreviousDeployment: false,
   daemonLosesRebaseError: false,
   kubeApiServerIgnoresKubeletSkew: false,
+  operatorKeepsRunningBuilder: false,
   operatorReportsVersionEarly: false,
   operatorSaysPoolUpdating: false,
   cvoTrustsVersionAlone: false,
@@ -161,6 +167,10 @@ export const FAULTS = {
   'mco-says-pool-updating': {
     what: 'the operator turns Upgradeable=False (PoolUpdating) whenever a pool updates, as 4.18 did before OCPBUGS-56517 (upstream 377a78bb9, backport 20fe0757e): while pools roll the CVO refuses the next minor update unless forced',
     deviates: ['operatorSaysPoolUpdating'],
+  },
+  'builder-not-restarted-on-upgrade': {
+    what: "the operator leaves a running machine-os-builder Deployment alone, so after an upgrade the old release's build controller (and MCO image) builds the image-mode pools' images (OCPBUGS-56220 before its fix, upstream 3b58bc2ab; backports OCPBUGS-57689 to 4.19, OCPBUGS-58067 to 4.18)",
+    deviates: ['operatorKeepsRunningBuilder'],
   },
   'cvo-completes-early': {
     what: 'the operator reports its new version as soon as the master pool starts rolling and the CVO completes on the version alone',

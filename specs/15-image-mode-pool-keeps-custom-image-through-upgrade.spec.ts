@@ -9,6 +9,7 @@ import { checkUpgradeCompleted, checkUpgradeInvariants } from '../helpers/checks
 import { conformanceSession } from '../helpers/conformance.js';
 import { findReleaseExtensionsImage, findStartingPoint, findUpgradeTargetOs } from '../helpers/flows.js';
 import { imageModeNotInRelease, imageModeNotServed, multiArchReason } from '../helpers/image-mode/applies.js';
+import { checkBuilderOnRelease } from '../helpers/image-mode/builder-check.js';
 import { imageModeContent } from '../helpers/image-mode/content.js';
 import { buildAndRollOut, putPoolInImageMode } from '../helpers/image-mode/flow.js';
 import { checkImageModePool } from '../helpers/image-mode/pool-check.js';
@@ -52,6 +53,8 @@ describe('[sig-mco] MCO on-cluster image mode: an image-mode pool through an upg
         await s.phase('check', "the pool was rebuilt FROM the new release's base and boots it with its custom content", async () => {
           // the MCO rebuilds for the new rendered config by itself; a worker pool is not waited for by the upgrade
           const second = await buildAndRollOut(s, mode, [first.build.metadata.name!]);
+          // the MachineOSBuilds look alike whichever release's builder made them: its image tells (OCPBUGS-56220)
+          await checkBuilderOnRelease(s, upgraded.version, second.build.metadata.name!);
           await checkImageModePool(s, {
             pool: mode.pool,
             machineOSConfig: mode.machineOSConfig,

@@ -238,7 +238,7 @@ export class Operator implements Controller {
             break;
           case 'MachineOSBuilder': {
             const layered = layeredPools(this.moscs!.list(), this.pools.list().map((p) => p.metadata.name!));
-            await syncMachineOSBuilder(this.ctx.client, { version: sync.operatorVersion, image: sync.releaseImage }, layered, (l) => this.ctx.log('operator', l));
+            await syncMachineOSBuilder(this.ctx.client, { version: sync.operatorVersion, image: sync.releaseImage }, layered, (l) => this.ctx.log('operator', l), this.ctx.deviations.operatorKeepsRunningBuilder);
             break;
           }
           case 'RequiredPools':

@@ -23,6 +23,7 @@ import { buildConditionsLine, ImageBuildFailedError, waitForMachineOSBuild } fro
 import { failedStepOf } from '../../helpers/image-mode/build-log.js';
 import { nodeOnImage, waitForImageRollout, waitForPoolOffImageMode } from '../../helpers/image-mode/rollout-waits.js';
 import { builtFrom } from '../../helpers/image-mode/built-image.js';
+import { builderRunsOperatorImage } from '../../helpers/image-mode/builder-check.js';
 import { imageModeContent } from '../../helpers/image-mode/content.js';
 import { multiArchReason } from '../../helpers/image-mode/applies.js';
 import { WaitTimeoutError } from '../../helpers/wait.js';
@@ -243,5 +244,16 @@ describe('helpers: on-cluster image mode (MachineOSConfig, MachineOSBuild, the i
     const snap = (nodes: ReturnType<typeof n>[]) => ({ pools: new Map([['p', pool]]), nodes: new Map(nodes), operators: new Map(), machineConfigs: new Map() }) as never;
     expect(multiArchReason(snap([n('a', 'amd64'), n('b', 'amd64')]), 'p')).to.equal(undefined);
     expect(multiArchReason(snap([n('a', 'amd64'), n('b', 'arm64')]), 'p')).to.match(/^pool p has nodes of several architectures \(amd64: a; arm64: b\): on-cluster image mode does not support multi-arch compute/);
+  });
+
+  it('tells a builder left on the old release\'s image (OCPBUGS-56220) from one restarted on the upgrade', () => {
+    const pod = (name: string, image: string, extra: Record<string, unknown> = {}) =>
+      ({ metadata: { name, labels: { 'k8s-app': 'machine-os-builder' }, ...extra }, spec: { containers: [{ name: 'machine-os-builder', image }] }, status: { phase: 'Running' } });
+    expect(builderRunsOperatorImage([pod('b-new', 'r:4.21')], 'r:4.21', '4.21.0', 'm-1').ok).to.equal(true);
+    // the old pod on its way out does not count
+    expect(builderRunsOperatorImage([pod('b-old', 'r:4.20', { deletionTimestamp: now() }), pod('b-new', 'r:4.21')], 'r:4.21', '4.21.0', 'm-1').ok).to.equal(true);
+    expect(builderRunsOperatorImage([pod('b-old', 'r:4.20')], 'r:4.21', '4.21.0', 'm-1').why).to.equal(
+      "machine-os-builder was not restarted on the upgrade to 4.21.0: pod b-old runs r:4.20, not r:4.21 (the machine-config-operator image of 4.21.0), so machineosbuild/m-1 was made by the old release's build controller (OCPBUGS-56220, fixed by MCO 3b58bc2ab)");
+    expect(builderRunsOperatorImage([], 'r:4.21', '4.21.0', 'm-1').why).to.match(/^no machine-os-builder pod is running/);
   });
 });

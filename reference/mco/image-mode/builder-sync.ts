@@ -26,7 +26,12 @@ export function layeredPools(moscs: readonly MachineOSConfig[], poolNames: reado
   return poolNames.filter((p) => named.has(p));
 }
 
-export async function syncMachineOSBuilder(client: KubeClient, release: Release, layered: readonly string[], log: (line: string) => void): Promise<void> {
+/**
+ * `keepsRunningBuilder` plays the code before OCPBUGS-56220's fix (MCO 3b58bc2ab, merged a12b62b80; 4.19 backport
+ * OCPBUGS-57689, 4.18 OCPBUGS-58067): `reconcileMachineOSBuilder` applied the Deployment only when it was not running
+ * or had the wrong replica count, so a running builder was never given the new release and kept the old one's code.
+ */
+export async function syncMachineOSBuilder(client: KubeClient, release: Release, layered: readonly string[], log: (line: string) => void, keepsRunningBuilder = false): Promise<void> {
   await reconcileGlobalPullSecretCopy(client, layered.length > 0, log);
   const want = machineOsBuilder(release).object as Deployment;
   const existing = await client.get<Deployment>('Deployment', MACHINE_OS_BUILDER, MCO_NAMESPACE);
@@ -34,7 +39,7 @@ export async function syncMachineOSBuilder(client: KubeClient, release: Release,
     if (!existing) {
       log('Starting or Updating Machine OS Builder pod because MachineConfigPool(s) opted into layering');
       await client.create('Deployment', want);
-    } else if (!semanticEqual(existing.spec?.template, want.spec?.template)) {
+    } else if (!keepsRunningBuilder && !semanticEqual(existing.spec?.template, want.spec?.template)) {
       log('Starting or Updating Machine OS Builder pod because MachineConfigPool(s) opted into layering');
       await client.patch('Deployment', MACHINE_OS_BUILDER, { spec: { template: want.spec?.template } }, MCO_NAMESPACE);
     }

@@ -192,6 +192,14 @@ export const KILL_MATRIX: KillRow[] = [
     fault: 'kas-ignores-kubelet-skew',
     expect: [/\[phase check\]/, /waiting for kube-apiserver to judge the kubelets it sees/, /expected: clusteroperator\/kube-apiserver Upgradeable=False reason KubeletMinorVersion_KubeletMinorVersionUnsupportedNextUpgrade/, /last observed: kube-apiserver Upgradeable True AsExpected/],
   },
+  {
+    file: '15-image-mode-pool-keeps-custom-image-through-upgrade.spec.ts',
+    spec: '15 an image-mode pool through an upgrade (E2E-015), 4.20 to 4.21',
+    grep: 'E2E-015',
+    profile: '4.20-to-4.21',
+    fault: 'builder-not-restarted-on-upgrade',
+    expect: [/\[phase check\]/, /machine-os-builder was not restarted on the upgrade to 4\.21\.0: pod machine-os-builder-\S+ runs \S+:4\.20\.0, not \S+:4\.21\.0 \(the machine-config-operator image of 4\.21\.0\), so machineosbuild\/ocp-e2e-15-[0-9a-f]+ was made by the old release's build controller \(OCPBUGS-56220/],
+  },
 ];
 
 /** The switches of a row, as `ocp-e2e run` takes them: the profile first, then the fault. */
