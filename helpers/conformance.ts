@@ -40,6 +40,7 @@ import { SplitRun, type PhaseRunner } from './split-run.js';
 import type { CompletedUpgrade } from './flows.js';
 import { poolOf, specKey, type PoolNeeds } from './plan/pool-plan.js';
 import { releaseRules, UnknownReleaseError, type KnownRelease } from './releases/select.js';
+import { RELEASES } from './releases/table.js';
 import type { ReleaseRules } from './releases/rules.js';
 
 /** Releases this process has warned about already (the warning is the run's, not each spec's). */
@@ -470,7 +471,7 @@ export class ConformanceSession {
         await session.gather(this.test?.fullTitle() ?? labels.caseId);
         throw error;
       }
-    }, { ...labels, disruptive: this.options.disruptive, upgrades: Boolean(this.options.upgrades), ...(this.options.pools ? { pools: this.options.pools } : {}), ...(this.options.nodesIn ? { nodesIn: this.options.nodesIn } : {}), ...(this.options.architectures ? { architectures: this.options.architectures } : {}) });
+    }, { ...labels, disruptive: this.options.disruptive, upgrades: Boolean(this.options.upgrades), ...(this.options.pools ? { pools: this.options.pools } : {}), ...(this.options.nodesIn ? { nodesIn: this.options.nodesIn } : {}), ...(this.options.architectures ? { architectures: this.options.architectures } : {}), ...(this.options.notOn ? { notOnReleases: notOnReleases(this.options.notOn) } : {}) });
   }
 
   private async gather(title: string): Promise<void> {
@@ -573,3 +574,10 @@ export function conformanceSession(options: ConformanceOptions): ConformanceSess
   return session;
 }
 
+/** `notOn` over every release the suite knows: the ones it rules out, with its reason (DeclaredCase.notOnReleases). */
+function notOnReleases(notOn: (release: ReleaseRules) => string | undefined): Record<string, string> {
+  return Object.fromEntries(RELEASES.flatMap((rules) => {
+    const reason = notOn(rules);
+    return reason ? [[rules.release, reason]] : [];
+  }));
+}

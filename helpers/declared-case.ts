@@ -29,6 +29,11 @@ export interface DeclaredCase extends CaseDeclaration {
   nodesIn?: readonly string[];
   /** The node architectures the spec runs on (ConformanceOptions.architectures): a run needs no build for a spec its nodes skip. */
   architectures?: { only: readonly string[]; why: string };
+  /**
+   * Per release the suite knows ('4.12', ...), why the spec does not apply to it (ConformanceOptions.notOn, evaluated
+   * when the file loads, so a run that knows the cluster's release leaves the spec out of the shared upgrade's plan).
+   */
+  notOnReleases?: Readonly<Record<string, string>>;
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * After an upgrade the build controller must run the new release's code (modern-mco.md §2.1 step 2): the operator
  * applies the `machine-os-builder` Deployment with its own image, so the builder's pods run the image the
- * machine-config-operator Deployment runs. Before OCPBUGS-56220's fix (MCO 3b58bc2ab) a running builder was never
+ * machine-config-operator pod runs. Before OCPBUGS-56220's fix (MCO 3b58bc2ab) a running builder was never
  * updated and the old release's build controller built the pools' images after the upgrade; the MachineOSBuilds look
  * the same either way, so the builder's image is what tells.
  */
@@ -18,9 +18,6 @@ const OPERATOR = 'machine-config-operator';
 interface PodLike extends KubeObject {
   spec?: { containers?: Array<{ name: string; image?: string }> };
   status?: { phase?: string };
-}
-interface DeploymentLike extends KubeObject {
-  spec?: { template?: { spec?: { containers?: Array<{ name: string; image?: string }> } } };
 }
 
 const imageOf = (containers: Array<{ name: string; image?: string }> | undefined, name: string): string | undefined =>
@@ -45,8 +42,11 @@ export function builderRunsOperatorImage(pods: readonly PodLike[], operatorImage
 /** Step: the build controller runs the operator's (the new release's) image; `build` is the post-upgrade build. */
 export async function checkBuilderOnRelease(session: FlowSession, release: string, build: string): Promise<void> {
   await step(`${BUILDER} runs ${release}'s ${OPERATOR} image`, async () => {
-    const operator = await session.cluster.client.read<DeploymentLike>('Deployment', OPERATOR, MCO_NAMESPACE);
-    const operatorImage = imageOf(operator.spec?.template?.spec?.containers, OPERATOR) ?? '';
+    // the operator's running pod, not its Deployment: the suite may list pods there already (deploy/clusterrole.yaml)
+    const operators = (await session.cluster.client.list<PodLike>('Pod', { namespace: MCO_NAMESPACE, labelSelector: `k8s-app=${OPERATOR}` })).items;
+    const operator = operators.find((p) => !p.metadata.deletionTimestamp && p.status?.phase === 'Running');
+    if (!operator) throw new Error(`no ${OPERATOR} pod is running in ${MCO_NAMESPACE}: the suite cannot tell which image the build controller must run`);
+    const operatorImage = imageOf(operator.spec?.containers, OPERATOR) ?? '';
     const pods = (await session.cluster.client.list<PodLike>('Pod', { namespace: MCO_NAMESPACE, labelSelector: `k8s-app=${BUILDER}` })).items;
     await attachText(`${OPERATOR} image`, operatorImage);
     await attachText(`${BUILDER} pods`, pods.map((p) => `${p.metadata.name}: ${imageOf(p.spec?.containers, BUILDER) ?? '?'} (${p.status?.phase ?? '?'})`).join('\n'));

@@ -47,3 +47,14 @@ export function releaseRules(version: string): KnownRelease {
       `it judges it by ${NEWEST.release}'s rules and cannot vouch for ${UNVOUCHED.join(', ')}`,
   };
 }
+
+/** The suite's name of the release `version` is ('4.12', ...), or undefined for none or one the suite does not know. */
+export function releaseNameOf(version: string | undefined): string | undefined {
+  if (!version) return undefined;
+  try {
+    return releaseRules(version).rules.release;
+  } catch (error) {
+    if (error instanceof UnknownReleaseError) return undefined;
+    throw error;
+  }
+}

@@ -9,6 +9,8 @@ import { basename } from 'node:path';
 import type { Cluster } from '../../../helpers/cluster.js';
 import { listCheckpoints } from '../../../helpers/checkpoint/store.js';
 import { phaseStartProblem } from '../../../helpers/checkpoint/validate.js';
+import { currentVersion } from '../../../helpers/facts/cluster-version.js';
+import { releaseNameOf } from '../../../helpers/releases/select.js';
 import { phaseTag } from '../../../helpers/split-phases.js';
 import { suiteVersion } from '../../../helpers/suite-version.js';
 import type { RunPhase } from '../../../helpers/target.js';
@@ -19,7 +21,8 @@ import { EXIT } from './exit-codes.js';
 export async function preflightPhase(cluster: Cluster, phase: Exclude<RunPhase, 'all'>, files: string[]): Promise<void> {
   // The upgrade specs are the ones whose titles carry the phase's marker; the others are skipped in a split run.
   const marker = phaseTag(phase)!;
-  const upgradeFiles = [...new Set((await listTests(files, phase)).filter((t) => t.fullTitle.includes(`-${marker}-`)).map((t) => t.file))];
+  const listed = await listTests(files, phase);
+  const upgradeFiles = [...new Set(listed.filter((t) => t.fullTitle.includes(`-${marker}-`)).map((t) => t.file))];
   let checkpoints;
   try {
     checkpoints = await listCheckpoints(cluster);
@@ -30,10 +33,14 @@ export async function preflightPhase(cluster: Cluster, phase: Exclude<RunPhase, 
   const problems = upgradeFiles
     .map((file) => ({ file, problem: phaseStartProblem({ phase, specFile: basename(file), checkpoint: checkpoints.get(basename(file)), suiteVersion: version, clusterVersion: cv }) }))
     .filter((p): p is { file: string; problem: string } => p.problem !== undefined);
-  const unprepared = phase === 'pre' ? [] : problems.filter((p) => !checkpoints.has(basename(p.file)));
-  const prepared = upgradeFiles.length - unprepared.length;
-  if (problems.length > unprepared.length || (unprepared.length > 0 && prepared === 0)) {
-    throw new UsageError(`--phase ${phase} cannot start:\n${problems.map((p) => `  - ${p.problem}`).join('\n')}`, EXIT.usage);
+  // a spec the cluster's release rules out has no checkpoint by design: it skips in every phase, saying why
+  const release = releaseNameOf(currentVersion(cv));
+  const ruledOut = new Set(listed.filter((t) => release && t.declared?.notOnReleases?.[release]).map((t) => t.file));
+  const unprepared = phase === 'pre' ? [] : problems.filter((p) => !checkpoints.has(basename(p.file)) && !ruledOut.has(p.file));
+  const prepared = upgradeFiles.length - unprepared.length - ruledOut.size;
+  const blocking = problems.filter((p) => !ruledOut.has(p.file) || checkpoints.has(basename(p.file)));
+  if (blocking.length > unprepared.length || (unprepared.length > 0 && prepared === 0)) {
+    throw new UsageError(`--phase ${phase} cannot start:\n${blocking.map((p) => `  - ${p.problem}`).join('\n')}`, EXIT.usage);
   }
   if (unprepared.length) {
     console.log(`phase ${phase}: ${unprepared.length} spec file(s) were not prepared (no checkpoint: their --phase pre failed or did not run) and fail here as such: ${unprepared.map((p) => basename(p.file)).join(', ')}`);

@@ -1,6 +1,8 @@
 /** `--target cluster`: one mocha child on every selected spec file, against the cluster of a kubeconfig. */
 import { discoverCapabilities, type TargetCapabilities } from '../../../helpers/capabilities.js';
 import { describeRegistryAccess } from '../../../helpers/credentials.js';
+import { currentVersion } from '../../../helpers/facts/cluster-version.js';
+import { releaseNameOf } from '../../../helpers/releases/select.js';
 import { runMocha } from '../mocha.js';
 import { consoleLane } from '../output.js';
 import { preflightCluster, resolveCredentials } from '../preflight/cluster.js';
@@ -60,7 +62,8 @@ export async function runOnCluster(files: string[], options: RunOptions, config:
   // The cluster can be upgraded once: where several selected specs upgrade, the run plans that one upgrade.
   if (options.allowDisruptive) {
     const { splitBySharing, runSharedUpgrade, pipelinePlan, finishPipelinePlan, sharedTarget } = await import('./one-upgrade.js');
-    const split = await splitBySharing(files);
+    // the cluster's release now: an upgrade spec it rules out skips, so it gets no pool of the plan
+    const split = await splitBySharing(files, releaseNameOf(currentVersion(await cluster.getClusterVersion())));
     const shared = { cluster, target, timeFactor: caps.timeFactor, clock: caps.clock };
     if (config.phase === 'all' && split.upgradeFiles.length > 1) return runSharedUpgrade(split, { ...shared, mocha, junitName }, supervisor);
     if (config.phase !== 'all') {

@@ -48,17 +48,28 @@ export interface SharedUpgradeRun {
 export interface SpecSplit {
   upgradeFiles: string[];
   otherFiles: string[];
+  /** Upgrade specs the cluster's release rules out (they skip, saying why): run with the others, given no pool. */
+  ruledOut: Array<{ file: string; why: string }>;
   needs: Array<{ spec: string; needs: PoolNeeds }>;
 }
 
-/** Which selected files upgrade, and what each declares of its pools (from `mocha --dry-run`: no cluster needed). */
-export async function splitBySharing(files: string[]): Promise<SpecSplit> {
+/**
+ * Which selected files upgrade, and what each declares of its pools (from `mocha --dry-run`: no cluster needed).
+ * With `release` (the cluster's, e.g. '4.12'), an upgrade spec that does not apply to it is left out of the plan: it
+ * would only take a worker for a pool it never uses (spec 15 on a release without image mode).
+ */
+export async function splitBySharing(files: string[], release?: string): Promise<SpecSplit> {
   const listed = await listTests(files, 'all');
   const declared = new Map(listed.map((t) => [t.file, t.declared]));
-  const upgradeFiles = files.filter((f) => declared.get(f)?.upgrades);
+  const ruledOut = files.flatMap((f) => {
+    const why = release ? declared.get(f)?.notOnReleases?.[release] : undefined;
+    return declared.get(f)?.upgrades && why ? [{ file: f, why }] : [];
+  });
+  const upgradeFiles = files.filter((f) => declared.get(f)?.upgrades && !ruledOut.some((r) => r.file === f));
   return {
     upgradeFiles,
-    otherFiles: files.filter((f) => !upgradeFiles.includes(f)),
+    otherFiles: files.filter((f) => !declared.get(f)?.upgrades),
+    ruledOut,
     needs: upgradeFiles.map((f) => ({ spec: specKey(f), needs: declared.get(f)?.pools ?? UNDECLARED })),
   };
 }
@@ -139,13 +150,16 @@ async function handedOver(cluster: Cluster, files: string[]): Promise<string[]> 
 export async function runSharedUpgrade(split: SpecSplit, run: SharedUpgradeRun, supervisor: Supervisor): Promise<Counts> {
   const plan = await planFor(run.cluster, split);
   console.log(`plan: ${split.upgradeFiles.length} upgrade specs share one upgrade${split.otherFiles.length ? `, after ${split.otherFiles.length} spec(s) that do not upgrade` : ''}:`);
+  for (const r of split.ruledOut) console.log(`  ${specKey(r.file)}: not in the plan, it does not apply to this cluster's release (${r.why})`);
   for (const line of describePlan(plan)) console.log(line);
   let counts = NO_TESTS;
   const child = (files: string[], phase: RunPhase, name: string) =>
     runMocha({ ...run.mocha, files, target: { ...run.target, phase, ...sharedTarget(plan, phase, files) }, junitName: name }, supervisor, consoleLane);
   const stopped = () => supervisor.interruptedBy !== undefined;
 
-  if (split.otherFiles.length) counts = addCounts(counts, await child(split.otherFiles, 'all', run.junitName));
+  // a ruled-out spec runs with the others, alone, and skips before any cluster time with its reason
+  const first = [...split.otherFiles, ...split.ruledOut.map((r) => r.file)];
+  if (first.length) counts = addCounts(counts, await child(first, 'all', run.junitName));
   if (stopped()) return counts;
   const pools = await withWatcher(run.cluster, (w) => createCustomPools(run.cluster, waitsOf(w, run), plan.customPools, run.target.runId, (l) => console.log(`  ${l}`)));
   let keepPools = false;
