@@ -544,17 +544,21 @@ export function conformanceSession(options: ConformanceOptions): ConformanceSess
       return session.isConnected ? session.timeoutMs('cleanup') : DEFAULT_INTERRUPT_GRACE_SECONDS * 1000;
     },
   });
+  let skipped = false;
   before(async function () {
     const reason = await session.prepareSuite(this.test?.parent?.file);
     if (reason) {
       console.log(`  SKIP ${this.test?.parent?.fullTitle() ?? ''}: ${reason}`);
+      skipped = true;
       this.skip();
     }
   });
   after(async function () {
     const last = target()?.cleanupAfter;
     const spec = specKey(session.split.specFile);
-    if (last && spec !== last) {
+    // a skipped spec changed nothing, so nothing of it need wait; held, it would keep its watcher (and the process)
+    // alive when it runs after the last spec, as one the release rules out does (not in the plan, spec 15 on 4.12)
+    if (last && spec !== last && !skipped) {
       // its interrupt handling stays until the held cleanup ran: an interrupt before then still undoes this spec
       deferCleanup(spec, async () => {
         stopHandling();
