@@ -63,8 +63,12 @@ export interface PlatformDigests {
  * which an index resolves to the entry of the host's platform; another architecture's entry, or none for it, fails.
  */
 export function nodeBootedImage(node: string, booted: BootedImage, expectedImage: string, why: string, platforms?: PlatformDigests): Fact {
-  if (platforms) return nodeBootedOwnPlatform(node, booted, expectedImage, why, platforms);
   const expectedDigest = /@(sha256:[0-9a-f]{64})$/.exec(expectedImage)?.[1];
+  // one single-arch image of the node's own architecture, named by its digest: nothing to resolve per architecture,
+  // and the plain words say it (those the kill matrix reads); one of another architecture is said as such below
+  const single = platforms?.images.length === 1 ? platforms.images[0]! : undefined;
+  const singleImage = single !== undefined && single.digest === expectedDigest && single.architecture === platforms!.architecture;
+  if (platforms && !singleImage) return nodeBootedOwnPlatform(node, booted, expectedImage, why, platforms);
   const ok = expectedDigest ? booted.digest === expectedDigest || booted.image.endsWith(`@${expectedDigest}`) : booted.image === expectedImage;
   if (ok) return holds(`node ${node} booted ${expectedImage} according to ${booted.source}`);
   return fails(`node ${node} booted ${booted.image}${booted.digest ? ` (digest ${booted.digest})` : ''} according to ${booted.source}, expected ${expectedImage} (${why})`);
