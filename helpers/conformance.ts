@@ -571,7 +571,9 @@ export function conformanceSession(options: ConformanceOptions): ConformanceSess
     stopHandling();
     const errors: Error[] = [];
     await session.finish().catch((error: unknown) => errors.push(error as Error));
-    errors.push(...(await runDeferredCleanups()));
+    // only the spec the others wait for releases their held cleanups: a skipped one before it (spec 04, which does not
+    // upgrade, in a post) released them while later specs still judged, and the report's deadlock went with them
+    if (!last || spec === last) errors.push(...(await runDeferredCleanups()));
     if (errors.length === 1) throw errors[0];
     if (errors.length) throw new Error(errors.map((e) => e.message).join('\n'));
   });
