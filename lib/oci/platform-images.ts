@@ -13,7 +13,9 @@ import { parseImageRef, repositoryName } from './image-ref.js';
 import type { RegistryApi } from './registry-api.js';
 
 export const OCI_INDEX = 'application/vnd.oci.image.index.v1+json';
-const INDEXES = new Set([OCI_INDEX, 'application/vnd.docker.distribution.manifest.list.v2+json']);
+export const DOCKER_LIST = 'application/vnd.docker.distribution.manifest.list.v2+json';
+const DOCKER_MANIFEST = 'application/vnd.docker.distribution.manifest.v2+json';
+const INDEXES = new Set([OCI_INDEX, DOCKER_LIST]);
 
 /** Architectures as OCI and Kubernetes name them (`kubernetes.io/arch`), and as rpm and `uname -m` do. */
 export const UNAME_ARCH: Record<string, string> = { amd64: 'x86_64', arm64: 'aarch64', ppc64le: 'ppc64le', s390x: 's390x' };
@@ -92,7 +94,11 @@ export async function pushImageIndex(client: RegistryApi, tag: string, images: A
     const m = await client.rawManifest(image.pullspec);
     manifests.push({ mediaType: m.mediaType, digest: m.digest, size: m.size, platform: { architecture: image.architecture, os: 'linux', ...(defaultVariant(image.architecture) ? { variant: defaultVariant(image.architecture) } : {}) } });
   }
-  const digest = await client.pushManifest(tag, OCI_INDEX, Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: OCI_INDEX, manifests })));
+  // Docker schema 2 entries go in a Docker manifest list, as buildx and the release tooling push them (multi payloads on
+  // quay.io are manifest lists); oc 4.12 asks for no OCI index ("OCI index found, but accept header does not support
+  // OCI indexes"). OCI entries go in an OCI index.
+  const listType = manifests.every((m) => m.mediaType === DOCKER_MANIFEST) ? DOCKER_LIST : OCI_INDEX;
+  const digest = await client.pushManifest(tag, listType, Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: listType, manifests })));
   return `${repo}@${digest}`;
 }
 

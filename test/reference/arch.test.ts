@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { ANN } from '../../reference/constants.js';
 import { RegistryClient } from '../../lib/oci/image-files.js';
-import { imageForPlatform, OCI_INDEX } from '../../lib/oci/platform-images.js';
+import { DOCKER_LIST, imageForPlatform } from '../../lib/oci/platform-images.js';
 import { baseOsImage } from '../../reference/releases/release-info.js';
 import { KubeClient } from '../../lib/kube/client.js';
 import { startReferenceCluster } from '../../reference/index.js';
@@ -33,8 +33,8 @@ describe('reference cluster --arch multi (4.20: rebase with retries)', function 
     const client = new RegistryClient({ credentials: h!.cluster.registryCredentials, caPems: [h!.cluster.caPem] });
     const { current } = h!.cluster.releases;
     expect(current.image).to.match(/:4\.20\.\S+-multi$/);
-    expect((await client.rawManifest(current.image)).mediaType).to.equal(OCI_INDEX);
-    expect((await client.rawManifest(baseOsImage(current))).mediaType).to.equal(OCI_INDEX);
+    expect((await client.rawManifest(current.image)).mediaType, 'a Docker manifest list, as multi payloads are').to.equal(DOCKER_LIST);
+    expect((await client.rawManifest(baseOsImage(current))).mediaType).to.equal(DOCKER_LIST);
     for (const arch of ['amd64', 'arm64']) expect((await imageForPlatform(client, baseOsImage(current), arch)).architecture).to.equal(arch);
   });
 
