@@ -107,7 +107,11 @@ export async function requestUpgrade(k: KubeClient, image: string): Promise<void
   await k.patch('ClusterVersion', 'version', { spec: { desiredUpdate: { version: '', image, force: true } } });
 }
 
-/** The layered image per registry address (the engine's layer cache makes a second build nearly free). */
+/**
+ * The layered image per registry address and base image (the engine's layer cache makes a second build nearly free).
+ * The base is part of the key: clusters of different profiles share a registry, and an image built FROM another
+ * release's base carries that base's commit label (the booted-image check of 4.12 reads it).
+ */
 const layeredImages = new Map<string, Promise<string>>();
 
 /**
@@ -115,7 +119,8 @@ const layeredImages = new Map<string, Promise<string>>();
  * returned by digest.
  */
 export function customImage(cluster: ReferenceCluster): Promise<string> {
-  let image = layeredImages.get(cluster.registry);
+  const key = `${cluster.registry} ${baseOsImage(cluster.releases.current)}`;
+  let image = layeredImages.get(key);
   if (!image) {
     image = (async () => {
       const engine = await connectEngine();
@@ -130,7 +135,7 @@ export function customImage(cluster: ReferenceCluster): Promise<string> {
       });
       return (await pushImage(engine, tag, { auth: cluster.registryCredentials, caPems: [cluster.caPem] })).pullspec;
     })();
-    layeredImages.set(cluster.registry, image);
+    layeredImages.set(key, image);
   }
   return image;
 }
