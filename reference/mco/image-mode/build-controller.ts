@@ -15,7 +15,7 @@
  *    annotation removed; deletes a deleted MachineOSConfig's builds.
  * Pool conditions for builds (ImageBuildDegraded, 4.20+) are not played yet.
  */
-import { MCO_NAMESPACE, OSIMAGEURL_CONFIGMAP } from '../../constants.js';
+import { MC_GROUP, MCO_NAMESPACE, OSIMAGEURL_CONFIGMAP } from '../../constants.js';
 import type { Controller, ControllerContext } from '../../context.js';
 import type { KubeObject } from '../../../lib/kube/client.js';
 import type { Informer } from '../../../lib/kube/informer.js';
@@ -59,7 +59,6 @@ interface Job extends KubeObject {
 
 /** The Job's backoffLimit: a build fails after this many retries, 4 pods in all (constants.JobMaxRetries). */
 const JOB_MAX_RETRIES = 3;
-const MCFG_GROUP = 'machineconfiguration.openshift.io';
 
 /** What a Job's status says of its build (MapJobStatusToBuildStatus). */
 export function buildStateOfJob(job: Job): BuildState {
@@ -197,13 +196,13 @@ export class BuildController implements Controller {
   private async createBuild(mosc: MachineOSConfig, pool: Pool, name: string, reuse?: MachineOSBuild): Promise<void> {
     const { client, clock } = this.ctx;
     const body = {
-      apiVersion: `${MCFG_GROUP}/v1`,
+      apiVersion: `${MC_GROUP}/v1`,
       kind: 'MachineOSBuild',
       metadata: {
         name,
         labels: { [TARGET_POOL_LABEL]: pool.metadata.name!, [RENDERED_MC_LABEL]: pool.spec.configuration!.name!, [MOSC_LABEL]: mosc.metadata.name! },
         annotations: { [PUSH_SECRET_ANNOTATION]: mosc.spec.renderedImagePushSecret.name },
-        ownerReferences: [{ apiVersion: `${MCFG_GROUP}/v1`, kind: 'MachineOSConfig', name: mosc.metadata.name!, uid: mosc.metadata.uid!, controller: true, blockOwnerDeletion: true }],
+        ownerReferences: [{ apiVersion: `${MC_GROUP}/v1`, kind: 'MachineOSConfig', name: mosc.metadata.name!, uid: mosc.metadata.uid!, controller: true, blockOwnerDeletion: true }],
       },
       spec: {
         machineConfig: { name: pool.spec.configuration!.name! },

@@ -1,11 +1,11 @@
 /**
  * A MachineOSBuild's conditions and what they say (MCO release-4.20 pkg/apihelpers/machineosbuild.go,
  * pkg/controller/common/mosb_state.go; modern-mco.md §1.3): all five types always present, with fixed reasons and
- * messages, exactly one of them True. This is what the node controller reads to know whether a pool's image is ready.
+ * messages, exactly one of them True. The build controller writes and reads them; the node controller reads a pool's
+ * build through layered-pool.ts.
  */
 import type { Condition } from '../types.js';
-import type { MachineOSBuild, MachineOSConfig } from './types.js';
-import { CURRENT_MOSB_ANNOTATION } from './names.js';
+import type { MachineOSBuild } from './types.js';
 
 export type BuildState = 'Prepared' | 'Building' | 'Failed' | 'Interrupted' | 'Succeeded';
 
@@ -50,36 +50,4 @@ export function isTerminal(state: BuildState | undefined): boolean {
 /** Whether the build succeeded and names the image it pushed. */
 export function isBuildReady(mosb: MachineOSBuild | undefined): boolean {
   return buildStateOf(mosb) === 'Succeeded' && !!mosb?.status?.digestedImagePushSpec;
-}
-
-/**
- * The MachineOSBuild for a pool's current target (node_controller.go: the MOSB whose spec.machineConfig.name is the
- * pool's spec.configuration.name, for the pool's MachineOSConfig). The newest if several (a rebuild).
- */
-export function buildForRenderedConfig(mosc: MachineOSConfig, renderedConfig: string | undefined, builds: readonly MachineOSBuild[]): MachineOSBuild | undefined {
-  const mine = builds.filter((b) => b.spec.machineOSConfig.name === mosc.metadata.name && b.spec.machineConfig.name === renderedConfig && !b.metadata.deletionTimestamp);
-  // the API sends a timestamp as text; a Date only where a caller built the object
-  const created = (b: MachineOSBuild): number => new Date((b.metadata.creationTimestamp as unknown as string | undefined) ?? 0).getTime();
-  return mine.sort((a, b) => created(b) - created(a))[0];
-}
-
-/**
- * The image a layered pool's nodes should run, or why not yet, as the node controller's `canLayeredContinue` words
- * it (MCO release-4.20 pkg/controller/node/node_controller.go): ready only when the build for the pool's target
- * succeeded and the MachineOSConfig already points at that build's image (OCPBUGS-53408).
- */
-export type PoolImage = { ready: true; image: string; build: MachineOSBuild } | { ready: false; reason: string; failed: boolean; build?: MachineOSBuild };
-
-export function poolImage(mosc: MachineOSConfig, renderedConfig: string | undefined, builds: readonly MachineOSBuild[]): PoolImage {
-  const build = buildForRenderedConfig(mosc, renderedConfig, builds);
-  const state = buildStateOf(build);
-  if (!build || state === undefined || state === 'Prepared') return { ready: false, reason: 'Image build pending', failed: false, build };
-  if (state === 'Building') return { ready: false, reason: 'Image build in progress', failed: false, build };
-  if (state === 'Failed') return { ready: false, reason: `image build for MachineConfigPool ${mosc.spec.machineConfigPool.name} failed`, failed: true, build };
-  if (state === 'Interrupted' || !build.status?.digestedImagePushSpec) return { ready: false, reason: 'Image is not ready yet', failed: false, build };
-  const pullspec = build.status.digestedImagePushSpec;
-  if (mosc.status?.currentImagePullSpec !== pullspec || mosc.metadata.annotations?.[CURRENT_MOSB_ANNOTATION] !== build.metadata.name) {
-    return { ready: false, reason: `Image built successfully, pullspec: ${pullspec}, but MachineOSConfig "${mosc.metadata.name}" has not updated yet`, failed: false, build };
-  }
-  return { ready: true, image: pullspec, build };
 }

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { buildStateOf, conditionsFor, poolImage } from '../../../../reference/mco/image-mode/build-state.js';
+import { buildStateOf, conditionsFor } from '../../../../reference/mco/image-mode/build-state.js';
+import { canLayeredContinue, layeredObjectsFor } from '../../../../reference/mco/layered-pool.js';
+import type { MachineConfigPool } from '../../../../reference/mco/types.js';
 import { KERNEL_PACKAGES, renderContainerfile, userContainerfileOf, type ContainerfileInputs } from '../../../../reference/mco/image-mode/containerfile.js';
 import { CURRENT_MOSB_ANNOTATION } from '../../../../reference/mco/image-mode/names.js';
 import type { MachineOSBuild, MachineOSConfig } from '../../../../reference/mco/image-mode/types.js';
@@ -24,19 +26,22 @@ describe('image mode: MachineOSBuild conditions', () => {
     expect(buildStateOf({ status: {} })).to.equal(undefined);
   });
 
-  it('a pool\'s image is ready only once the MachineOSConfig points at the succeeded build', () => {
+  it('a pool\'s image is ready only once the MachineOSConfig points at the succeeded build (the node controller\'s canLayeredContinue)', () => {
     const mosc: MachineOSConfig = { metadata: { name: 'layered', annotations: {} }, spec: { machineConfigPool: { name: 'layered' }, renderedImagePushSecret: { name: 'p' }, renderedImagePushSpec: 'r/x:latest' } };
     const build: MachineOSBuild = {
       metadata: { name: 'layered-1', creationTimestamp: new Date(T0) },
       spec: { machineConfig: { name: 'rendered-layered-a' }, machineOSConfig: { name: 'layered' }, renderedImagePushSpec: 'r/x:layered-1' },
       status: { conditions: conditionsFor('Succeeded', [], T1), digestedImagePushSpec: 'r/x@sha256:aa' },
     };
-    expect(poolImage(mosc, 'rendered-layered-a', [])).to.include({ ready: false, reason: 'Image build pending' });
-    expect(poolImage(mosc, 'rendered-layered-a', [build])).to.include({ ready: false, reason: 'Image built successfully, pullspec: r/x@sha256:aa, but MachineOSConfig "layered" has not updated yet' });
+    const pool = { metadata: { name: 'layered' }, spec: { configuration: { name: 'rendered-layered-a' } } } as unknown as MachineConfigPool;
+    const verdict = (config: MachineOSConfig, builds: MachineOSBuild[]) => canLayeredContinue(layeredObjectsFor(pool, [config as never], builds as never[]));
+    expect(verdict(mosc, [])).to.include({ proceed: false, reason: 'No MachineOSConfig or MachineOSBuild for this pool' });
+    const waiting = { ...mosc, status: { currentImagePullSpec: 'r/x@sha256:00' } };
+    expect(verdict(waiting, [build])).to.include({ proceed: false, reason: 'Image built successfully, pullspec: r/x@sha256:00, but MachineOSConfig "layered" has not updated yet' });
     const pointed = { ...mosc, metadata: { name: 'layered', annotations: { [CURRENT_MOSB_ANNOTATION]: 'layered-1' } }, status: { currentImagePullSpec: 'r/x@sha256:aa' } };
-    expect(poolImage(pointed, 'rendered-layered-a', [build])).to.include({ ready: true, image: 'r/x@sha256:aa' });
+    expect(verdict(pointed, [build])).to.include({ proceed: true, reason: 'Image built successfully, pullspec: r/x@sha256:aa' });
     const failed = { ...build, status: { conditions: conditionsFor('Failed', [], T1) } };
-    expect(poolImage(pointed, 'rendered-layered-a', [failed])).to.include({ ready: false, failed: true, reason: 'image build for MachineConfigPool layered failed' });
+    expect(verdict(pointed, [failed])).to.include({ proceed: false, error: 'image build for MachineConfigPool layered-1 failed' });
   });
 });
 
