@@ -133,7 +133,7 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
     const programs = new PodPrograms();
     // what an on-cluster image build's pod runs (the MCO image's build script, buildah): registered with the cluster,
     // as the image is there whether or not a builder runs; it reads and writes through the kubelet's connection
-    registerImageBuildProgram(programs, { client, caPems: [shared.ca.caPem] });
+    registerImageBuildProgram(programs, { client, caPems: [shared.ca.caPem], pullSource: pulls.sources });
     // the update graph: each release of the path updates from the one before it, one hop at a time
     const graph = path.map((release, i) => (i === 0 || release.previous?.length ? release : { ...release, previous: [path[i - 1]!.version] }));
     await startNodes(ctx, abort, cleanups, { hosts: machines.hosts, layers: pulls.hostLayers, logs: logs.componentLogs, releases: path, programs });
@@ -195,7 +195,7 @@ async function pullWithPullSecret(client: KubeClient, shared: Omit<ReferenceRegi
   // the pull secret's for a layered image pulled from another registry), of the image its mirror served
   const layers = pullClients.hostLayers(registry.credentials);
   const hostLayers: ImageLayerSource = { digest: async (ref) => layers.digest(await sources(ref)), layers: async (ref) => layers.layers(await sources(ref)) };
-  return { images, outage, hostLayers };
+  return { images, outage, hostLayers, sources };
 }
 
 interface SeedInputs {

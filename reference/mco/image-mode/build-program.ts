@@ -22,6 +22,7 @@ import type { ContainerRun, PodProgram, PodPrograms } from '../../kubelet/pod-pr
 import { SUPPORTED_EXTENSIONS } from '../../mcd/node-config.js';
 import type { MachineConfig } from '../types.js';
 import { inputsFromStored, playableBuild } from './build-context.js';
+import { followMirrors } from './build-mirrors.js';
 import { BUILD_PROGRAM, ENV } from './build-job.js';
 
 interface ConfigMap extends KubeObject {
@@ -38,12 +39,19 @@ export interface BuildProgramDeps {
   caPems: string[];
   /** How the program finds an engine; default connectEngine (DOCKER_HOST, podman sockets, docker.sock). */
   connect?: () => Promise<Engine>;
+  /** Where a pull of an image is served from, as the nodes pull it (the mirror sets); default: the image itself. */
+  pullSource?: (ref: string) => Promise<string>;
 }
 
 const envOf = (run: ContainerRun, name: string): string => run.container.env?.find((e) => e.name === name)?.value ?? '';
 
 /** A failure the container reports in its log before exiting 1 (no stack: the text is for a person). */
 class BuildFailure extends Error {}
+
+/** A pull no mirror and no source serves fails the build before any step, in the node's words. */
+function failedPull(error: unknown): never {
+  throw new BuildFailure(`pulling the build's images: ${(error as Error).message}`);
+}
 
 async function configMapData(client: KubeClient, name: string): Promise<Record<string, string>> {
   const cm = await client.get<ConfigMap>('ConfigMap', name, MCO_NAMESPACE);
@@ -90,8 +98,10 @@ async function imageBuild(deps: BuildProgramDeps, run: ContainerRun, digests: Ma
     throw new BuildFailure(`cannot build ${tag}: the reference builds images with the machine's container engine, and ${(error as Error).message}`);
   }
   const inputs = inputsFromStored(stored, mc, { baseOSImage, extensionsImage }, (ext) => SUPPORTED_EXTENSIONS[ext] ?? [ext]);
-  const { containerfile, files } = playableBuild(inputs, mc);
+  const playable = playableBuild(inputs, mc);
   run.write(`Building ${tag} FROM ${baseOSImage} with ${(await identifyEngine(engine)).name}`);
+  const containerfile = deps.pullSource ? await followMirrors(playable.containerfile, deps.pullSource, (line) => run.write(line)).catch(failedPull) : playable.containerfile;
+  const files = playable.files;
   await buildImage(engine, { files: { ...files, Containerfile: containerfile }, tag, registryConfig: pull, onOutput: (line) => run.write(line), pull: true, timeoutMs: 10 * 60_000 });
   run.write(`Pushing ${tag}`);
   try {
