@@ -72,6 +72,11 @@ export interface Deviations {
    * the old release goes on building (OCPBUGS-56220 before its fix, MCO 3b58bc2ab; image-mode/builder-sync.ts).
    */
   operatorKeepsRunningBuilder: boolean;
+  /**
+   * Build controller: a build starts FROM the osimageurl ConfigMap's base on every release, as up to 4.21, so on 4.22
+   * an osImageURL override on an image-mode pool is not the build's base (image-mode/decisions.ts buildImagesFor).
+   */
+  buildIgnoresOverrideAsBase: boolean;
   /** Fault kas-ignores-kubelet-skew: the kube-apiserver operator reports Upgradeable=True whatever the kubelets. */
   kubeApiServerIgnoresKubeletSkew: boolean;
   operatorReportsVersionEarly: boolean;
@@ -95,6 +100,7 @@ export const NO_DEVIATIONS: Readonly<Deviations> = Object.freeze({
   daemonLosesRebaseError: false,
   kubeApiServerIgnoresKubeletSkew: false,
   operatorKeepsRunningBuilder: false,
+  buildIgnoresOverrideAsBase: false,
   operatorReportsVersionEarly: false,
   operatorSaysPoolUpdating: false,
   cvoTrustsVersionAlone: false,
@@ -171,6 +177,10 @@ export const FAULTS = {
   'builder-not-restarted-on-upgrade': {
     what: "the operator leaves a running machine-os-builder Deployment alone, so after an upgrade the old release's build controller (and MCO image) builds the image-mode pools' images (OCPBUGS-56220 before its fix, upstream 3b58bc2ab; backports OCPBUGS-57689 to 4.19, OCPBUGS-58067 to 4.18)",
     deviates: ['operatorKeepsRunningBuilder'],
+  },
+  'build-ignores-override-base': {
+    what: "the build controller starts every image-mode build FROM the release's base OS image, as up to 4.21, so on 4.22 an osImageURL override on the pool is not the base of its build (release-4.22 takes the rendered osImageURL since MCO-1972, upstream ec546a10b)",
+    deviates: ['buildIgnoresOverrideAsBase'],
   },
   'cvo-completes-early': {
     what: 'the operator reports its new version as soon as the master pool starts rolling and the CVO completes on the version alone',

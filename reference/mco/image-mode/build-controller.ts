@@ -262,7 +262,7 @@ export class BuildController implements Controller {
     const name = build.metadata.name!;
     const rendered = this.mcs.get(build.spec.machineConfig.name);
     if (!rendered) return;
-    const images = buildImagesFor(code, this.configMaps.get(OSIMAGEURL_CONFIGMAP, MCO_NAMESPACE)?.data, rendered);
+    const images = buildImagesFor(code, this.configMaps.get(OSIMAGEURL_CONFIGMAP, MCO_NAMESPACE)?.data, rendered, this.ctx.deviations.buildIgnoresOverrideAsBase);
     const inputs: BuildJobInputs = { mosb: build, pool: mosc.spec.machineConfigPool.name, ...images, mcoImage: this.release.mcoImage };
     const containerfile = renderContainerfile({
       ...images,

@@ -38,9 +38,10 @@ export interface BuildImages {
 /**
  * 4.18-4.21: the osimageurl ConfigMap's baseOSContainerImage and baseOSExtensionsContainerImage (an osImageURL
  * override in a MachineConfig is not the base); 4.22: the rendered config's osImageURL and extensions image.
+ * `ignoreOverrideAsBase` (fault build-ignores-override-base) plays the 4.21 rule whatever the release.
  */
-export function buildImagesFor(code: BuildCode, osImageUrlConfigMap: Record<string, string> | undefined, rendered: MachineConfig): BuildImages {
-  if (code.baseImageFrom === 'rendered-config') {
+export function buildImagesFor(code: BuildCode, osImageUrlConfigMap: Record<string, string> | undefined, rendered: MachineConfig, ignoreOverrideAsBase = false): BuildImages {
+  if (code.baseImageFrom === 'rendered-config' && !ignoreOverrideAsBase) {
     return { baseOSImage: rendered.spec.osImageURL ?? '', extensionsImage: rendered.spec.baseOSExtensionsContainerImage ?? '' };
   }
   return { baseOSImage: osImageUrlConfigMap?.baseOSContainerImage ?? '', extensionsImage: osImageUrlConfigMap?.baseOSExtensionsContainerImage ?? '' };
