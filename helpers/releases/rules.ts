@@ -69,4 +69,11 @@ export interface ReleaseRules {
   };
   /** On-cluster image mode (MachineOSConfig) in the Default feature set. */
   imageMode: 'none' | 'gated' | 'default-from-z' | 'ga';
+  /**
+   * What an image-mode build starts FROM (modern-mco.md §2.4):
+   * - `release-base` (to 4.21): the release's base OS image (the osimageurl ConfigMap's); an osImageURL override on the
+   *   pool changes the rendered config, so it forces a build, but is not its base;
+   * - `rendered-os-image` (4.22): the pool's rendered osImageURL, so an override becomes the build's base (QE 88202).
+   */
+  imageModeBuildBase: 'release-base' | 'rendered-os-image';
 }

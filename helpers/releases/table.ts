@@ -27,6 +27,7 @@ const R4_12: ReleaseRules = {
   operator: { requiredPoolsTimeout: { minutes: 10, perRequiredMachine: false }, requiredPoolsNoun: 'pool', requiredPoolsNameReason: false, stopsOnAnyDegradedPool: false, poolUpdatingReason: 'yes' },
   nodes: { machineConfigNodes: 'none' },
   imageMode: 'none',
+  imageModeBuildBase: 'release-base',
 };
 
 const CHANGES: Change[] = [
@@ -81,8 +82,10 @@ const CHANGES: Change[] = [
     payload: { osTags: ['rhel-coreos', 'rhel-coreos-extensions', 'rhel-coreos-10', 'rhel-coreos-10-extensions'] },
     render: { templatesCarryOsImage: false, generatedConfigsInOsImageMerge: false },
   },
-  // 4.22: from 2026-08-21 (OCPBUGS-112614) the reason carries the last rpm-ostree error again; earlier 4.22.z do not
-  { release: '4.22', minor: 22, daemon: { failedRebase: ['retries-timeout', 'retries-last-error'] } },
+  // 4.22: from 2026-08-21 (OCPBUGS-112614) the reason carries the last rpm-ostree error again; earlier 4.22.z do not.
+  // An image-mode build starts FROM the rendered config's osImageURL, not the osimageurl ConfigMap's base (MCO-1972,
+  // ec546a10b "removes OSImageURLConfig from buildrequest module": release-4.22 pkg/controller/build/buildrequest/buildrequest.go)
+  { release: '4.22', minor: 22, daemon: { failedRebase: ['retries-timeout', 'retries-last-error'] }, imageModeBuildBase: 'rendered-os-image' },
 ];
 
 function extend(base: ReleaseRules, change: Change): ReleaseRules {
@@ -91,6 +94,7 @@ function extend(base: ReleaseRules, change: Change): ReleaseRules {
     ...(change.release ? { release: change.release } : {}),
     ...(change.minor !== undefined ? { minor: change.minor } : {}),
     ...(change.imageMode ? { imageMode: change.imageMode } : {}),
+    ...(change.imageModeBuildBase ? { imageModeBuildBase: change.imageModeBuildBase } : {}),
     payload: { ...base.payload, ...change.payload },
     render: { ...base.render, ...change.render },
     daemon: { ...base.daemon, ...change.daemon },

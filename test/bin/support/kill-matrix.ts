@@ -200,6 +200,14 @@ export const KILL_MATRIX: KillRow[] = [
     fault: 'builder-not-restarted-on-upgrade',
     expect: [/\[phase check\]/, /machine-os-builder was not restarted on the upgrade to 4\.21\.0: pod machine-os-builder-\S+ runs \S+:4\.20\.0, not \S+:4\.21\.0 \(the machine-config-operator image of 4\.21\.0\), so machineosbuild\/ocp-e2e-15-[0-9a-f]+ was made by the old release's build controller \(OCPBUGS-56220/],
   },
+  {
+    file: '19-image-mode-pool-with-os-image-override.spec.ts',
+    spec: '19 an osImageURL override on an image-mode pool (E2E-019), 4.21 to 4.22',
+    grep: 'E2E-019',
+    profile: '4.21-to-4.22',
+    fault: 'build-ignores-override-base',
+    expect: [/\[phase check\]/, /image \S+layered-os@sha256:\w+ is labelled baseOSContainerImage=\S+ocp-v4\.0-art-dev@sha256:\w+ \(expected \S+layered-os@sha256:\w+\)/],
+  },
 ];
 
 /** The switches of a row, as `ocp-e2e run` takes them: the profile first, then the fault. */
