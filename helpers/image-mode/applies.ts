@@ -40,3 +40,15 @@ export function multiArchReason(snap: ClusterSnapshot, pool: string): string | u
   if (arches.size <= 1) return undefined;
   return `pool ${pool} has nodes of several architectures (${[...arches].map(([a, ns]) => `${a}: ${ns.join(', ')}`).join('; ')}): on-cluster image mode does not support multi-arch compute, and builds only the NoArch Containerfile`;
 }
+
+/** What an image-mode spec needs of the cluster, asked once connected: the v1 API served, one architecture in its pool. */
+export async function imageModeNotOnCluster(session: { cluster: Cluster; watcher: { snapshot(): ClusterSnapshot }; poolFor(role: string): string }): Promise<string | undefined> {
+  return (await imageModeNotServed(session.cluster)) ?? multiArchReason(session.watcher.snapshot(), session.poolFor('worker'));
+}
+
+/** The conformance options every image-mode spec of one worker pool shares: what rules it out, and where. */
+export const IMAGE_MODE_POOL_NEEDS = {
+  nodesIn: ['worker'],
+  notOn: imageModeNotInRelease,
+  notOnCluster: imageModeNotOnCluster,
+} as const;

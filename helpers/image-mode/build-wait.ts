@@ -25,6 +25,14 @@ export interface BuildWanted {
   machineOSConfig: string;
   /** Builds that do not count: the one before an upgrade, when the wait is for the build of the new release. */
   excluding?: readonly string[];
+  /** Builds that do not count by uid: the one a rebuild deletes and makes again under its name. */
+  excludingUids?: readonly string[];
+}
+
+/** " other than A, the one of uid U" for the texts, or nothing. */
+export function otherThan(wanted: BuildWanted): string {
+  const others = [...(wanted.excluding ?? []), ...(wanted.excludingUids ?? []).map((uid) => `the one of uid ${uid}`)];
+  return others.length ? ` other than ${others.join(', ')}` : '';
 }
 
 /** "Prepared=True Building=False Succeeded=False Failed=False Interrupted=False" (absent conditions said as such). */
@@ -38,7 +46,8 @@ export function buildOfPool(snap: ClusterSnapshot, wanted: BuildWanted): Machine
   if (!rendered) return undefined;
   const builds = [...(snap.machineOSBuilds?.values() ?? [])] as MachineOSBuild[];
   return builds
-    .filter((b) => b.spec?.machineConfig?.name === rendered && b.spec?.machineOSConfig?.name === wanted.machineOSConfig && !wanted.excluding?.includes(b.metadata.name ?? ''))
+    .filter((b) => b.spec?.machineConfig?.name === rendered && b.spec?.machineOSConfig?.name === wanted.machineOSConfig)
+    .filter((b) => !wanted.excluding?.includes(b.metadata.name ?? '') && !wanted.excludingUids?.includes(b.metadata.uid ?? ''))
     .sort((a, b) => String(b.metadata.creationTimestamp ?? '').localeCompare(String(a.metadata.creationTimestamp ?? '')))[0];
 }
 
@@ -47,7 +56,7 @@ function describeBuild(snap: ClusterSnapshot, wanted: BuildWanted): string {
   const mosb = buildOfPool(snap, wanted);
   if (!mosb) {
     const others = [...(snap.machineOSBuilds?.values() ?? [])].map((b) => b.metadata.name).join(', ');
-    return `no MachineOSBuild of MachineOSConfig ${wanted.machineOSConfig} for ${rendered ?? `mcp/${wanted.pool}'s config (the pool targets none)`}${wanted.excluding?.length ? ` other than ${wanted.excluding.join(', ')}` : ''} (builds: ${others || 'none'})`;
+    return `no MachineOSBuild of MachineOSConfig ${wanted.machineOSConfig} for ${rendered ?? `mcp/${wanted.pool}'s config (the pool targets none)`}${otherThan(wanted)} (builds: ${others || 'none'})`;
   }
   const failed = findCondition(mosb.status?.conditions, 'Failed');
   return `machineosbuild/${mosb.metadata.name} of ${rendered} (job ${jobOfBuild(mosb)} -n ${MCO_NAMESPACE}): ${buildConditionsLine(mosb)}${failed?.status === 'True' && failed.message ? ` "${failed.message}"` : ''}`;
@@ -94,7 +103,7 @@ export async function waitForMachineOSBuild(cluster: Cluster, kubeConfig: KubeCo
       watcher,
       {
         what: `the MachineOSBuild of pool ${wanted.pool} (MachineOSConfig ${wanted.machineOSConfig})`,
-        expected: `a MachineOSBuild with spec.machineConfig.name = mcp/${wanted.pool}'s spec.configuration.name and spec.machineOSConfig.name = ${wanted.machineOSConfig}${wanted.excluding?.length ? `, other than ${wanted.excluding.join(', ')}` : ''}, Succeeded=True`,
+        expected: `a MachineOSBuild with spec.machineConfig.name = mcp/${wanted.pool}'s spec.configuration.name and spec.machineOSConfig.name = ${wanted.machineOSConfig}${otherThan(wanted) ? `,${otherThan(wanted)}` : ''}, Succeeded=True`,
         budgetMs: budgetMs(ctx, BUILD_CLUSTER_MINUTES),
         caps: ctx.caps,
         judge: (s) => {

@@ -7,11 +7,12 @@
 import type { KubeObject } from '../../lib/kube/client.js';
 import type { FlowSession } from '../flows.js';
 import { buildCredentials } from '../credentials.js';
+import type { LedgerEntry } from '../ledger.js';
 import { attachText, attachYaml, parameter, step } from '../report.js';
 import { machineOSConfigObject } from './machine-os-config.js';
 import { pushCredentialsFor, pushSecretObject } from './push-secret.js';
 import { imageModePushTarget } from './push-target.js';
-import { waitForMachineOSBuild } from './build-wait.js';
+import { otherThan, waitForMachineOSBuild } from './build-wait.js';
 import { waitForImageRollout } from './rollout-waits.js';
 import { MCO_NAMESPACE, type ImageModeConfig, type MachineOSBuild } from './types.js';
 
@@ -22,6 +23,12 @@ export interface ImageModePool {
   pushSpec: string;
   pushSecret: string;
 }
+
+/**
+ * The ledger entry of each MachineOSConfig this process made, so a spec can leave image mode as its own step (the
+ * handle stays plain data: a split run's phases pass it on as values).
+ */
+const configEntries = new WeakMap<ImageModePool, LedgerEntry>();
 
 /** The push secret's name for a pool (one per pool, so two specs' pools never share one). */
 export const pushSecretName = (pool: string): string => `ocp-e2e-push-${pool}`.slice(0, 253);
@@ -42,10 +49,22 @@ export async function putPoolInImageMode(session: FlowSession, asked: { pool: st
     }
     const mosc = machineOSConfigObject({ pool: asked.pool, containerfile: asked.containerfile, pushSpec: target.pushSpec, pushSecret, runId: session.target.runId });
     await session.cluster.client.create('MachineOSConfig', mosc);
-    session.ledger.record({ kind: 'MachineOSConfig', name: asked.pool, pool: asked.pool });
+    const entry = session.ledger.record({ kind: 'MachineOSConfig', name: asked.pool, pool: asked.pool });
     await attachYaml(`machineosconfig-${asked.pool}.yaml`, mosc);
-    return { pool: asked.pool, machineOSConfig: asked.pool, pushSpec: target.pushSpec, pushSecret };
+    const mode: ImageModePool = { pool: asked.pool, machineOSConfig: asked.pool, pushSpec: target.pushSpec, pushSecret };
+    configEntries.set(mode, entry);
+    return mode;
   });
+}
+
+/**
+ * Deletes the pool's MachineOSConfig now and waits until the pool is back on its rendered config's OS image (the
+ * ledger's own undo, run as the spec's step: afterwards the cleanup has nothing left to do for it).
+ */
+export async function leaveImageMode(session: FlowSession, mode: ImageModePool): Promise<void> {
+  const entry = configEntries.get(mode);
+  if (!entry) throw new Error(`MachineOSConfig ${mode.machineOSConfig} is not this process's to delete (in a split run, the phase that made it deletes it)`);
+  await entry.undoNow((description, body) => step(description, body, session.waits.caps));
 }
 
 export interface RolledOutBuild {
@@ -57,12 +76,13 @@ export interface RolledOutBuild {
 }
 
 /**
- * Waits for the build of the pool's rendered config (a new one: not any of `excluding`) and for every node of the
- * pool to run it.
+ * Waits for the build of the pool's rendered config (a new one: not any of `excluding`, named or, for a build made
+ * again under the same name, by uid) and for every node of the pool to run it.
  */
-export async function buildAndRollOut(session: FlowSession, mode: ImageModePool, excluding: readonly string[] = []): Promise<RolledOutBuild> {
-  const build = await step(`wait for the MachineOSBuild of pool ${mode.pool}${excluding.length ? ` other than ${excluding.join(', ')}` : ''} to succeed`, () =>
-    waitForMachineOSBuild(session.cluster, session.cluster.kubeConfig, session.waits, { pool: mode.pool, machineOSConfig: mode.machineOSConfig, excluding }), session.waits.caps);
+export async function buildAndRollOut(session: FlowSession, mode: ImageModePool, excluding: readonly string[] = [], excludingUids: readonly string[] = []): Promise<RolledOutBuild> {
+  const wanted = { pool: mode.pool, machineOSConfig: mode.machineOSConfig, excluding, excludingUids };
+  const build = await step(`wait for the MachineOSBuild of pool ${mode.pool}${otherThan(wanted)} to succeed`, () =>
+    waitForMachineOSBuild(session.cluster, session.cluster.kubeConfig, session.waits, wanted), session.waits.caps);
   const image = build.status?.digestedImagePushSpec;
   const rendered = build.spec?.machineConfig?.name ?? '';
   if (!image) throw new Error(`machineosbuild/${build.metadata.name} Succeeded without status.digestedImagePushSpec: the suite cannot tell which image the pool's nodes must boot`);
