@@ -76,4 +76,11 @@ export interface ReleaseRules {
    * - `rendered-os-image` (4.22): the pool's rendered osImageURL, so an override becomes the build's base (QE 88202).
    */
   imageModeBuildBase: 'release-base' | 'rendered-os-image';
+  /**
+   * Which new rendered configs of an image-mode pool get a new image:
+   * - `every-rendered-config` (4.18-4.19): any, a file as well as an OS image;
+   * - `image-inputs-change` (4.20+): only a change of the OS image, kernel type, extensions or kernel arguments; any
+   *   other reuses the last image through a MachineOSBuild of its own, marked Succeeded without a build.
+   */
+  imageModeNewImageOn: 'every-rendered-config' | 'image-inputs-change';
 }

@@ -28,6 +28,9 @@ const R4_12: ReleaseRules = {
   nodes: { machineConfigNodes: 'none' },
   imageMode: 'none',
   imageModeBuildBase: 'release-base',
+  // MCO release-4.18 and release-4.19 pkg/controller/build/reconciler.go updateMachineConfigPool: a new MachineOSBuild
+  // (a new name, so a build) for every new rendered config of a pool with a MachineOSConfig
+  imageModeNewImageOn: 'every-rendered-config',
 };
 
 const CHANGES: Change[] = [
@@ -72,8 +75,11 @@ const CHANGES: Change[] = [
   },
   // 4.20: any Degraded pool stops the required-pools loop (release-4.20 pkg/operator/sync.go); OSImageURLOverridden
   // only for a new rendered config (OCPBUGS-62493: main 8988ae4b0 2025-10-07, release-4.20 e63ae2a62 2025-10-15, not
-  // backported further)
-  { release: '4.20', minor: 20, operator: { stopsOnAnyDegradedPool: true }, render: { overrideEvent: 'once-per-rendered-config' } },
+  // backported further). An image-mode pool builds only for a change of the OS image, kernel type, extensions or
+  // kernel arguments, and reuses the last image otherwise (MCO 97cecaed0, 2025-03-28; release-4.20
+  // pkg/controller/build/reconciler.go reconcilePoolChange, reuseImageForNewMOSB, pkg/controller/common/helpers.go
+  // RequiresRebuild; not in release-4.19 or release-4.18)
+  { release: '4.20', minor: 20, operator: { stopsOnAnyDegradedPool: true }, render: { overrideEvent: 'once-per-rendered-config' }, imageModeNewImageOn: 'image-inputs-change' },
   // 4.21: templates carry no osImageURL and generated configs leave the merge (release-4.21
   // pkg/controller/template/render.go, pkg/controller/common/helpers.go); RHEL 10 images in the payload (MCO 0e931a686)
   {
@@ -95,6 +101,7 @@ function extend(base: ReleaseRules, change: Change): ReleaseRules {
     ...(change.minor !== undefined ? { minor: change.minor } : {}),
     ...(change.imageMode ? { imageMode: change.imageMode } : {}),
     ...(change.imageModeBuildBase ? { imageModeBuildBase: change.imageModeBuildBase } : {}),
+    ...(change.imageModeNewImageOn ? { imageModeNewImageOn: change.imageModeNewImageOn } : {}),
     payload: { ...base.payload, ...change.payload },
     render: { ...base.render, ...change.render },
     daemon: { ...base.daemon, ...change.daemon },

@@ -68,6 +68,7 @@ describe('helpers: the releases the suite knows', () => {
     expect(['4.15.0', '4.16.0', '4.19.0'].map((v) => rules(v).nodes.machineConfigNodes)).to.deep.equal(['none', 'gated', 'v1']);
     expect(['4.17.0', '4.18.0', '4.19.0', '4.22.0'].map((v) => rules(v).imageMode)).to.deep.equal(['gated', 'default-from-z', 'ga', 'ga']);
     expect(['4.19.0', '4.21.0', '4.22.0'].map((v) => rules(v).imageModeBuildBase)).to.deep.equal(['release-base', 'release-base', 'rendered-os-image']);
+    expect(['4.18.0', '4.19.0', '4.20.0', '4.22.0'].map((v) => rules(v).imageModeNewImageOn)).to.deep.equal(['every-rendered-config', 'every-rendered-config', 'image-inputs-change', 'image-inputs-change']);
   });
 
   it('maps OpenShift minors to the Kubernetes minors their kubelets report', () => {
