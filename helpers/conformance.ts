@@ -16,7 +16,7 @@ import { formatLeftActions, leakedObjects } from './cleanup.js';
 import { objectsHandedOverByOtherSpecs } from './checkpoint/held-objects.js';
 import { deferCleanup, deferredCleanups, runDeferredCleanups } from './deferred-cleanup.js';
 import { Cluster } from './cluster.js';
-import { ClusterWatcher, type ClusterSnapshot } from './cluster-watcher.js';
+import { ClusterWatcher, sessionKinds, type ClusterSnapshot } from './cluster-watcher.js';
 import { asSuiteWork, discoverCapabilities, ReferenceInfoConfigMap, stopwatch, wallBudgetMs, type TargetCapabilities } from './capabilities.js';
 import { registryAccess, type RegistryAccess } from './credentials.js';
 import { clusterVersionIdle, currentVersion } from './facts/cluster-version.js';
@@ -24,6 +24,7 @@ import { describeClusterShape } from './facts/cluster-shape.js';
 import { nodesOfPool, poolNotDegraded } from './facts/pool.js';
 import { archNodeOf, architecturesOf, buildRoles } from './build-architectures.js';
 import type { MachineOSConfig, Node as KubeNode } from './types.js';
+import { imageModePoolReason } from './image-mode/pool-refusal.js';
 import { gatherArtifacts } from './artifacts.js';
 import { consoleProgress, waitFor, WaitTimeoutError } from './wait.js';
 import type { WaitContext } from './cluster-waits.js';
@@ -33,6 +34,7 @@ import { declareCase, skipReasonBeforeConnecting, type CaseDeclaration } from '.
 import { gatherRunFacts, writeRunFacts } from './report/run-facts.js';
 import { handleInterrupts } from './interrupt.js';
 import { Ledger } from './ledger.js';
+import { PushedImages } from './image-mode/pushed-images.js';
 import { maskSecrets } from './secrets.js';
 import { DEFAULT_INTERRUPT_GRACE_SECONDS, readRunPhase, readTargetConfig, type RunPhase, type TargetConfig } from './target.js';
 import { PhaseHandOver, phaseTag, phaseTitle } from './split-phases.js';
@@ -74,6 +76,11 @@ export interface ConformanceOptions {
    * another architecture (an arm64 or multi-arch cluster) skips it, with the reason, before any cluster time.
    */
   architectures?: { only: readonly string[]; why: string };
+  /**
+   * The spec moves one worker node into a custom pool of its own (helpers/plan/spec-pool.ts) and changes that pool
+   * only: a pool that takes the worker pool's configs is none of its business.
+   */
+  ownCustomPool?: boolean;
   /**
    * Why the spec cannot run on this cluster as it is (an API the release does not serve, a shape the feature does not
    * support), undefined where it can: asked once connected, before any cluster time, and the spec is skipped with it.
@@ -125,6 +132,8 @@ export class PhaseError extends Error {
 export class ConformanceSession {
   /** Every change the spec makes, with its undo (helpers/ledger.ts); read only when an undo runs. */
   readonly ledger: Ledger = new Ledger(this);
+  /** What the undo deleted of the images the MCO pushed for the spec's MachineOSConfigs; the leak check asks again. */
+  readonly pushedImages = new PushedImages();
   private connected?: { cluster: Cluster; caps: TargetCapabilities; watcher: ClusterWatcher };
   private registry?: RegistryAccess;
   private enginePromise?: Promise<Engine>;
@@ -239,7 +248,7 @@ export class ConformanceSession {
     if (reason) return reason;
     const cluster = Cluster.fromKubeconfig(this.target.kubeconfigPath);
     const caps = await discoverCapabilities(cluster);
-    const watcher = new ClusterWatcher(cluster);
+    const watcher = new ClusterWatcher(cluster, { kinds: await sessionKinds(cluster) });
     await watcher.start();
     this.connected = { cluster, caps, watcher };
     await this.recordFacts(specFile);
@@ -327,14 +336,7 @@ export class ConformanceSession {
       }
     }
     const imageMode = await this.cluster.listIfServed<MachineOSConfig>('MachineOSConfig');
-    for (const role of roles) {
-      const name = this.poolFor(role);
-      const mosc = imageMode.find((m) => m.spec?.machineConfigPool?.name === name);
-      if (mosc) {
-        return `pool ${name} is in on-cluster image mode (MachineOSConfig ${mosc.metadata.name}): its nodes boot the image the MCO builds for it, whatever an osImageURL override says, so this spec's override would judge nothing of the report's; run it on a pool without a MachineOSConfig`;
-      }
-    }
-    return undefined;
+    return imageModePoolReason(roles.map((role) => this.poolFor(role)), [...snap.pools.values()], imageMode, { inheritors: !this.options.ownCustomPool });
   }
 
   /** A release the suite cannot judge, or one this spec does not apply to: the reason to skip before cluster time. */
@@ -508,6 +510,10 @@ export class ConformanceSession {
       // specs): what their checkpoints name is theirs, on the cluster by design.
       const others = await objectsHandedOverByOtherSpecs(this.cluster, this.split.specFile);
       const leaked = (await leakedObjects(this.cluster, runId, CHECKPOINT_NAMESPACE)).filter((o) => !others.has(o));
+      // the images its MachineOSConfigs' builds pushed: kept where the registry allows no deletes (said, not a leak)
+      const images = await this.pushedImages.leftBehind(this.cluster, this.access);
+      for (const note of images.notes) console.log(`    pushed image kept: ${note}`);
+      leaked.push(...images.leaks);
       if (leaked.length) problems.push(`left behind with label ocp-e2e.io/run-id=${runId}: ${leaked.join(', ')}`);
       if (problems.length) throw new Error(maskSecrets(problems.join('\n')));
     } finally {

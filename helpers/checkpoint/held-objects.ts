@@ -6,7 +6,8 @@
  * A spec that is still going (its post phase, its cleanup held back until every spec of the shared upgrade judged it)
  * may have made MachineConfigs since its checkpoint was written: spec 14 makes its rebuilt image's config after the
  * upgrade. The suite names its MachineConfigs `tc-<case>-…`, so every MachineConfig with the case prefix of a config a
- * live checkpoint hands over is that spec's too.
+ * live checkpoint hands over is that spec's too. An image-mode spec's MachineOSConfig and push Secret are handed over
+ * by name (the leak check names a Secret with its namespace, as cleanup.ts does).
  */
 import type { Cluster } from '../cluster.js';
 import { CHECKPOINT_NAMESPACE, checkpointName, type Checkpoint } from './format.js';
@@ -29,6 +30,9 @@ export async function objectsHandedOverByOtherSpecs(cluster: Cluster, specFile: 
     if (file === specFile) continue;
     held.add(`ConfigMap/${checkpointName(file)} -n ${CHECKPOINT_NAMESPACE}`);
     for (const change of checkpoint.pending.flatMap((r) => r.changes)) {
+      // an image-mode spec hands over its MachineOSConfig and push secret (named after its pool, not its case)
+      if (change.kind === 'MachineOSConfig') held.add(`MachineOSConfig/${change.name}`);
+      if (change.kind === 'Secret') held.add(`Secret/${change.name} -n ${change.namespace}`);
       if (change.kind !== 'MachineConfig') continue;
       held.add(`${MACHINE_CONFIG}${change.name}`);
       const prefix = CASE_PREFIX.exec(change.name)?.[1];
