@@ -77,6 +77,12 @@ export interface Deviations {
    * an osImageURL override on an image-mode pool is not the build's base (image-mode/decisions.ts buildImagesFor).
    */
   buildIgnoresOverrideAsBase: boolean;
+  /**
+   * Build controller: ImageBuildDegraded is set by the failed build only when no other build of the MachineOSConfig
+   * succeeded, as release-4.20 did (OCPBUGS-61114 before its fix, e56dd2516), so a rebuild that fails after an earlier
+   * success leaves the pool's ImageBuildDegraded False (image-mode/pool-build-condition.ts).
+   */
+  buildDegradedSkipsLaterFailures: boolean;
   /** Fault kas-ignores-kubelet-skew: the kube-apiserver operator reports Upgradeable=True whatever the kubelets. */
   kubeApiServerIgnoresKubeletSkew: boolean;
   operatorReportsVersionEarly: boolean;
@@ -101,6 +107,7 @@ export const NO_DEVIATIONS: Readonly<Deviations> = Object.freeze({
   kubeApiServerIgnoresKubeletSkew: false,
   operatorKeepsRunningBuilder: false,
   buildIgnoresOverrideAsBase: false,
+  buildDegradedSkipsLaterFailures: false,
   operatorReportsVersionEarly: false,
   operatorSaysPoolUpdating: false,
   cvoTrustsVersionAlone: false,
@@ -181,6 +188,10 @@ export const FAULTS = {
   'build-ignores-override-base': {
     what: "the build controller starts every image-mode build FROM the release's base OS image, as up to 4.21, so on 4.22 an osImageURL override on the pool is not the base of its build (release-4.22 takes the rendered osImageURL since MCO-1972, upstream ec546a10b)",
     deviates: ['buildIgnoresOverrideAsBase'],
+  },
+  'failed-build-hidden-after-success': {
+    what: "the build controller leaves the pool's ImageBuildDegraded False when a build fails after an earlier build of the MachineOSConfig succeeded, as a rebuild on an upgrade does (4.20 before OCPBUGS-61114's fix, upstream e56dd2516): the pool never shows the failed build",
+    deviates: ['buildDegradedSkipsLaterFailures'],
   },
   'cvo-completes-early': {
     what: 'the operator reports its new version as soon as the master pool starts rolling and the CVO completes on the version alone',

@@ -123,7 +123,7 @@ export const MCO_4_18: McoCode = code({
   // the OnClusterBuild gate in the Default feature set by the July 2025 backport (API c86d80652): the build controller
   // of release-4.18 rebuilds on every rendered change and takes its base from the osimageurl ConfigMap
   // (pkg/controller/build/reconciler.go, buildrequest/machineosbuild.go `objectsForHash` at f313997e0)
-  build: { rebuildOn: 'any-change', baseImageFrom: 'osimageurl-configmap', templateSwapsKernel: false, poolImageBuildDegraded: false },
+  build: { rebuildOn: 'any-change', baseImageFrom: 'osimageurl-configmap', templateSwapsKernel: false, poolImageBuildDegraded: false, buildDegradedFollows: 'failed-build' },
 });
 
 /**
@@ -153,7 +153,7 @@ export const MCO_4_20: McoCode = code({
   // RequiresRebuild and the reuse of the last image (MCO-1580/1581, a4ec776a8), the kernel swap in the Containerfile
   // template and the pool's ImageBuildDegraded condition (fff5a045b): pkg/controller/build/reconciler.go
   // `reconcilePoolChange`, pkg/controller/common/helpers.go `RequiresRebuild` at afed09939
-  build: { rebuildOn: 'requires-rebuild', baseImageFrom: 'osimageurl-configmap', templateSwapsKernel: true, poolImageBuildDegraded: true },
+  build: { rebuildOn: 'requires-rebuild', baseImageFrom: 'osimageurl-configmap', templateSwapsKernel: true, poolImageBuildDegraded: true, buildDegradedFollows: 'failed-build' },
 });
 
 /**
@@ -165,6 +165,9 @@ export const MCO_4_21: McoCode = code({
   ...MCO_4_20,
   upstream: { label: '4.21', commit: 'db84d8368ef78e50f3bc0961dcf2b27a7975e053' },
   render: { ...MCO_4_20.render, templatesCarryOsImage: false, generatedConfigsSetOsImage: false },
+  // ImageBuildDegraded follows the build the MachineOSConfig names, so a rebuild that fails after a success shows
+  // (OCPBUGS-61114, e56dd2516 merged 661e30e32: pkg/controller/build/reconciler.go `updateImageBuildDegradedCondition`)
+  build: { ...MCO_4_20.build!, buildDegradedFollows: 'active-build' },
 });
 
 /**

@@ -168,6 +168,12 @@ export interface BuildCode {
   templateSwapsKernel: boolean;
   /** Pool condition ImageBuildDegraded and Degraded "Custom OS image build failed" on a failed build (4.20+, MCO fff5a045b). */
   poolImageBuildDegraded: boolean;
+  /**
+   * Which build sets ImageBuildDegraded (image-mode/pool-build-condition.ts): 'failed-build' (4.20: the failed build,
+   * unless another build is active or succeeded, so a failure after an earlier success never shows: OCPBUGS-61114), or
+   * 'active-build' (4.21+, e56dd2516: the build the MachineOSConfig names, a failed one among them).
+   */
+  buildDegradedFollows: 'failed-build' | 'active-build';
 }
 
 /**

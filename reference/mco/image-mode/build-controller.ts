@@ -13,7 +13,8 @@
  *    the MachineOSConfig points at the build (`updateMachineOSConfigStatus`);
  *  - honours the rebuild annotation (`rebuildMachineOSConfig`): the current build deleted, built again, the
  *    annotation removed; deletes a deleted MachineOSConfig's builds.
- * Pool conditions for builds (ImageBuildDegraded, 4.20+) are not played yet.
+ * From 4.20 it sets the pool's ImageBuildDegraded as the release does (pool-build-condition.ts). A build's start names
+ * it on the MachineOSConfig (the current-build annotation) and deletes every other build that did not succeed.
  */
 import { MC_GROUP, MCO_NAMESPACE, OSIMAGEURL_CONFIGMAP } from '../../constants.js';
 import type { Controller, ControllerContext } from '../../context.js';
@@ -29,6 +30,8 @@ import { buildJob, ephemeralConfigMaps, ephemeralSecrets, type BuildJobInputs } 
 import { machineOSBuildName, osImageInputsFor, repositoryOf, withTag } from './build-name.js';
 import { buildStateOf, conditionsFor, isBuildReady, isTerminal, type BuildState } from './build-state.js';
 import { KERNEL_PACKAGES, renderContainerfile, userContainerfileOf } from './containerfile.js';
+import { buildDegradedWrite, type BuildEvent } from './pool-build-condition.js';
+import { setPoolCondition } from '../node-status.js';
 import { buildImagesFor, needsNewImage } from './decisions.js';
 import {
   CURRENT_MOSB_ANNOTATION,
@@ -161,7 +164,7 @@ export class BuildController implements Controller {
       return;
     }
     if (existing) return; // being deleted (a rebuild): its deletion wakes us
-    const current = this.mosbs.get(mosc.metadata.annotations?.[CURRENT_MOSB_ANNOTATION] ?? '');
+    const current = this.buildOfCurrentImage(mosc);
     const previousConfig = current ? this.mcs.get(current.spec.machineConfig.name) : undefined;
     if (current && isBuildReady(current) && previousConfig && previousConfig.metadata.name !== rendered.metadata.name && !needsNewImage(code, previousConfig, rendered)) {
       this.log(`pool "${pool.metadata.name}": No new image needs to be created, reusing last MOSB`);
@@ -169,13 +172,53 @@ export class BuildController implements Controller {
       return;
     }
     this.log(`pool "${pool.metadata.name}": detected extension/kernel/kargs/OSImageURL change → will rebuild image`);
-    for (const other of this.buildsOf(name)) {
-      if (!isTerminal(buildStateOf(other))) {
-        this.log(`Deleting MachineOSBuild "${other.metadata.name}" superseded by "${target}"`);
-        await this.deleteBuild(other);
-      }
-    }
     await this.createBuild(mosc, pool, target);
+  }
+
+  /**
+   * The build whose image the MachineOSConfig names (GetMachineOSBuildForImagePullspec): the annotated one where it
+   * is that image's, else the newest of that image (reused builds share it). Not the annotation alone: it names a
+   * build from its start, before it has an image.
+   */
+  private buildOfCurrentImage(mosc: MachineOSConfig): MachineOSBuild | undefined {
+    const pullspec = mosc.status?.currentImagePullSpec;
+    if (!pullspec) return undefined;
+    const ofImage = this.buildsOf(mosc.metadata.name!).filter((b) => b.status?.digestedImagePushSpec === pullspec);
+    const annotated = ofImage.find((b) => b.metadata.name === mosc.metadata.annotations?.[CURRENT_MOSB_ANNOTATION]);
+    return annotated ?? ofImage.sort((a, b) => String(b.metadata.creationTimestamp ?? '').localeCompare(String(a.metadata.creationTimestamp ?? '')))[0];
+  }
+
+  /**
+   * deleteOtherBuildsForMachineOSConfig, as startBuild runs it on every release (4.18-4.22): every other build of the
+   * MachineOSConfig that did not succeed goes, a running one it supersedes and a failed one alike (QE 85980: a fixed
+   * Containerfile's build removes the failed build).
+   */
+  private async deleteOtherBuilds(build: MachineOSBuild): Promise<void> {
+    for (const other of this.buildsOf(build.spec.machineOSConfig.name)) {
+      if (other.metadata.name === build.metadata.name || buildStateOf(other) === 'Succeeded') continue;
+      this.log(`Found running MachineOSBuild ${other.metadata.name} for MachineOSConfig ${build.spec.machineOSConfig.name}, deleting...`);
+      await this.deleteBuild(other);
+    }
+  }
+
+  /** ImageBuildDegraded on the build's pool, where and as the release writes it (pool-build-condition.ts). */
+  private async writeBuildDegraded(event: BuildEvent, mosc: MachineOSConfig, build: MachineOSBuild): Promise<void> {
+    const code = this.code();
+    if (!code?.poolImageBuildDegraded) return;
+    // fault failed-build-hidden-after-success: release-4.20's rule on every release (OCPBUGS-61114 before its fix)
+    const follows = this.ctx.deviations.buildDegradedSkipsLaterFailures ? 'failed-build' : code.buildDegradedFollows;
+    const builds = [...this.buildsOf(mosc.metadata.name!).filter((b) => b.metadata.name !== build.metadata.name), build];
+    const pool = mosc.spec.machineConfigPool.name;
+    const write = buildDegradedWrite(follows, event, pool, mosc, build, builds);
+    if (!write) return;
+    const now = this.ctx.clock.timestamp();
+    await this.ctx.client.updateStatus<Pool>('MachineConfigPool', pool, (current) => {
+      const conditions = current.status?.conditions ?? [];
+      if (write.onlyIfNotFalse && conditions.some((c) => c.type === write.condition.type && c.status === 'False')) return undefined;
+      const next = setPoolCondition(conditions, write.condition, now, true);
+      return next === conditions ? undefined : { ...current.status, conditions: next };
+    });
+    this.log(`pool ${pool}: ImageBuildDegraded=${write.condition.status} (${write.condition.reason}) for MachineOSBuild "${build.metadata.name}"`);
   }
 
   /** rebuildMachineOSConfig: delete the build for the current target (a new one is made once it is gone), drop the annotation. */
@@ -249,7 +292,10 @@ export class BuildController implements Controller {
     if (isTerminal(next)) status.buildEnd = job?.status?.completionTime ?? now;
     const updated = await this.ctx.client.patchStatus<MachineOSBuild>('MachineOSBuild', name, status);
     this.log(`MachineOSBuild "${name}" is now ${next}`);
+    // updateMachineOSBuild: a failure leaves the ephemeral objects for inspection; both ends tell the pool
+    if (next === 'Failed') await this.writeBuildDegraded('failed', mosc, updated);
     if (next === 'Succeeded') {
+      await this.writeBuildDegraded('succeeded', mosc, updated);
       await this.clean(name);
       await this.pointConfigAt(mosc, updated);
     }
@@ -274,6 +320,7 @@ export class BuildController implements Controller {
       userContainerfile: userContainerfileOf(mosc.spec.containerFile),
       swapsKernel: code.templateSwapsKernel,
     });
+    await this.deleteOtherBuilds(build);
     const pullJson = await this.dockerConfig(mosc.spec.baseImagePullSecret?.name ?? GLOBAL_PULL_SECRET_COPY);
     const pushJson = await this.dockerConfig(mosc.spec.renderedImagePushSecret.name);
     const objects = [...ephemeralConfigMaps(inputs, containerfile, machineConfigArchive(rendered)), ...ephemeralSecrets(inputs, pullJson, pushJson)];
@@ -281,13 +328,24 @@ export class BuildController implements Controller {
     await this.createIgnoringConflict('Job', buildJob(inputs));
     const now = clock.timestamp();
     const ref = (resource: string, n: string) => ({ group: resource === 'jobs' ? 'batch' : '', resource, namespace: MCO_NAMESPACE, name: n });
-    await client.patchStatus('MachineOSBuild', name, {
+    const prepared = await client.patchStatus<MachineOSBuild>('MachineOSBuild', name, {
       conditions: conditionsFor('Prepared', build.status?.conditions, now),
       buildStart: build.status?.buildStart ?? now,
       // no relatedObjects: release-4.20's MCO never writes them, and the CRD's group rule refuses the core group's ""
       builder: { imageBuilderType: 'Job', job: ref('jobs', buildJobName(name)) },
     });
     this.log(`Started new build ${buildJobName(name)} for MachineOSBuild "${name}"`);
+    // updateMachineOSConfigStatus at the start (every release): the MachineOSConfig names its build from now on
+    const named = await this.nameCurrentBuild(mosc, name);
+    await this.writeBuildDegraded('started', named, prepared);
+  }
+
+  /** The current-build annotation on the MachineOSConfig; returns the MachineOSConfig as it now is. */
+  private async nameCurrentBuild(mosc: MachineOSConfig, name: string): Promise<MachineOSConfig> {
+    if (mosc.metadata.annotations?.[CURRENT_MOSB_ANNOTATION] === name) return mosc;
+    const patched = await this.ctx.client.patch<MachineOSConfig>('MachineOSConfig', mosc.metadata.name!, { metadata: { annotations: { [CURRENT_MOSB_ANNOTATION]: name } } });
+    this.log(`Set current build on MachineOSConfig "${mosc.metadata.name}" to MachineOSBuild "${name}"`);
+    return patched ?? mosc;
   }
 
   /** A secret's docker config JSON, from either secret type (the build's secrets are canonicalised to .dockerconfigjson). */
@@ -321,9 +379,7 @@ export class BuildController implements Controller {
     const name = build.metadata.name!;
     const pullspec = build.status?.digestedImagePushSpec;
     if (!pullspec) return;
-    if (mosc.metadata.annotations?.[CURRENT_MOSB_ANNOTATION] !== name) {
-      await this.ctx.client.patch('MachineOSConfig', mosc.metadata.name!, { metadata: { annotations: { [CURRENT_MOSB_ANNOTATION]: name } } });
-    }
+    await this.nameCurrentBuild(mosc, name);
     // release-4.20 reconciler.go updateMachineOSConfigStatus writes the image and the generation, not status.machineOSBuild
     // (whose reference the CRD would refuse without a namespace anyway)
     if (mosc.status?.currentImagePullSpec === pullspec) return;
