@@ -5,6 +5,7 @@
  * (proxies that cut streams, flaky API servers), poll the lists instead; `modes` and `lastError` say so.
  */
 import { EventEmitter } from 'node:events';
+import { isForbidden, isNotFound } from '../lib/kube/errors.js';
 import { InformerFactory, type ChangeType, type Informer, type InformerMode } from '../lib/kube/informer.js';
 import type { Cluster, WatchedKind } from './cluster.js';
 import type { ApiObject, ClusterOperator, ClusterVersion, MachineConfig, MachineConfigPool, Node } from './types.js';
@@ -37,6 +38,22 @@ export interface ClusterWatcherOptions {
 
 const DEFAULT_KINDS: WatchedKind[] = ['ClusterVersion', 'ClusterOperator', 'MachineConfigPool', 'Node', 'MachineConfig'];
 const CHANGE_TYPES: Record<ChangeType, ObjectChange['type']> = { add: 'ADDED', update: 'MODIFIED', delete: 'DELETED' };
+
+/**
+ * What a session follows on this cluster: the default kinds, and MachineOSBuild where the cluster serves it (4.18.z
+ * with the Default gate, 4.19+), so that an upgrade's recording holds the builds of image-mode pools (the judges of
+ * image-mode/recorded-builds.ts read them). A release without image mode answers 404; a role that may not list them
+ * leaves them out too, and those judges then say the recording has no builds.
+ */
+export async function sessionKinds(cluster: Pick<Cluster, 'client'>): Promise<WatchedKind[]> {
+  try {
+    await cluster.client.list('MachineOSBuild');
+    return [...DEFAULT_KINDS, 'MachineOSBuild'];
+  } catch (error) {
+    if (isNotFound(error) || isForbidden(error)) return DEFAULT_KINDS;
+    throw error;
+  }
+}
 
 export class ClusterWatcher {
   private readonly events = new EventEmitter();

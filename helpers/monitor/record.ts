@@ -1,7 +1,7 @@
 /**
  * Records an upgrade as origin's monitor does, and does nothing else: for ClusterVersion, every ClusterOperator, pool
- * and node, one stream of intervals per condition or state (recording.ts), a new interval each time what it says
- * changes; with the cluster's events, the restarts of the components the upgrade depends on (restart-events.ts), one
+ * and node (and every MachineOSBuild, where the watcher follows them), one stream of intervals per condition or state
+ * (recording.ts), a new interval each time what it says changes; with the cluster's events, the restarts of the components the upgrade depends on (restart-events.ts), one
  * point each on their Pod. Judging is judge.ts's, over the finished recording; drawing is report/timeline-model.ts's.
  */
 import type { CoreV1Event } from '@kubernetes/client-node';
@@ -11,6 +11,7 @@ import { clockOf, type TargetCapabilities } from '../capabilities.js';
 import type { TargetClock } from '../target-clock.js';
 import type { ReleaseTarget } from '../facts/cluster-version.js';
 import { renderedRelease } from '../facts/machine-config.js';
+import { ImageAnnotations, type MachineOSBuild } from '../image-mode/types.js';
 import { NodeAnnotations, type ApiObject, type ClusterOperator, type ClusterVersion, type Condition, type MachineConfigPool, type Node } from '../types.js';
 import { clusterStamp, locatorOf, RECORDING_FORMAT, States, streamOf, type Instant, type Interval, type IntervalFields, type RecordedKind, type UpgradeRecording } from './recording.js';
 
@@ -35,7 +36,9 @@ export interface RecorderOptions {
   now?: () => Date;
 }
 
-const RECORDED_KINDS: ReadonlySet<string> = new Set<RecordedKind>(['ClusterVersion', 'ClusterOperator', 'MachineConfigPool', 'Node']);
+const RECORDED_KINDS: ReadonlySet<string> = new Set<RecordedKind>(['ClusterVersion', 'ClusterOperator', 'MachineConfigPool', 'Node', 'MachineOSBuild']);
+/** A build's conditions in the order one True among them says most: its end first, then where it is. */
+const BUILD_STATES = ['Succeeded', 'Failed', 'Interrupted', 'Building', 'Prepared'] as const;
 
 function conditionReadings(conditions: Condition[] | undefined, withChangeTime = false): Reading[] {
   return (conditions ?? []).map((c) => ({
@@ -85,8 +88,32 @@ function nodeReadings(node: Node): Reading[] {
     { condition: States.node.state, value: a[NodeAnnotations.state] ?? '-', reason: a[NodeAnnotations.reason] || undefined },
     { condition: States.node.currentConfig, value: a[NodeAnnotations.currentConfig] ?? '-' },
     { condition: States.node.desiredConfig, value: a[NodeAnnotations.desiredConfig] ?? '-' },
+    // only a node of an image-mode pool carries these: the node controller writes desiredImage with desiredConfig, the
+    // daemon currentImage with currentConfig, so each pair changes in one event and is read here at one moment
+    ...imageReadings(a),
     { condition: States.node.ready, value: ready?.status ?? '-', reason: ready?.reason || undefined, message: ready?.message || undefined },
   ];
+}
+
+function imageReadings(annotations: Record<string, string>): Reading[] {
+  const desired = annotations[ImageAnnotations.desiredImage];
+  const current = annotations[ImageAnnotations.currentImage];
+  if (desired === undefined && current === undefined) return [];
+  return [
+    { condition: States.node.desiredImage, value: desired || '-' },
+    { condition: States.node.currentImage, value: current || '-' },
+  ];
+}
+
+function machineOSBuildReadings(build: MachineOSBuild): Reading[] {
+  const isTrue = (type: string) => build.status?.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
+  const fields = {
+    renderedConfig: build.spec?.machineConfig?.name,
+    machineOSConfig: build.spec?.machineOSConfig?.name,
+    uid: build.metadata.uid,
+    image: build.status?.digestedImagePushSpec || undefined,
+  };
+  return [{ condition: States.build.state, value: BUILD_STATES.find(isTrue) ?? '-', fields }];
 }
 
 /** What an object of a recorded kind says now, one reading per condition or state. */
@@ -100,6 +127,8 @@ export function readingsOf(kind: RecordedKind, object: ApiObject, snapshot: Clus
       return poolReadings(object as MachineConfigPool, snapshot);
     case 'Node':
       return nodeReadings(object as Node);
+    case 'MachineOSBuild':
+      return machineOSBuildReadings(object as MachineOSBuild);
     default:
       return [];
   }
@@ -139,6 +168,7 @@ export class UpgradeRecorder {
     found('ClusterOperator', snap.operators.values());
     found('MachineConfigPool', snap.pools.values());
     found('Node', snap.nodes.values() as Iterable<ApiObject>);
+    found('MachineOSBuild', snap.machineOSBuilds?.values() ?? []);
     watcher.onChange(this.listener);
     if (options.events) {
       this.restarts = new RestartRecorder(options.events.list, (restart, at) => this.restart(restart, at), options.events.intervalMs);

@@ -14,7 +14,7 @@ import { clockMap, type ClockMap, type ClockPoint } from './clock-map.js';
 /** Bumped when a field changes meaning: a recording of another format is refused, not guessed at. */
 export const RECORDING_FORMAT = 1;
 
-export type RecordedKind = 'ClusterVersion' | 'ClusterOperator' | 'MachineConfigPool' | 'Node' | 'Pod';
+export type RecordedKind = 'ClusterVersion' | 'ClusterOperator' | 'MachineConfigPool' | 'Node' | 'Pod' | 'MachineOSBuild';
 
 /** A moment on both clocks. */
 export interface Instant {
@@ -49,6 +49,13 @@ export interface IntervalFields {
   changedAt?: string;
   /** ClusterVersion `history[0].completionTime` (the cluster's clock, ISO). */
   completedAt?: string;
+  /**
+   * MachineOSBuild `build`: the rendered config it builds, its MachineOSConfig, and its uid (a build deleted and made
+   * again under the same name is another object: its uid tells). `image` is its digestedImagePushSpec.
+   */
+  renderedConfig?: string;
+  machineOSConfig?: string;
+  uid?: string;
 }
 
 export interface Interval {
@@ -101,8 +108,13 @@ export const States = {
    * "updated/all"; fields the three counts), status.observedGeneration (fields generation).
    */
   pool: { targetConfig: 'targetConfig', rolledOutConfig: 'rolledOutConfig', machines: 'machines', observedGeneration: 'observedGeneration' },
-  /** Node: the daemon's annotations (state with its reason) and the Ready condition. */
-  node: { state: 'state', currentConfig: 'currentConfig', desiredConfig: 'desiredConfig', ready: 'Ready' },
+  /**
+   * Node: the daemon's annotations (state with its reason) and the Ready condition; on a node of an image-mode pool
+   * (one that carries them) the desiredImage and currentImage annotations too.
+   */
+  node: { state: 'state', currentConfig: 'currentConfig', desiredConfig: 'desiredConfig', desiredImage: 'desiredImage', currentImage: 'currentImage', ready: 'Ready' },
+  /** MachineOSBuild: which of its conditions is True (value; fields renderedConfig, machineOSConfig, uid, image). */
+  build: { state: 'build' },
   /** Pod: a Killing or Started event of a component's pod, as a point. */
   pod: { restart: 'restart' },
 } as const;
