@@ -29,6 +29,7 @@ import { reportUpgradeInvariants, verdictSummary } from './report/invariant-step
 import type { TargetConfig } from './target.js';
 import type { KnownRelease } from './releases/select.js';
 import { requestedUpgrade, resolveUpgradeTarget, triggerUpgrade, type UpgradeTarget } from './upgrade.js';
+import { splitLeftOutPools } from './upgrade-left-pools.js';
 
 /**
  * What the flows need of the conformance session (helpers/conformance.ts implements it). Said here, so that the
@@ -391,7 +392,10 @@ async function followUpgrade(session: FlowSession, from: string, target: Upgrade
     const reached = await step('wait for ClusterVersion to complete the upgrade', () => waitForUpgrade(session.waits, target), session.waits.caps);
     const version = target.version ?? reached.clusterVersion?.status?.desired?.version;
     if (!version) throw new Error('ClusterVersion completed the upgrade but reports no version in status.desired');
-    const pools = [...reached.pools.keys()];
+    // a pool a spec left out (its image-mode rebuild fails by design) is that spec's to judge after the upgrade
+    const { judged, leftOut } = splitLeftOutPools(reached.pools.values());
+    for (const { pool, why } of leftOut) console.log(`    pool ${pool.metadata.name} is left out of the upgrade's waits: ${why}`);
+    const pools = judged.map((p) => p.metadata.name!);
     await step(`wait until pools ${pools.join(', ')} run configs of ${version}`, () => waitForPools(session.waits, { pools, releaseVersion: version }), session.waits.caps);
     await step(`wait for machine-config and ClusterVersion to settle at ${version}`, () => waitForClusterSettled(session.waits, version), session.waits.caps);
     return { from, version, image: target.image, recording: await recorder.finish() };

@@ -47,13 +47,13 @@ describe('ocp-e2e run --list', function () {
 
     it('lists every spec file with its case id, in name order, as JSON only', () => {
       expect(listing.specs.map((s) => s.file)).to.deep.equal(specFileNames().map((n) => `specs/${n}`));
-      expect(listing.specs.map((s) => s.caseId)).to.deep.equal(['54183', 'E2E-002', 'E2E-003', 'E2E-004', 'E2E-005', 'E2E-006', 'E2E-007', '54052', '54909', '54915', 'E2E-011', '54085', 'E2E-013', 'E2E-014', 'E2E-015', 'E2E-019']);
+      expect(listing.specs.map((s) => s.caseId)).to.deep.equal(['54183', 'E2E-002', 'E2E-003', 'E2E-004', 'E2E-005', 'E2E-006', 'E2E-007', '54052', '54909', '54915', 'E2E-011', '54085', 'E2E-013', 'E2E-014', 'E2E-015', 'E2E-016', 'E2E-019']);
       expect(listing.specs.every((s) => s.tags.includes('Serial') && s.tags.includes('Disruptive'))).to.equal(true);
     });
 
     it('says which specs upgrade and which phases each has', () => {
       const upgrading = listing.specs.filter((s) => s.upgrades).map((s) => s.caseId);
-      expect(upgrading).to.deep.equal(['54183', 'E2E-002', 'E2E-003', 'E2E-005', 'E2E-007', '54909', '54915', 'E2E-011', '54085', 'E2E-013', 'E2E-014', 'E2E-015', 'E2E-019']);
+      expect(upgrading).to.deep.equal(['54183', 'E2E-002', 'E2E-003', 'E2E-005', 'E2E-007', '54909', '54915', 'E2E-011', '54085', 'E2E-013', 'E2E-014', 'E2E-015', 'E2E-016', 'E2E-019']);
       const spec1 = listing.specs[0]!;
       expect(spec1.phases).to.deep.equal(['prepare', 'upgrade', 'check']);
       expect(spec1.runPhases).to.deep.equal(['all', 'pre', 'upgrade', 'post']);
@@ -89,7 +89,7 @@ describe('ocp-e2e run --list', function () {
     expect((await listSuite(options({ grep: 'E2E-00[46]' }))).specs.map((s) => s.caseId)).to.deep.equal(['E2E-004', 'E2E-006']);
     expect((await listSuite(options({ shard: { index: 2, count: 3 } }))).specs.map((s) => s.caseId)).to.deep.equal(['E2E-002', 'E2E-005', '54052', 'E2E-011', 'E2E-014']);
     const pre = await listSuite(options({ target: 'cluster', allowDisruptive: true, phase: 'pre' }));
-    expect(pre.specs.filter((s) => !s.skip).map((s) => s.caseId)).to.deep.equal(['54183', 'E2E-002', 'E2E-003', 'E2E-005', 'E2E-007', '54909', '54915', 'E2E-011', '54085', 'E2E-013', 'E2E-014', 'E2E-015', 'E2E-019']);
+    expect(pre.specs.filter((s) => !s.skip).map((s) => s.caseId)).to.deep.equal(['54183', 'E2E-002', 'E2E-003', 'E2E-005', 'E2E-007', '54909', '54915', 'E2E-011', '54085', 'E2E-013', 'E2E-014', 'E2E-015', 'E2E-016', 'E2E-019']);
     expect(pre.specs[3]!.skip).to.match(/does not upgrade, so it has no pre and post halves/);
     expect(pre.specs[0]!.title).to.include('-PreChkUpgrade-');
     expect(pre.specs[0]!.tags).to.include('PreChkUpgrade');

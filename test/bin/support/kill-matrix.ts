@@ -201,6 +201,14 @@ export const KILL_MATRIX: KillRow[] = [
     expect: [/\[phase check\]/, /machine-os-builder was not restarted on the upgrade to 4\.21\.0: pod machine-os-builder-\S+ runs \S+:4\.20\.0, not \S+:4\.21\.0 \(the machine-config-operator image of 4\.21\.0\), so machineosbuild\/ocp-e2e-15-[0-9a-f]+ was made by the old release's build controller \(OCPBUGS-56220/],
   },
   {
+    file: '16-image-mode-build-fails-during-upgrade.spec.ts',
+    spec: '16 an image-mode build that fails during an upgrade (E2E-016), 4.20 to 4.21',
+    grep: 'E2E-016',
+    profile: '4.20-to-4.21',
+    fault: 'failed-build-hidden-after-success',
+    expect: [/\[phase check\]/, /waiting for mcp\/ocp-e2e-16 to show that machineosbuild\/ocp-e2e-16-[0-9a-f]+ failed/, /expected: mcp\/ocp-e2e-16 on OpenShift 4\.21: ImageBuildDegraded=True naming machineosbuild\/ocp-e2e-16-[0-9a-f]+/, /last observed: .*ImageBuildDegraded=False \(Building\)/],
+  },
+  {
     file: '19-image-mode-pool-with-os-image-override.spec.ts',
     spec: '19 an osImageURL override on an image-mode pool (E2E-019), 4.21 to 4.22',
     grep: 'E2E-019',
