@@ -13,6 +13,8 @@ import { poolsOf } from './machineconfigs.js';
 import { inheritingPools } from './facts/pool.js';
 import { isSuiteCustomPool, removeCustomPools } from './plan/custom-pools.js';
 import { waitForPoolOffImageMode } from './image-mode/rollout-waits.js';
+import { pushedImagesOf, type PushedImages } from './image-mode/pushed-images.js';
+import type { RegistryAccess } from './credentials.js';
 import { recoverDegradedNodes } from './recovery.js';
 import { CHECKPOINT_NAMESPACE_LABEL } from './types.js';
 import type { KubeObject } from '../lib/kube/client.js';
@@ -53,6 +55,9 @@ export interface UndoContext {
   readonly waits: WaitContext;
   readonly target: { reportsDir: string };
   engine(): Promise<Engine>;
+  /** The run's registry credentials and the record of what the undo deleted of the images the MCO pushed (image mode). */
+  readonly access?: RegistryAccess;
+  readonly pushedImages?: PushedImages;
 }
 
 /** What undoing a group of changes is, in words: the step and, after it, how the cluster settles. */
@@ -181,14 +186,18 @@ const secrets: KindRule<ChangeOf<'Secret'>> = {
 };
 
 // Deleting a MachineOSConfig is the documented way out of image mode: the MCO rolls the pool's nodes back to the
-// rendered config's OS image and removes their desiredImage/currentImage annotations.
+// rendered config's OS image and removes their desiredImage/currentImage annotations. Its builds go with it, so the
+// images they pushed are listed first and deleted after it (the nodes leave them; none pulls them again).
 const machineOSConfigs: KindRule<ChangeOf<'MachineOSConfig'>> = {
   lives: 'cluster',
   text: (changes) => {
     const pools = changes.map((c) => c.pool);
     return {
       description: `delete MachineOSConfigs ${changes.map((c) => c.name).join(', ')}`,
-      byHand: [`oc delete machineosconfig ${changes.map((c) => c.name).join(' ')}`],
+      byHand: [
+        `oc get machineosbuild -o jsonpath='{range .items[*]}{.spec.machineOSConfig.name} {.status.digestedImagePushSpec}{"\\n"}{end}'   # the images to delete from their registry, before:`,
+        `oc delete machineosconfig ${changes.map((c) => c.name).join(' ')}`,
+      ],
       settle: {
         description: `wait until pools ${pools.join(', ')} are back on the release image (no desiredImage/currentImage on their nodes, pool Updated)`,
         byHand: [`oc get mcp ${pools.join(' ')} -w   # until UPDATED=True; then: oc get nodes -o yaml | grep -c Image:   # no desiredImage/currentImage annotation left`],
@@ -196,7 +205,11 @@ const machineOSConfigs: KindRule<ChangeOf<'MachineOSConfig'>> = {
     };
   },
   undo: async (changes, ctx) => {
-    for (const c of changes) await ctx.cluster.client.delete('MachineOSConfig', c.name);
+    for (const c of changes) {
+      const pushed = await pushedImagesOf(ctx.cluster, c.name);
+      await ctx.cluster.client.delete('MachineOSConfig', c.name);
+      if (ctx.pushedImages && ctx.access) await ctx.pushedImages.remove(ctx.cluster, ctx.access, pushed, (line) => console.log(`    ${line}`));
+    }
   },
   settle: async (changes, ctx) => {
     for (const c of changes) await waitForPoolOffImageMode(ctx.waits, c.pool);

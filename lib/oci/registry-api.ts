@@ -199,6 +199,34 @@ export class RegistryApi {
       .catch(() => undefined);
   }
 
+  /**
+   * Deletes the manifest `repo@sha256:…` names (the distribution spec deletes by digest only, and with it every tag
+   * that points at it). `unsupported` when the registry does not allow deletes (405, or a distribution UNSUPPORTED
+   * error), `gone` when it has no such manifest; any other refusal throws, as every request here does.
+   */
+  async deleteManifest(refText: string): Promise<'deleted' | 'unsupported' | 'gone'> {
+    const ref = parseImageRef(refText);
+    if (!ref.digest) throw new Error(`${refText}: a manifest is deleted by digest (repo@sha256:…), not by tag`);
+    const res = await this.request(ref, `manifests/${ref.digest}`, { method: 'DELETE' }, 'pull,push,delete');
+    // what was read of it before is no answer to "is it there" any more
+    this.manifestsByDigest.delete(`${ref.registry}/${ref.repository}@${ref.digest}`);
+    if (res.status === 202 || res.status === 200) {
+      await res.arrayBuffer();
+      return 'deleted';
+    }
+    if (res.status === 404) {
+      await res.arrayBuffer();
+      return 'gone';
+    }
+    if (res.status === 405) {
+      await res.arrayBuffer();
+      return 'unsupported';
+    }
+    const text = await res.clone().text();
+    if (/"code"\s*:\s*"UNSUPPORTED"/.test(text)) return 'unsupported';
+    return this.failure(res, `Delete of ${refText}`);
+  }
+
   /** True when the tag or digest exists in the registry. */
   async hasImage(refText: string): Promise<boolean> {
     try {
