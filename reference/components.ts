@@ -25,6 +25,7 @@ import { Operator, readOperatorEnvironment } from './mco/operator.js';
 import { RenderController } from './mco/render-controller.js';
 import { TemplateController } from './mco/template-controller.js';
 import { BuildController } from './mco/image-mode/build-controller.js';
+import { BuilderStartSync } from './mco/image-mode/builder-start.js';
 import { MACHINE_OS_BUILDER } from './mco/image-mode/names.js';
 import { createRng } from './rng.js';
 import { nameHash, randomSuffix } from './workloads/pod-names.js';
@@ -77,7 +78,7 @@ const DEFINITIONS: Record<ComponentName, ComponentDefinition> = {
   'machine-os-builder': {
     namespace: MCO_NAMESPACE,
     // the release its pod runs: its Deployment's, as the operator applied it (builder-sync.ts)
-    make: async (ctx) => [new BuildController(ctx, await readBuilderRelease(ctx))],
+    make: async (ctx) => [new BuildController(ctx, await readBuilderRelease(ctx)), new BuilderStartSync(ctx)],
   },
   'cluster-version-operator': {
     namespace: 'openshift-cluster-version',

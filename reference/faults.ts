@@ -83,6 +83,17 @@ export interface Deviations {
    * success leaves the pool's ImageBuildDegraded False (image-mode/pool-build-condition.ts).
    */
   buildDegradedSkipsLaterFailures: boolean;
+  /**
+   * Node controller: an image-mode pool's nodes get the pool's target config beside the MachineOSConfig's image as soon
+   * as it names one, not once the build of that config succeeded (OCPBUGS-53408 before MCO 57eee4a69; layered-pool.ts
+   * continuesWithoutBuild).
+   */
+  nodeControllerSkipsBuildWait: boolean;
+  /**
+   * Build controller: a machine-os-builder that starts while a pool's target config needs a new image deletes that
+   * config's MachineOSBuild and makes it again (OCPBUGS-58238 before MCO 35bc4a2b0; image-mode/builder-start.ts).
+   */
+  builderRemakesTargetBuildOnStart: boolean;
   /** Fault kas-ignores-kubelet-skew: the kube-apiserver operator reports Upgradeable=True whatever the kubelets. */
   kubeApiServerIgnoresKubeletSkew: boolean;
   operatorReportsVersionEarly: boolean;
@@ -105,6 +116,8 @@ export const NO_DEVIATIONS: Readonly<Deviations> = Object.freeze({
   hostBootsPreviousDeployment: false,
   daemonLosesRebaseError: false,
   kubeApiServerIgnoresKubeletSkew: false,
+  nodeControllerSkipsBuildWait: false,
+  builderRemakesTargetBuildOnStart: false,
   operatorKeepsRunningBuilder: false,
   buildIgnoresOverrideAsBase: false,
   buildDegradedSkipsLaterFailures: false,
@@ -192,6 +205,14 @@ export const FAULTS = {
   'failed-build-hidden-after-success': {
     what: "the build controller leaves the pool's ImageBuildDegraded False when a build fails after an earlier build of the MachineOSConfig succeeded, as a rebuild on an upgrade does (4.20 before OCPBUGS-61114's fix, upstream e56dd2516): the pool never shows the failed build",
     deviates: ['buildDegradedSkipsLaterFailures'],
+  },
+  'node-controller-moves-config-before-image': {
+    what: "the node controller gives an image-mode pool's nodes the new rendered config beside the MachineOSConfig's old image while that config is still being built, and the new image only after (OCPBUGS-53408 before its fix in 4.19.0, upstream 57eee4a69): the final state looks right, the monitor's record does not",
+    deviates: ['nodeControllerSkipsBuildWait'],
+  },
+  'builder-rebuilds-built-config-on-restart': {
+    what: "a machine-os-builder restarted (its node drained) while an image-mode pool rolls out a config that needs a new image deletes that config's MachineOSBuild and makes it again, building it a second time (OCPBUGS-58238: 4.20 development from upstream 97cecaed0 to its fix 35bc4a2b0, in no release)",
+    deviates: ['builderRemakesTargetBuildOnStart'],
   },
   'cvo-completes-early': {
     what: 'the operator reports its new version as soon as the master pool starts rolling and the CVO completes on the version alone',

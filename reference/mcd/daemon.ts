@@ -28,6 +28,7 @@ import { checkBootedImage, deploymentCommitOf, encapsulatedCommitOf } from './bo
 import { acceptedAsOs, notAnOsRebaseError, pullRebaseError, rebaseFailedReason, rebaseRetryDelaysMs, willRetryLine, wrongArchitectureRebaseError } from './rebase.js';
 import { mcoAt, type DaemonCode, type RebaseWithRetries } from '../profiles/profile.js';
 import { MCO_NAMESPACE } from '../workloads/components.js';
+import { evictForDrain } from './drain-evictions.js';
 import { runtimeVersionsOf } from '../kubelet/node-info.js';
 import { changedFilePaths, configDiff, hostFilesOf, invalidExtensions, nodeConfigOf, osChangesString, postConfigChangeAction, type ConfigDiff, type NodeConfig } from './node-config.js';
 import { osImageName, planUpdate, type BootedImage } from './os-status.js';
@@ -286,6 +287,8 @@ export class DaemonSet implements Controller {
       spec: { unschedulable: true },
     });
     if (!drained) {
+      // the drain's evictions: a builder on this node is made again elsewhere and restarts (OCPBUGS-58238's trigger)
+      for (const pod of await evictForDrain(this.ctx.client, name)) log(`evicting pod ${MCO_NAMESPACE}/${pod}`);
       await clock.sleep(plan.drainMs, signal);
       await client.patch('Node', name, { metadata: { annotations: { [ANN.lastAppliedDrain]: `drain-${desired}` } } });
       log('drain complete');

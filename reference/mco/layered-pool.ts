@@ -76,3 +76,17 @@ export function canLayeredContinue({ mosc, mosb }: LayeredObjects): LayeredVerdi
   if (buildFailed(mosb)) return { proceed: false, reason: 'Image build failed', error: `image build for MachineConfigPool ${mosb.metadata.name} failed` };
   return { proceed: false, reason: 'Image is not ready yet' };
 }
+
+/**
+ * Fault node-controller-moves-config-before-image (OCPBUGS-53408 as reported, before MCO 57eee4a69, 4.19.0): the node
+ * controller goes on as soon as the MachineOSConfig names an image, whatever the build of the pool's target config
+ * says, so nodes get the new rendered config beside the old image while that config is still being built. Upstream's
+ * window was narrower (the build Succeeded, the MachineOSConfig not yet pointed at it: canLayeredPoolContinue checked
+ * the build, not that the MachineOSConfig named its image); here the build controller points the MachineOSConfig at
+ * a build in the same sync, so the fault opens the window the bug's report describes: the whole build.
+ */
+export function continuesWithoutBuild({ mosc, mosb }: LayeredObjects): LayeredVerdict {
+  const image = moscImage(mosc);
+  if (!image) return canLayeredContinue({ mosc, mosb });
+  return { proceed: true, reason: `Image built successfully, pullspec: ${image}` };
+}

@@ -17,7 +17,7 @@ import { WorkQueue } from '../kube/workqueue.js';
 import { calculateStatus, chooseCandidates, isConditionTrue, poolForNode, type ImageModeView } from './node-status.js';
 import type { ControllerConfig, MachineConfigPool } from './types.js';
 import { semanticEqual } from '../equality.js';
-import { canLayeredContinue, isLayered, layeredObjectsFor, moscImage, type LayeredObjects, type MachineOSBuildView, type MachineOSConfigView } from './layered-pool.js';
+import { canLayeredContinue, continuesWithoutBuild, isLayered, layeredObjectsFor, moscImage, type LayeredObjects, type MachineOSBuildView, type MachineOSConfigView } from './layered-pool.js';
 import { CONTROLLER_CONFIG_NAME } from '../constants.js';
 import { controllerReleaseOf } from './template-controller.js';
 import { mcoAt } from '../profiles/profile.js';
@@ -164,7 +164,7 @@ export class NodeController implements Controller {
     const layered = this.imageModeOf(pool)?.objects ?? {};
     if (isLayered(layered)) {
       // the pool is requeued by the next change of its MachineOSConfig or MachineOSBuild
-      const { proceed, reason } = canLayeredContinue(layered);
+      const { proceed, reason } = this.ctx.deviations.nodeControllerSkipsBuildWait ? continuesWithoutBuild(layered) : canLayeredContinue(layered);
       if (!proceed) {
         this.ctx.log('node-controller', `Requeueing layered pool ${poolName}: ${reason}`);
         return;

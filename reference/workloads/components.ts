@@ -114,12 +114,13 @@ export function machineConfigDaemon(release: Release): WorkloadSpec {
 /**
  * The build controller's Deployment, as the operator's MachineOSBuilder task applies it while a pool has a
  * MachineOSConfig (MCO release-4.20 manifests/machineosbuilder/deployment.yaml, pkg/operator/sync.go
- * `syncMachineOSBuilder`): the MCO image, on the masters, the release in its environment as the other components'.
+ * `syncMachineOSBuilder`): the MCO image, the release in its environment as the other components'. No nodeSelector:
+ * it tolerates the masters' taint and may run on any node, a worker of an image-mode pool too, so the drain of
+ * whichever node it is on restarts it mid-rollout (mcd/drain-evictions.ts; OCPBUGS-58238).
  */
 export function machineOsBuilder(release: Release): WorkloadSpec {
   const spec = workload('Deployment', MCO_NAMESPACE, 'machine-os-builder', 'machine-os-builder', {
     serviceAccountName: 'machine-os-builder',
-    nodeSelector: MASTER_SELECTOR,
     tolerations: MASTER_TOLERATIONS,
     containers: [container('machine-os-builder', release.image, ['/usr/bin/machine-os-builder', 'start', '-v4'], { RELEASE_VERSION: release.version })],
   }, { 'openshift.io/required-scc': 'anyuid' });
