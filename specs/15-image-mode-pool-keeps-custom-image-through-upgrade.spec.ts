@@ -3,7 +3,9 @@
  * Containerfile adds a file, an enabled unit and a package of the release's extensions image; the MCO builds the
  * pool's image (a MachineOSBuild, Job build-<mosb>) and rolls it out. On the upgrade the MCO must rebuild it FROM the
  * new release's base by itself (modern-mco.md §2.1) and roll that out: the upgrade completes, machine-config is not
- * Degraded, and every node of the pool boots the new build with the custom content and the new release's OS.
+ * Degraded, and every node of the pool boots the new build with the custom content and the new release's OS. What
+ * the monitor recorded during the upgrade must show the rollout went right on the way too: each node told a rendered
+ * config with its own build's image, each MachineOSBuild made once, the pool never Degraded.
  */
 import { checkUpgradeCompleted, checkUpgradeInvariants } from '../helpers/checks.js';
 import { conformanceSession } from '../helpers/conformance.js';
@@ -13,6 +15,7 @@ import { checkBuilderOnRelease } from '../helpers/image-mode/builder-check.js';
 import { imageModeContent } from '../helpers/image-mode/content.js';
 import { buildAndRollOut, putPoolInImageMode } from '../helpers/image-mode/flow.js';
 import { checkImageModePool } from '../helpers/image-mode/pool-check.js';
+import { checkImageModeRecord } from '../helpers/image-mode/record-check.js';
 import { customPoolForSpec } from '../helpers/plan/spec-pool.js';
 
 const CASE = 'E2E-015';
@@ -63,6 +66,9 @@ describe('[sig-mco] MCO on-cluster image mode: an image-mode pool through an upg
             ...content.checks,
             files: [...(content.checks.files ?? []), next.osRelease],
           });
+          // the final state may look right after a rollout that went wrong on the way: the recording tells
+          // (OCPBUGS-53408: config before its image; OCPBUGS-58238: a built config built again, pools Degraded)
+          await checkImageModeRecord(upgraded, { pool: mode.pool, machineOSConfig: mode.machineOSConfig });
           await checkUpgradeCompleted(s, upgraded.version);
           await checkUpgradeInvariants(upgraded);
         });

@@ -201,6 +201,22 @@ export const KILL_MATRIX: KillRow[] = [
     expect: [/\[phase check\]/, /machine-os-builder was not restarted on the upgrade to 4\.21\.0: pod machine-os-builder-\S+ runs \S+:4\.20\.0, not \S+:4\.21\.0 \(the machine-config-operator image of 4\.21\.0\), so machineosbuild\/ocp-e2e-15-[0-9a-f]+ was made by the old release's build controller \(OCPBUGS-56220/],
   },
   {
+    file: '15-image-mode-pool-keeps-custom-image-through-upgrade.spec.ts',
+    spec: '15 an image-mode pool through an upgrade (E2E-015), 4.20 to 4.21, config before its image',
+    grep: 'E2E-015',
+    profile: '4.20-to-4.21',
+    fault: 'node-controller-moves-config-before-image',
+    expect: [/\[phase check\]/, /node \S+ was told rendered config rendered-ocp-e2e-15-[0-9a-f]+ together with image \S+@sha256:[0-9a-f]+ at \+\d+m\d+s of the upgrade, an image not built for that config: \S+ is the image of machineosbuild\/ocp-e2e-15-[0-9a-f]+ \(rendered config rendered-ocp-e2e-15-[0-9a-f]+\); it should have had the image of machineosbuild\/ocp-e2e-15-[0-9a-f]+, .*\(OCPBUGS-53408/],
+  },
+  {
+    file: '15-image-mode-pool-keeps-custom-image-through-upgrade.spec.ts',
+    spec: '15 an image-mode pool through an upgrade (E2E-015), 4.20 to 4.21, a restarted builder builds again',
+    grep: 'E2E-015',
+    profile: '4.20-to-4.21',
+    fault: 'builder-rebuilds-built-config-on-restart',
+    expect: [/\[phase check\]/, /rendered config rendered-ocp-e2e-15-[0-9a-f]+ of pool ocp-e2e-15 was built \d+ times by machineosbuild\/ocp-e2e-15-[0-9a-f]+ during the upgrade, expected once: machineosbuild\/ocp-e2e-15-[0-9a-f]+ \(uid [0-9a-f-]+, .*; then machineosbuild\/ocp-e2e-15-[0-9a-f]+ \(uid [0-9a-f-]+, .*\(OCPBUGS-58238/],
+  },
+  {
     file: '16-image-mode-build-fails-during-upgrade.spec.ts',
     spec: '16 an image-mode build that fails during an upgrade (E2E-016), 4.20 to 4.21',
     grep: 'E2E-016',
