@@ -258,8 +258,9 @@ export class BuildController implements Controller {
       throw e;
     });
     if (!created || !reuse) return; // the new build's event brings syncBuild, which starts it
-    const now = clock.timestamp();
-    const status = { conditions: conditionsFor('Succeeded', [], now), buildStart: now, buildEnd: now, digestedImagePushSpec: reuse.status!.digestedImagePushSpec };
+    // reuseImageForNewMOSB writes the image and the succeeded conditions alone: no build ran, so no buildStart or
+    // buildEnd (the CRD wants buildStart strictly before buildEnd, so one instant for both is refused)
+    const status = { conditions: conditionsFor('Succeeded', [], clock.timestamp()), digestedImagePushSpec: reuse.status!.digestedImagePushSpec };
     const done = await client.patchStatus<MachineOSBuild>('MachineOSBuild', name, status);
     this.log(`Existing MachineOSBuild "${name}" found, reusing image "${status.digestedImagePushSpec}" by assigning to MachineOSConfig "${mosc.metadata.name}"`);
     await this.pointConfigAt(mosc, done);
