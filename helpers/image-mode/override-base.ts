@@ -34,13 +34,21 @@ export async function releaseUpgradedTo(session: Pick<FlowSession, 'cluster' | '
   return releaseRules(version);
 }
 
+/** The suite's rules of the release ClusterVersion was last asked for (after an upgrade, the one it went to). */
+async function releaseAskedFor(cluster: FlowSession['cluster']): Promise<KnownRelease | undefined> {
+  const version = (await cluster.getClusterVersion()).status?.desired?.version;
+  return version ? releaseRules(version) : undefined;
+}
+
 /**
  * Why spec 19 cannot judge the override as a base on this cluster: the release it upgrades to builds FROM the
- * release's base. Asked in the phases that prepare (all, pre); a later phase follows what pre prepared.
+ * release's base. Asked in the phases that prepare (all, pre) of the release the upgrade will go to, and in post of
+ * the one ClusterVersion was upgraded to, so that post skips for the reason pre did rather than find no checkpoint;
+ * --phase upgrade follows what pre prepared.
  */
 export async function overrideNotBuildBaseAfterUpgrade(session: Pick<FlowSession, 'cluster' | 'access' | 'target'>): Promise<string | undefined> {
-  if (session.target.phase !== 'all' && session.target.phase !== 'pre') return undefined;
-  const next = await releaseUpgradedTo(session);
+  if (session.target.phase === 'upgrade') return undefined;
+  const next = session.target.phase === 'post' ? await releaseAskedFor(session.cluster) : await releaseUpgradedTo(session);
   if (!next) return undefined;
   const reason = overrideNotBuildBase(next.rules);
   return reason ? `the upgrade goes to ${next.version}: ${reason}` : undefined;
