@@ -10,7 +10,7 @@
 import { checkUpgradeCompleted, checkUpgradeInvariants } from '../helpers/checks.js';
 import { conformanceSession } from '../helpers/conformance.js';
 import { findReleaseExtensionsImage, findStartingPoint, findUpgradeTargetOs } from '../helpers/flows.js';
-import { imageModeNotInRelease, imageModeNotServed, multiArchReason } from '../helpers/image-mode/applies.js';
+import { imageModeUpgradeSpec } from '../helpers/image-mode/spec-options.js';
 import { checkBuilderOnRelease } from '../helpers/image-mode/builder-check.js';
 import { imageModeContent } from '../helpers/image-mode/content.js';
 import { buildAndRollOut, putPoolInImageMode } from '../helpers/image-mode/flow.js';
@@ -24,14 +24,7 @@ const PACKAGE = 'usbguard';
 
 describe('[sig-mco] MCO on-cluster image mode: an image-mode pool through an upgrade', function () {
   // the spec makes its own custom pool of one worker (or takes the one a shared run's plan gives it) and judges it alone
-  const session = conformanceSession({
-    disruptive: true,
-    upgrades: true,
-    pools: { worker: { image: 'layered', alone: true } },
-    nodesIn: ['worker'],
-    notOn: imageModeNotInRelease,
-    notOnCluster: async (s) => (await imageModeNotServed(s.cluster)) ?? multiArchReason(s.watcher.snapshot(), s.poolFor('worker')),
-  });
+  const session = conformanceSession(imageModeUpgradeSpec());
 
   it(
     session.title(`Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] an image-mode pool is rebuilt FROM the new release's base on upgrade and keeps its custom content`),

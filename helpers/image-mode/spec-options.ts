@@ -1,5 +1,5 @@
 /**
- * The frame of an upgrade spec that puts a custom pool of one worker in on-cluster image mode (spec 19 uses it): it
+ * The frame of an upgrade spec that puts a custom pool of one worker in on-cluster image mode (specs 15, 16, 19): it
  * makes or takes its own pool (the run's plan gives it one alone), judges that pool's node, and is skipped before
  * cluster time where image mode is not there (the release's rules, the served API), where the pool is of several
  * architectures, and on a real cluster where the build could not be pushed or pulled or compute is multi-arch
@@ -15,6 +15,7 @@ export function imageModeUpgradeSpec(alsoNotOnCluster?: (s: ConformanceSession) 
     upgrades: true,
     pools: { worker: { image: 'layered', alone: true } },
     nodesIn: ['worker'],
+    ownCustomPool: true,
     notOn: imageModeNotInRelease,
     notOnCluster: async (s) =>
       (await imageModeNotServed(s.cluster)) ??
