@@ -57,3 +57,23 @@ describe('ocp-e2e run --target cluster: the image-mode specs\' preflight of the 
     }
   });
 });
+
+describe('ocp-e2e run --target cluster: the image-mode specs refuse multi-arch compute before cluster time (cluster up --arch multi)', function () {
+  this.timeout(300_000);
+  let up: Awaited<ReturnType<typeof clusterUp>> | undefined;
+
+  before(async () => {
+    up = await clusterUp(['--profile', '4.20-to-4.21', '--arch', 'multi']);
+  });
+  after(async () => {
+    await up?.stop();
+  });
+
+  it('an amd64 and an arm64 worker: spec 15 is skipped, naming both architectures, and no phase starts', async () => {
+    const r = await ocpE2e(['run', '--target', 'cluster', '--kubeconfig', up!.kubeconfig, '--allow-disruptive', '--grep', GREP], { env: up!.env, timeoutMs: 200_000 });
+    expect(r.exitCode, r.output.slice(-3000)).to.equal(0);
+    expect(r.output).to.match(/SKIP \[sig-mco\] MCO on-cluster image mode: .*: pool worker has nodes of several architectures \(amd64: \S+; arm64: \S+\): on-cluster image mode does not support multi-arch compute/);
+    expect(r.output).to.not.include('▶ phase prepare');
+    expect(lastLine(r.output)).to.equal('0 passed, 0 failed, 1 skipped');
+  });
+});
