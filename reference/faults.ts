@@ -94,6 +94,21 @@ export interface Deviations {
    * config's MachineOSBuild and makes it again (OCPBUGS-58238 before MCO 35bc4a2b0; image-mode/builder-start.ts).
    */
   builderRemakesTargetBuildOnStart: boolean;
+  /**
+   * Build controller: the rebuild annotation on a MachineOSConfig is never acted on (no build made again, the
+   * annotation left), where every release with the v1 API deletes the current build and makes it again.
+   */
+  builderIgnoresRebuildAnnotation: boolean;
+  /**
+   * Build controller: every new rendered config of an image-mode pool builds a new image, the rule of 4.18-4.19, on
+   * 4.20+ too, where a config that changes none of the image's inputs reuses the last image (decisions.ts).
+   */
+  builderBuildsEveryConfig: boolean;
+  /**
+   * Node controller: once a pool's MachineOSConfig is gone, a node already on the pool's rendered config keeps its
+   * desiredImage, so it goes on booting the built image instead of the rendered config's OS image.
+   */
+  nodeControllerKeepsImageOnRevert: boolean;
   /** Fault kas-ignores-kubelet-skew: the kube-apiserver operator reports Upgradeable=True whatever the kubelets. */
   kubeApiServerIgnoresKubeletSkew: boolean;
   operatorReportsVersionEarly: boolean;
@@ -116,11 +131,14 @@ export const NO_DEVIATIONS: Readonly<Deviations> = Object.freeze({
   hostBootsPreviousDeployment: false,
   daemonLosesRebaseError: false,
   kubeApiServerIgnoresKubeletSkew: false,
+  builderIgnoresRebuildAnnotation: false,
+  builderBuildsEveryConfig: false,
+  nodeControllerKeepsImageOnRevert: false,
   nodeControllerSkipsBuildWait: false,
   builderRemakesTargetBuildOnStart: false,
   operatorKeepsRunningBuilder: false,
-  buildIgnoresOverrideAsBase: false,
   buildDegradedSkipsLaterFailures: false,
+  buildIgnoresOverrideAsBase: false,
   operatorReportsVersionEarly: false,
   operatorSaysPoolUpdating: false,
   cvoTrustsVersionAlone: false,
@@ -213,6 +231,18 @@ export const FAULTS = {
   'builder-rebuilds-built-config-on-restart': {
     what: "a machine-os-builder restarted (its node drained) while an image-mode pool rolls out a config that needs a new image deletes that config's MachineOSBuild and makes it again, building it a second time (OCPBUGS-58238: 4.20 development from upstream 97cecaed0 to its fix 35bc4a2b0, in no release)",
     deviates: ['builderRemakesTargetBuildOnStart'],
+  },
+  'build-ignores-rebuild-annotation': {
+    what: "the build controller never acts on a MachineOSConfig's machineconfiguration.openshift.io/rebuild annotation: no build is made again and the annotation stays (every release with the v1 API rebuilds: reconciler.go rebuildMachineOSConfig)",
+    deviates: ['builderIgnoresRebuildAnnotation'],
+  },
+  'build-on-every-config-change': {
+    what: 'the build controller builds a new image for every new rendered config of an image-mode pool, as 4.18-4.19 do, on 4.20+ too, where a change of none of the OS image, kernel type, extensions or kernel arguments reuses the last image (MCO 97cecaed0)',
+    deviates: ['builderBuildsEveryConfig'],
+  },
+  'revert-keeps-built-image': {
+    what: "once an image-mode pool's MachineOSConfig is deleted, the node controller leaves its nodes' desiredImage, so they go on booting the built image instead of the rendered config's OS image",
+    deviates: ['nodeControllerKeepsImageOnRevert'],
   },
   'cvo-completes-early': {
     what: 'the operator reports its new version as soon as the master pool starts rolling and the CVO completes on the version alone',

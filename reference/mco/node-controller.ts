@@ -170,7 +170,7 @@ export class NodeController implements Controller {
         return;
       }
     }
-    const candidates = chooseCandidates(pool, this.nodesOf(pool), layered);
+    const candidates = chooseCandidates(pool, this.nodesOf(pool), layered).filter((n) => !this.keepsBuiltImage(n, target, layered));
     if (candidates.length === 0) return;
     const write = desiredWrite(target, layered);
     await Promise.all(
@@ -198,6 +198,11 @@ export class NodeController implements Controller {
     }
     const message = candidates.length === 1 ? `Targeted node ${candidates[0]!.metadata!.name} to config ${target}` : `Set target for ${candidates.length} nodes to config ${target}`;
     await client.event(involved, 'Normal', 'SetDesiredConfig', message, COMPONENT, now);
+  }
+
+  /** Fault revert-keeps-built-image: a node of a pool no longer layered, already on its config, keeps its desiredImage. */
+  private keepsBuiltImage(node: V1Node, target: string, layered: LayeredObjects): boolean {
+    return this.ctx.deviations.nodeControllerKeepsImageOnRevert && !isLayered(layered) && node.metadata?.annotations?.[ANN.desiredConfig] === target;
   }
 
   private recordTransitions(pool: Pool, before: MachineConfigPool['status'], after: MachineConfigPool['status'], now: string): void {

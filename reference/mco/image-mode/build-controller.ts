@@ -129,6 +129,11 @@ export class BuildController implements Controller {
     return mcoAt(this.ctx.profile, this.release.version).build;
   }
 
+  /** The release's build decisions; fault build-on-every-config-change plays 4.19's on every release. */
+  private decisionCode(code: BuildCode): BuildCode {
+    return this.ctx.deviations.builderBuildsEveryConfig ? { ...code, rebuildOn: 'any-change' } : code;
+  }
+
   private log(line: string): void {
     this.ctx.log('machine-os-builder', line);
   }
@@ -154,7 +159,8 @@ export class BuildController implements Controller {
     const os = osImageInputsFor(code, { osImageUrlConfigMap: osImageUrls, renderedConfig: rendered });
     if (!os) return;
     const target = machineOSBuildName(mosc, pool, os);
-    if (mosc.metadata.annotations?.[REBUILD_ANNOTATION] !== undefined) {
+    // fault build-ignores-rebuild-annotation: the annotation is never looked at
+    if (mosc.metadata.annotations?.[REBUILD_ANNOTATION] !== undefined && !this.ctx.deviations.builderIgnoresRebuildAnnotation) {
       await this.rebuild(mosc, target);
       return;
     }
@@ -166,7 +172,7 @@ export class BuildController implements Controller {
     if (existing) return; // being deleted (a rebuild): its deletion wakes us
     const current = this.buildOfCurrentImage(mosc);
     const previousConfig = current ? this.mcs.get(current.spec.machineConfig.name) : undefined;
-    if (current && isBuildReady(current) && previousConfig && previousConfig.metadata.name !== rendered.metadata.name && !needsNewImage(code, previousConfig, rendered)) {
+    if (current && isBuildReady(current) && previousConfig && previousConfig.metadata.name !== rendered.metadata.name && !needsNewImage(this.decisionCode(code), previousConfig, rendered)) {
       this.log(`pool "${pool.metadata.name}": No new image needs to be created, reusing last MOSB`);
       await this.createBuild(mosc, pool, target, current);
       return;

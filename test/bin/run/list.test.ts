@@ -47,7 +47,7 @@ describe('ocp-e2e run --list', function () {
 
     it('lists every spec file with its case id, in name order, as JSON only', () => {
       expect(listing.specs.map((s) => s.file)).to.deep.equal(specFileNames().map((n) => `specs/${n}`));
-      expect(listing.specs.map((s) => s.caseId)).to.deep.equal(['54183', 'E2E-002', 'E2E-003', 'E2E-004', 'E2E-005', 'E2E-006', 'E2E-007', '54052', '54909', '54915', 'E2E-011', '54085', 'E2E-013', 'E2E-014', 'E2E-015', 'E2E-016', 'E2E-019']);
+      expect(listing.specs.map((s) => s.caseId)).to.deep.equal(['54183', 'E2E-002', 'E2E-003', 'E2E-004', 'E2E-005', 'E2E-006', 'E2E-007', '54052', '54909', '54915', 'E2E-011', '54085', 'E2E-013', 'E2E-014', 'E2E-015', 'E2E-016', 'E2E-017', 'E2E-018', 'E2E-019']);
       expect(listing.specs.every((s) => s.tags.includes('Serial') && s.tags.includes('Disruptive'))).to.equal(true);
     });
 
@@ -87,7 +87,7 @@ describe('ocp-e2e run --list', function () {
 
   it('selects as a run does: --grep, --shard and --phase', async () => {
     expect((await listSuite(options({ grep: 'E2E-00[46]' }))).specs.map((s) => s.caseId)).to.deep.equal(['E2E-004', 'E2E-006']);
-    expect((await listSuite(options({ shard: { index: 2, count: 3 } }))).specs.map((s) => s.caseId)).to.deep.equal(['E2E-002', 'E2E-005', '54052', 'E2E-011', 'E2E-014']);
+    expect((await listSuite(options({ shard: { index: 2, count: 3 } }))).specs.map((s) => s.caseId)).to.deep.equal(['E2E-002', 'E2E-005', '54052', 'E2E-011', 'E2E-014', 'E2E-017']);
     const pre = await listSuite(options({ target: 'cluster', allowDisruptive: true, phase: 'pre' }));
     expect(pre.specs.filter((s) => !s.skip).map((s) => s.caseId)).to.deep.equal(['54183', 'E2E-002', 'E2E-003', 'E2E-005', 'E2E-007', '54909', '54915', 'E2E-011', '54085', 'E2E-013', 'E2E-014', 'E2E-015', 'E2E-016', 'E2E-019']);
     expect(pre.specs[3]!.skip).to.match(/does not upgrade, so it has no pre and post halves/);
@@ -106,7 +106,7 @@ describe('ocp-e2e run --list', function () {
       const source = readFileSync(join(ROOT, spec.file), 'utf8');
       expect(spec.upgrades, `${spec.file}: upgrades`).to.equal(source.includes('.upgradePhase('));
       const consts = stringConstants(source);
-      const applied = [...source.matchAll(/\{ name: (\w+), role: '(\w+)'/g)].map((m) => ({ name: consts.get(m[1]!) ?? m[1]!, role: m[2]! }));
+      const applied = [...source.matchAll(/\{ name: (\w+), role: '([\w-]+)'/g)].map((m) => ({ name: consts.get(m[1]!) ?? m[1]!, role: m[2]! }));
       for (const { name, role } of applied) {
         expect(spec.changes.some((c) => c.startsWith(`MachineConfig ${name} `) && c.includes(`on pool ${role}`)), `${spec.file} applies ${name} on pool ${role} but declares only: ${spec.changes.join('; ')}`).to.equal(true);
       }
