@@ -150,9 +150,11 @@ describe('by hand on `cluster up --profile 4.20-to-4.21` with the real oc: an im
     expect(upgrade.exitCode, upgrade.all).to.equal(0);
     await until('oc get clusterversion', (out) => columns(out.split('\n')[1]).slice(0, 4).join(' ') === `version ${NEXT.version} True False`, 300_000);
     const second = await until(`oc get machineosconfig ${POOL} -o jsonpath='{.metadata.annotations.machineconfiguration\\.openshift\\.io/current-machine-os-build}'`, (out) => out.trim() !== '' && out.trim() !== firstBuild, 240_000);
+    // the MCO names a build in the annotation when it starts it (startBuild): its success comes later
+    await until(`oc get machineosbuild ${second.trim()} -o jsonpath='{.status.conditions[?(@.type=="Succeeded")].status}'`, (out) => out.trim() === 'True', 240_000);
     const build = await json<Obj>(`oc get machineosbuild ${second.trim()} -o json`);
-    const succeeded = (build.status?.conditions ?? []).find((c: { type: string }) => c.type === 'Succeeded');
-    expect(succeeded?.status, JSON.stringify(build.status)).to.equal('True');
+    const failed = (build.status?.conditions ?? []).find((c: { type: string }) => c.type === 'Failed');
+    expect(failed?.status, JSON.stringify(build.status)).to.equal('False');
     const image = (await machineOsConfig()).status?.currentImagePullSpec as string;
     expect(image, 'a new image').to.not.equal(firstImage);
     const base = (await sh(`oc adm release info ${nextImage} --image-for=rhel-coreos`)).stdout.trim();
