@@ -9,10 +9,10 @@
 import { checkPoolRunsImage } from '../helpers/checks.js';
 import { conformanceSession } from '../helpers/conformance.js';
 import { findStartingPoint } from '../helpers/flows.js';
-import { IMAGE_MODE_POOL_NEEDS } from '../helpers/image-mode/applies.js';
 import { IMAGE_MODE_UNIT, imageModeContent } from '../helpers/image-mode/content.js';
 import { buildAndRollOut, leaveImageMode } from '../helpers/image-mode/flow.js';
 import { checkImageModePool } from '../helpers/image-mode/pool-check.js';
+import { imageModePoolSpec } from '../helpers/image-mode/spec-options.js';
 import { imageModePoolRolledOut } from '../helpers/image-mode/spec-pool.js';
 import { checkRebuilt, requestRebuild } from '../helpers/image-mode/rebuild.js';
 import { checkImageModeLeftNothing } from '../helpers/image-mode/revert.js';
@@ -21,7 +21,7 @@ const CASE = 'E2E-017';
 
 describe('[sig-mco] MCO on-cluster image mode: rebuild and revert of an image-mode pool', function () {
   // no upgrade: it runs whole, with --phase all
-  const session = conformanceSession({ disruptive: true, ...IMAGE_MODE_POOL_NEEDS });
+  const session = conformanceSession(imageModePoolSpec());
 
   it(
     session.title(`Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] an image-mode pool is rebuilt on the rebuild annotation and goes back to the release's OS image when its MachineOSConfig is deleted`),

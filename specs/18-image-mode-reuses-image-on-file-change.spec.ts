@@ -9,10 +9,10 @@
  */
 import { conformanceSession } from '../helpers/conformance.js';
 import { applyOverrides, findStartingPoint } from '../helpers/flows.js';
-import { IMAGE_MODE_POOL_NEEDS } from '../helpers/image-mode/applies.js';
 import { imageModeContent } from '../helpers/image-mode/content.js';
 import { buildAndRollOut } from '../helpers/image-mode/flow.js';
 import { checkImageModePool } from '../helpers/image-mode/pool-check.js';
+import { imageModePoolSpec } from '../helpers/image-mode/spec-options.js';
 import { imageModePoolRolledOut } from '../helpers/image-mode/spec-pool.js';
 import { checkImageReuse, expectsReuse } from '../helpers/image-mode/reuse.js';
 import { checkPoolRebooted, readPoolBootIds } from '../helpers/node-boots.js';
@@ -25,7 +25,7 @@ const FILE = { path: '/etc/ocp-e2e/e2e-018.conf', mode: 0o644, contents: 'writte
 
 describe('[sig-mco] MCO on-cluster image mode: a config change that needs no new image', function () {
   // no upgrade: it runs whole, with --phase all
-  const session = conformanceSession({ disruptive: true, ...IMAGE_MODE_POOL_NEEDS });
+  const session = conformanceSession(imageModePoolSpec());
 
   it(
     session.title(`Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] a MachineConfig that only writes a file reuses the image of an image-mode pool (4.20+), or is built where every config is`),

@@ -7,10 +7,8 @@
 import { isNotFound } from '../../lib/kube/errors.js';
 import type { Cluster } from '../cluster.js';
 import type { ClusterSnapshot } from '../cluster-watcher.js';
-import type { ConformanceSession } from '../conformance.js';
 import { nodesOfPool } from '../facts/pool.js';
 import type { ReleaseRules } from '../releases/rules.js';
-import { imageModeTargetReason } from './target-preflight.js';
 
 /** The release's rules rule image mode out (undefined: it may be there; ask the cluster). */
 export function imageModeNotInRelease(rules: ReleaseRules): string | undefined {
@@ -42,19 +40,3 @@ export function multiArchReason(snap: ClusterSnapshot, pool: string): string | u
   if (arches.size <= 1) return undefined;
   return `pool ${pool} has nodes of several architectures (${[...arches].map(([a, ns]) => `${a}: ${ns.join(', ')}`).join('; ')}): on-cluster image mode does not support multi-arch compute, and builds only the NoArch Containerfile`;
 }
-
-/**
- * What an image-mode spec needs of the cluster, asked once connected: the v1 API served, one architecture in its
- * pool, and on a real cluster a push target the build can push to and the nodes pull from (target-preflight.ts).
- */
-export async function imageModeNotOnCluster(session: ConformanceSession): Promise<string | undefined> {
-  return (await imageModeNotServed(session.cluster)) ?? multiArchReason(session.watcher.snapshot(), session.poolFor('worker')) ?? (await imageModeTargetReason(session));
-}
-
-/** The conformance options every image-mode spec of its own custom pool of one worker shares: what rules it out, and where. */
-export const IMAGE_MODE_POOL_NEEDS = {
-  nodesIn: ['worker'],
-  ownCustomPool: true,
-  notOn: imageModeNotInRelease,
-  notOnCluster: imageModeNotOnCluster,
-} as const;
