@@ -17,7 +17,7 @@ export async function checkImageModeRecord(upgrade: CompletedUpgrade, asked: Rec
     await step(`the recording shows each MachineOSBuild of pool ${asked.pool} made once${of}`, async () => {
       expectFact(eachBuildMadeOnce(hop.recording, asked));
     });
-    await step(`the recording shows mcp/${asked.pool} never Degraded${of}`, async () => {
+    await step(`the recording shows mcp/${asked.pool} with no degraded node and no failed build${of}`, async () => {
       expectFact(poolNeverDegraded(hop.recording, asked.pool));
     });
   }
