@@ -1,10 +1,10 @@
 /**
  * A MachineConfig change that needs no new image (issue 44; QE 83755): an image-mode pool, built and rolled out, gets
  * a MachineConfig that only writes a file. From 4.20 only a change of the OS image, kernel type, extensions or kernel
- * arguments builds (MCO release-4.20 pkg/common/helpers.go `RequiresRebuild`): the new rendered config gets a
+ * arguments builds (MCO release-4.20 pkg/controller/common/helpers.go `RequiresRebuild`): the new rendered config gets a
  * MachineOSBuild that reuses the last image, no build runs, and the node gets the file on the image it boots. On 4.18
  * and 4.19 every new rendered config is built, and the spec judges that instead: a new build, rolled out. Either way
- * the daemon applies the file as any file outside its no-reboot lists, with one reboot (pkg/daemon/update.go
+ * the daemon applies the file as any file outside its no-reboot lists, with a reboot (pkg/daemon/update.go
  * `calculatePostConfigChangeAction`). Nothing here upgrades: the spec runs whole, with --phase all.
  */
 import { conformanceSession } from '../helpers/conformance.js';
