@@ -279,6 +279,11 @@ export class ConformanceSession {
     return pool !== undefined && nodesOfPool(pool, snap.pools.values(), snap.nodes.values()).length > 0;
   }
 
+  /** The run whose objects this process answers for: pre's, when a pipeline's post took them over. */
+  objectsRunId(): string {
+    return this.split.objectsRunId;
+  }
+
   /**
    * The architectures of the nodes that boot this spec's layered image (helpers/build-architectures.ts): those of the
    * pools its layered roles use, with the nodes of the role (an infra pool's take worker's configs) where the role

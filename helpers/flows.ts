@@ -53,6 +53,8 @@ export interface FlowSession {
   release(): KnownRelease;
   /** The architectures of the nodes that boot the spec's layered image (helpers/build-architectures.ts). */
   buildArchitectures?(): string[];
+  /** The run whose objects this process answers for: pre's, when post took them over (default: this run). */
+  objectsRunId?(): string;
 }
 
 export interface StartingPoint {

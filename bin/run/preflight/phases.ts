@@ -43,7 +43,9 @@ export async function preflightPhase(cluster: Cluster, phase: Exclude<RunPhase, 
     throw new UsageError(`--phase ${phase} cannot start:\n${blocking.map((p) => `  - ${p.problem}`).join('\n')}`, EXIT.usage);
   }
   if (unprepared.length) {
-    console.log(`phase ${phase}: ${unprepared.length} spec file(s) were not prepared (no checkpoint: their --phase pre failed or did not run) and fail here as such: ${unprepared.map((p) => basename(p.file)).join(', ')}`);
+    // a spec may also have skipped itself in pre for a reason of the upgrade's target (spec 19 applies to an upgrade to
+    // 4.22 only): it says so again here and skips; the others fail as not prepared
+    console.log(`phase ${phase}: ${unprepared.length} spec file(s) have no checkpoint (their --phase pre failed, did not run, or skipped them): each skips here with its reason where it does not apply to this cluster, else fails as not prepared: ${unprepared.map((p) => basename(p.file)).join(', ')}`);
   }
   console.log(`phase: ${phase} (${upgradeFiles.length} upgrade spec file(s)${phase === 'pre' ? '' : `, checkpoints of run ${[...new Set(upgradeFiles.map((f) => checkpoints.get(basename(f))?.runId))].join(', ')}`})`);
 }
