@@ -100,6 +100,11 @@ export interface Deviations {
    */
   builderIgnoresRebuildAnnotation: boolean;
   /**
+   * Daemon: the first pull of each new image of an image-mode node fails (the image is not there yet), the node goes
+   * Degraded, and the retry succeeds: a rollout that ends right with a degraded node on the way.
+   */
+  daemonFailsFirstBuiltImagePull: boolean;
+  /**
    * Build controller: every new rendered config of an image-mode pool builds a new image, the rule of 4.18-4.19, on
    * 4.20+ too, where a config that changes none of the image's inputs reuses the last image (decisions.ts).
    */
@@ -132,6 +137,7 @@ export const NO_DEVIATIONS: Readonly<Deviations> = Object.freeze({
   daemonLosesRebaseError: false,
   kubeApiServerIgnoresKubeletSkew: false,
   builderIgnoresRebuildAnnotation: false,
+  daemonFailsFirstBuiltImagePull: false,
   builderBuildsEveryConfig: false,
   nodeControllerKeepsImageOnRevert: false,
   nodeControllerSkipsBuildWait: false,
@@ -231,6 +237,10 @@ export const FAULTS = {
   'builder-rebuilds-built-config-on-restart': {
     what: "a machine-os-builder restarted (its node drained) while an image-mode pool rolls out a config that needs a new image deletes that config's MachineOSBuild and makes it again, building it a second time (OCPBUGS-58238: 4.20 development from upstream 97cecaed0 to its fix 35bc4a2b0, in no release)",
     deviates: ['builderRemakesTargetBuildOnStart'],
+  },
+  'node-degraded-pulling-built-image': {
+    what: "an image-mode node's first pull of each newly built image fails as a pull of an image not in the registry (what OCPBUGS-58238's report saw: nodes that could not pull the images a restarted builder had removed), so the node goes Degraded until the daemon's retry boots it: the final state looks right, the monitor's record does not",
+    deviates: ['daemonFailsFirstBuiltImagePull'],
   },
   'build-ignores-rebuild-annotation': {
     what: "the build controller never acts on a MachineOSConfig's machineconfiguration.openshift.io/rebuild annotation: no build is made again and the annotation stays (every release with the v1 API rebuilds: reconciler.go rebuildMachineOSConfig)",

@@ -313,8 +313,15 @@ export class DaemonSet implements Controller {
       log(`pulling ${wanted}`);
       const planned: PlannedChange = { ...change, desired: key, code };
       const moveTo = code.osUpdate.kind === 'rebase-with-retries' ? this.rebaseWithRetries(code.osUpdate, wanted, planned, log, signal, this.architectureOf(name)) : this.inspectThenRebase(name, wanted, planned, log, signal);
+      // fault node-degraded-pulling-built-image: an image-mode node's first pull of a built image fails
+      const failFirstPull = deviations.daemonFailsFirstBuiltImagePull && nodeImagesOf(this.nodes.get(name)).desired === wanted;
       for (let failures = 1; ; failures++) {
         try {
+          if (failFirstPull && failures === 1) {
+            // in the release's words for a pull that failed every try (4.16+: rpm-ostree's, after its retries)
+            const missing = `reading manifest ${wanted}: manifest unknown`;
+            throw code.osUpdate.kind === 'rebase-with-retries' ? new RebaseFailed(rebaseFailedReason(wanted, pullRebaseError(wanted, missing), code.osUpdate, false), false) : new Error(missing);
+          }
           const content = await moveTo(failures);
           booted = { pullspec: wanted, content, timestampMs: clock.nowMs() };
           log(`Running rpm-ostree [rebase --experimental ostree-unverified-registry:${wanted}]: staged ${content.digest}`);

@@ -217,6 +217,14 @@ export const KILL_MATRIX: KillRow[] = [
     expect: [/\[phase check\]/, /rendered config rendered-ocp-e2e-15-[0-9a-f]+ of pool ocp-e2e-15 was built \d+ times by machineosbuild\/ocp-e2e-15-[0-9a-f]+ during the upgrade, expected once: machineosbuild\/ocp-e2e-15-[0-9a-f]+ \(uid [0-9a-f-]+, .*; then machineosbuild\/ocp-e2e-15-[0-9a-f]+ \(uid [0-9a-f-]+, .*\(OCPBUGS-58238/],
   },
   {
+    file: '15-image-mode-pool-keeps-custom-image-through-upgrade.spec.ts',
+    spec: '15 an image-mode pool through an upgrade (E2E-015), 4.20 to 4.21, a node degraded on the way',
+    grep: 'E2E-015',
+    profile: '4.20-to-4.21',
+    fault: 'node-degraded-pulling-built-image',
+    expect: [/\[phase check\]/, /mcp\/ocp-e2e-15 was NodeDegraded from \+\d+m\d+s to \+\d+m\d+s of the upgrade \(1 nodes are reporting degraded status on sync\): "Node \S+ is reporting: "Failed to update OS to \S+layered-os@sha256:[0-9a-f]+ after retries: timed out waiting for the condition""; expected an image-mode pool never to have a degraded node or a failed build through an upgrade/],
+  },
+  {
     file: '16-image-mode-build-fails-during-upgrade.spec.ts',
     spec: '16 an image-mode build that fails during an upgrade (E2E-016), 4.20 to 4.21',
     grep: 'E2E-016',
