@@ -105,6 +105,11 @@ export interface Deviations {
    */
   daemonFailsFirstBuiltImagePull: boolean;
   /**
+   * Build controller: a deleted MachineOSConfig's MachineOSBuilds stay (not deleted, and made without the owner
+   * reference that would let the garbage collector take them), with their build Jobs.
+   */
+  builderKeepsDeletedConfigsBuilds: boolean;
+  /**
    * Build controller: every new rendered config of an image-mode pool builds a new image, the rule of 4.18-4.19, on
    * 4.20+ too, where a config that changes none of the image's inputs reuses the last image (decisions.ts).
    */
@@ -138,6 +143,7 @@ export const NO_DEVIATIONS: Readonly<Deviations> = Object.freeze({
   kubeApiServerIgnoresKubeletSkew: false,
   builderIgnoresRebuildAnnotation: false,
   daemonFailsFirstBuiltImagePull: false,
+  builderKeepsDeletedConfigsBuilds: false,
   builderBuildsEveryConfig: false,
   nodeControllerKeepsImageOnRevert: false,
   nodeControllerSkipsBuildWait: false,
@@ -241,6 +247,10 @@ export const FAULTS = {
   'node-degraded-pulling-built-image': {
     what: "an image-mode node's first pull of each newly built image fails as a pull of an image not in the registry (what OCPBUGS-58238's report saw: nodes that could not pull the images a restarted builder had removed), so the node goes Degraded until the daemon's retry boots it: the final state looks right, the monitor's record does not",
     deviates: ['daemonFailsFirstBuiltImagePull'],
+  },
+  'deleted-config-keeps-builds': {
+    what: "a deleted MachineOSConfig's MachineOSBuilds and their build Jobs stay on the cluster: the build controller does not delete them (reconciler.go deleteMachineOSConfig does) and made them without the owner reference to the MachineOSConfig that lets the garbage collector take them",
+    deviates: ['builderKeepsDeletedConfigsBuilds'],
   },
   'build-ignores-rebuild-annotation': {
     what: "the build controller never acts on a MachineOSConfig's machineconfiguration.openshift.io/rebuild annotation: no build is made again and the annotation stays (every release with the v1 API rebuilds: reconciler.go rebuildMachineOSConfig)",

@@ -25,9 +25,11 @@ export async function checkImageModeLeftNothing(session: FlowSession, mode: { po
   });
   await step(`no MachineOSBuild or build Job of machineosconfig/${mode.machineOSConfig} is left`, async () => {
     const builds = (await session.cluster.client.list<MachineOSBuild & KubeObject>('MachineOSBuild')).items.filter((b) => b.spec?.machineOSConfig?.name === mode.machineOSConfig);
-    expect(builds.map((b) => `machineosbuild/${b.metadata.name}`), `the MachineOSBuilds of the deleted machineosconfig/${mode.machineOSConfig} (the build controller deletes them with it)`).to.deep.equal([]);
+    const leftBuilds = builds.map((b) => `machineosbuild/${b.metadata.name}`);
+    if (leftBuilds.length) expect.fail(`${leftBuilds.join(', ')} left after machineosconfig/${mode.machineOSConfig} was deleted: expected none (the build controller deletes a deleted MachineOSConfig's builds, and they are owned by it)`);
     const prefix = buildJobName(`${mode.machineOSConfig}-`);
     const jobs = (await session.cluster.client.list('Job', { namespace: MCO_NAMESPACE })).items.filter((j) => j.metadata.name?.startsWith(prefix));
-    expect(jobs.map((j) => `job/${j.metadata.name}`), `the build Jobs (${prefix}*) of the deleted machineosconfig/${mode.machineOSConfig} in ${MCO_NAMESPACE}`).to.deep.equal([]);
+    const leftJobs = jobs.map((j) => `job/${j.metadata.name}`);
+    if (leftJobs.length) expect.fail(`${leftJobs.join(', ')} -n ${MCO_NAMESPACE} left after machineosconfig/${mode.machineOSConfig} was deleted: expected no build Job (${prefix}*) of it`);
   });
 }

@@ -147,8 +147,9 @@ export class BuildController implements Controller {
     if (!code) return;
     const mosc = this.moscs.get(name);
     if (!mosc) {
-      // deleteMachineOSConfig: its builds go with it (their Jobs by owner reference)
-      for (const b of this.buildsOf(name)) await this.deleteBuild(b);
+      // deleteMachineOSConfig: its builds go with it (their Jobs by owner reference); not with fault
+      // deleted-config-keeps-builds
+      if (!this.ctx.deviations.builderKeepsDeletedConfigsBuilds) for (const b of this.buildsOf(name)) await this.deleteBuild(b);
       return;
     }
     const pool = this.pools.get(mosc.spec.machineConfigPool.name);
@@ -251,7 +252,8 @@ export class BuildController implements Controller {
         name,
         labels: { [TARGET_POOL_LABEL]: pool.metadata.name!, [RENDERED_MC_LABEL]: pool.spec.configuration!.name!, [MOSC_LABEL]: mosc.metadata.name! },
         annotations: { [PUSH_SECRET_ANNOTATION]: mosc.spec.renderedImagePushSecret.name },
-        ownerReferences: [{ apiVersion: `${MC_GROUP}/v1`, kind: 'MachineOSConfig', name: mosc.metadata.name!, uid: mosc.metadata.uid!, controller: true, blockOwnerDeletion: true }],
+        // owned by its MachineOSConfig, so the garbage collector removes it with it (not with deleted-config-keeps-builds)
+        ...(this.ctx.deviations.builderKeepsDeletedConfigsBuilds ? {} : { ownerReferences: [{ apiVersion: `${MC_GROUP}/v1`, kind: 'MachineOSConfig', name: mosc.metadata.name!, uid: mosc.metadata.uid!, controller: true, blockOwnerDeletion: true }] }),
       },
       spec: {
         machineConfig: { name: pool.spec.configuration!.name! },

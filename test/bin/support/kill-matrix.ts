@@ -249,6 +249,14 @@ export const KILL_MATRIX: KillRow[] = [
     expect: [/\[phase check\] deleting the MachineOSConfig takes the pool back/, /waiting for pool ocp-e2e-17 to leave image mode/, /node \S+: current=rendered-ocp-e2e-17-\w+ desired=rendered-ocp-e2e-17-\w+ state=Done desiredImage=\S+layered-os@sha256:\w+ currentImage=\S+layered-os@sha256:\w+/],
   },
   {
+    file: '17-image-mode-pool-rebuilt-and-reverted.spec.ts',
+    spec: '17 rebuild and revert of an image-mode pool (E2E-017), 4.20, a deleted MachineOSConfig keeps its builds',
+    grep: 'E2E-017',
+    profile: '4.20-to-4.21',
+    fault: 'deleted-config-keeps-builds',
+    expect: [/\[phase check\] deleting the MachineOSConfig takes the pool back to the release's OS image and leaves nothing failed: machineosbuild\/ocp-e2e-17-[0-9a-f]+ left after machineosconfig\/ocp-e2e-17 was deleted: expected none/],
+  },
+  {
     file: '18-image-mode-reuses-image-on-file-change.spec.ts',
     spec: '18 a config change that needs no new image (E2E-018), 4.20',
     grep: 'E2E-018',
