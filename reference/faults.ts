@@ -109,6 +109,8 @@ export interface Deviations {
    * reference that would let the garbage collector take them), with their build Jobs.
    */
   builderKeepsDeletedConfigsBuilds: boolean;
+  /** Daemon: a change of files only is written without a reboot, whatever the paths (no no-reboot list consulted). */
+  daemonWritesFilesWithoutReboot: boolean;
   /**
    * Build controller: every new rendered config of an image-mode pool builds a new image, the rule of 4.18-4.19, on
    * 4.20+ too, where a config that changes none of the image's inputs reuses the last image (decisions.ts).
@@ -144,6 +146,7 @@ export const NO_DEVIATIONS: Readonly<Deviations> = Object.freeze({
   builderIgnoresRebuildAnnotation: false,
   daemonFailsFirstBuiltImagePull: false,
   builderKeepsDeletedConfigsBuilds: false,
+  daemonWritesFilesWithoutReboot: false,
   builderBuildsEveryConfig: false,
   nodeControllerKeepsImageOnRevert: false,
   nodeControllerSkipsBuildWait: false,
@@ -251,6 +254,10 @@ export const FAULTS = {
   'deleted-config-keeps-builds': {
     what: "a deleted MachineOSConfig's MachineOSBuilds and their build Jobs stay on the cluster: the build controller does not delete them (reconciler.go deleteMachineOSConfig does) and made them without the owner reference to the MachineOSConfig that lets the garbage collector take them",
     deviates: ['builderKeepsDeletedConfigsBuilds'],
+  },
+  'daemon-writes-files-without-reboot': {
+    what: "the daemon writes a change of files only without a reboot whatever the paths, where upstream reboots for every file outside its no-reboot and crio-reload lists (pkg/daemon/update.go calculatePostConfigChangeAction)",
+    deviates: ['daemonWritesFilesWithoutReboot'],
   },
   'build-ignores-rebuild-annotation': {
     what: "the build controller never acts on a MachineOSConfig's machineconfiguration.openshift.io/rebuild annotation: no build is made again and the annotation stays (every release with the v1 API rebuilds: reconciler.go rebuildMachineOSConfig)",

@@ -541,7 +541,11 @@ export class DaemonSet implements Controller {
       if (invalid) return { refused: invalid };
       const before = nodeConfigOf(current);
       const diff = configDiff(before, target);
-      return { target, before, diff, action: postConfigChangeAction(diff, changedFilePaths(before, target)), staged: osChangesString({ ...diff, osUpdate: false }) };
+      const action = postConfigChangeAction(diff, changedFilePaths(before, target));
+      // fault daemon-writes-files-without-reboot: a change of files only is written rebootless, whatever the paths
+      const filesOnly = !diff.osUpdate && !diff.kargs && !diff.fips && !diff.units && !diff.kernelType && !diff.extensions;
+      const taken = this.ctx.deviations.daemonWritesFilesWithoutReboot && filesOnly && action === 'reboot' ? 'none' : action;
+      return { target, before, diff, action: taken, staged: osChangesString({ ...diff, osUpdate: false }) };
     } catch (error) {
       return { refused: `failed to apply update: ${(error as Error).message}` };
     }

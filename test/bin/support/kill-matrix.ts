@@ -265,6 +265,14 @@ export const KILL_MATRIX: KillRow[] = [
     expect: [/\[phase check\]/, /machineosbuild\/ocp-e2e-18-[0-9a-f]+ of rendered-ocp-e2e-18-\w+ ran build job build-ocp-e2e-18-[0-9a-f]+ and gave the pool image \S+layered-os@sha256:\w+; expected it to reuse \S+layered-os@sha256:\w+, the image of machineosbuild\/ocp-e2e-18-[0-9a-f]+, without a build job \(on OpenShift 4\.20 only a change of the OS image, kernel type, extensions or kernel arguments builds a new image/],
   },
   {
+    file: '18-image-mode-reuses-image-on-file-change.spec.ts',
+    spec: '18 a config change that needs no new image (E2E-018), 4.20, the file written without a reboot',
+    grep: 'E2E-018',
+    profile: '4.20-to-4.21',
+    fault: 'daemon-writes-files-without-reboot',
+    expect: [/\[phase check\]/, /node \S+'s status\.nodeInfo\.bootID, [0-9a-f-]+ before the change \(the daemon reboots for \/etc\/ocp-e2e\/e2e-018\.conf, a file outside its no-reboot lists\)/],
+  },
+  {
     file: '19-image-mode-pool-with-os-image-override.spec.ts',
     spec: '19 an osImageURL override on an image-mode pool (E2E-019), 4.21 to 4.22',
     grep: 'E2E-019',
