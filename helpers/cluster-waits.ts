@@ -29,6 +29,14 @@ export interface WaitContext {
   scale?: number;
 }
 
+/**
+ * The least wall time a wait that includes an on-cluster image build gets on any target (a build wait, a roll-out of an
+ * image-mode pool, which builds first): a build runs a container engine in wall time however fast the target's clock
+ * goes (the reference's at 600x gives 60 cluster minutes 6 s), and one build of the stand-in OS took 10-15 s on a
+ * machine shared with other runs (load 15 on 2 cores).
+ */
+export const IMAGE_BUILD_WALL_FLOOR_MS = 60_000;
+
 /** The wall-clock budget of a wait that may take `clusterMinutes` on this target. */
 export function budgetMs(ctx: WaitContext, clusterMinutes: number): number {
   const slack = ctx.caps.timeFactor > 1 ? (ctx.compressedClockSlackMs ?? 10_000) : 0;
@@ -109,6 +117,13 @@ function wanted(expectation: PoolExpectation): string[] {
   ].filter(Boolean);
 }
 
+/** Some of `pools` has a MachineOSConfig (where the watcher follows them) or a node told an image (desiredImage). */
+function anyInImageMode(snapshot: ClusterSnapshot, pools: readonly string[]): boolean {
+  const moscPools = [...(snapshot.machineOSConfigs?.values() ?? [])].map((m) => (m as { spec?: { machineConfigPool?: { name?: string } } }).spec?.machineConfigPool?.name);
+  if (pools.some((p) => moscPools.includes(p))) return true;
+  return [...snapshot.nodes.values()].some((n) => n.metadata?.annotations?.['machineconfiguration.openshift.io/desiredImage'] !== undefined && pools.some((p) => n.metadata?.labels?.[`node-role.kubernetes.io/${p}`] !== undefined));
+}
+
 /** Waits until every named pool is rendered as expected and has rolled it out (facts/pool.ts: poolRolledOut). */
 export function waitForPools(ctx: WaitContext, expectation: PoolExpectation): Promise<ClusterSnapshot> {
   const snapshot = ctx.watcher.snapshot();
@@ -124,7 +139,8 @@ export function waitForPools(ctx: WaitContext, expectation: PoolExpectation): Pr
   const spec: WaitSpec = {
     what: `pools ${expectation.pools.join(', ')} to roll out`,
     expected: `pools ${expectation.pools.join(', ')}: ${wanted(expectation).join('; ')}`,
-    budgetMs: budgetMs(ctx, poolRolloutClusterMinutes(largest)),
+    // a pool in image mode builds its image before it rolls anything out (an upgrade's new base, for one)
+    budgetMs: budgetMs(anyInImageMode(snapshot, expectation.pools) ? { ...ctx, minBudgetMs: ctx.minBudgetMs ?? IMAGE_BUILD_WALL_FLOOR_MS } : ctx, poolRolloutClusterMinutes(largest)),
     caps: ctx.caps,
     judge: (snap) => {
       const lines: string[] = [];

@@ -8,7 +8,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Cluster } from '../cluster.js';
-import { budgetMs, type WaitContext } from '../cluster-waits.js';
+import { budgetMs, IMAGE_BUILD_WALL_FLOOR_MS, type WaitContext } from '../cluster-waits.js';
 import { ClusterWatcher, type ClusterSnapshot } from '../cluster-watcher.js';
 import type { KubeObject } from '../../lib/kube/client.js';
 import { findCondition, type Condition } from '../types.js';
@@ -18,12 +18,7 @@ import { BUILD_CONDITIONS, jobOfBuild, MCO_NAMESPACE, type MachineOSBuild } from
 
 /** Cluster minutes a build may take: upstream's builds run 10-20 minutes, and a Job retries three times. */
 export const BUILD_CLUSTER_MINUTES = 60;
-/**
- * The least wall time a build wait gets on any target: a build runs a container engine in wall time however fast the
- * target's clock goes (the reference's at 600x gives 60 cluster minutes 6 s), and one build of the stand-in OS took
- * 10-15 s on a machine shared with other runs (load 15 on 2 cores), where 16 s was all the wait had.
- */
-export const BUILD_WALL_FLOOR_MS = 60_000;
+
 
 export interface BuildWanted {
   pool: string;
@@ -111,7 +106,7 @@ export async function waitForMachineOSBuild(cluster: Cluster, kubeConfig: KubeCo
         what: `the MachineOSBuild of pool ${wanted.pool} (MachineOSConfig ${wanted.machineOSConfig})`,
         expected: `a MachineOSBuild with spec.machineConfig.name = mcp/${wanted.pool}'s spec.configuration.name and spec.machineOSConfig.name = ${wanted.machineOSConfig}${otherThan(wanted) ? `,${otherThan(wanted)}` : ''}, Succeeded=True`,
         // a context that sets its own floor (a unit test's short wait) keeps it
-        budgetMs: budgetMs({ ...ctx, minBudgetMs: ctx.minBudgetMs ?? BUILD_WALL_FLOOR_MS }, BUILD_CLUSTER_MINUTES),
+        budgetMs: budgetMs({ ...ctx, minBudgetMs: ctx.minBudgetMs ?? IMAGE_BUILD_WALL_FLOOR_MS }, BUILD_CLUSTER_MINUTES),
         caps: ctx.caps,
         judge: (s) => {
           const mosb = buildOfPool(s, wanted);

@@ -15,10 +15,11 @@ import { SPEC_COUNT } from './support/spec-files.js';
 const OVERRIDE_BASE_SPECS = 1;
 
 describe('ocp-e2e run: the whole suite on the profiles of 4.18 to 4.22', function () {
-  this.timeout(300_000);
+  // whole suites with five image-mode specs, each building its images for real: 2-5 minutes on a shared 2-core machine
+  this.timeout(660_000);
 
   it('4.18-to-4.19: every spec passes; the daemon words a failed rebase as 4.16+ does', async () => {
-    const r = await ocpE2e(['run', '--profile', '4.18-to-4.19'], { timeoutMs: 280_000 });
+    const r = await ocpE2e(['run', '--profile', '4.18-to-4.19'], { timeoutMs: 600_000 });
     expect(r.exitCode, r.output.slice(-4000)).to.equal(0);
     expect(lastLine(r.output)).to.equal(`${SPEC_COUNT - OVERRIDE_BASE_SPECS} passed, 0 failed, ${OVERRIDE_BASE_SPECS} skipped`);
     expect(r.output).to.include('the upgrade goes to 4.19.0: on OpenShift 4.19 an image-mode build starts FROM the release\'s base OS image');
@@ -27,7 +28,7 @@ describe('ocp-e2e run: the whole suite on the profiles of 4.18 to 4.22', functio
   });
 
   it('4.20-to-4.21: every spec passes; the early-named override loses on 4.20, the kept 4.20 kubelets leave 4.21 upgradeable', async () => {
-    const r = await ocpE2e(['run', '--profile', '4.20-to-4.21'], { timeoutMs: 280_000 });
+    const r = await ocpE2e(['run', '--profile', '4.20-to-4.21'], { timeoutMs: 600_000 });
     expect(r.exitCode, r.output.slice(-4000)).to.equal(0);
     expect(lastLine(r.output)).to.equal(`${SPEC_COUNT - OVERRIDE_BASE_SPECS} passed, 0 failed, ${OVERRIDE_BASE_SPECS} skipped`);
     expect(r.output).to.include('the upgrade goes to 4.21.0: on OpenShift 4.21 an image-mode build starts FROM the release\'s base OS image');
@@ -36,7 +37,7 @@ describe('ocp-e2e run: the whole suite on the profiles of 4.18 to 4.22', functio
   });
 
   it('4.20-to-4.22 on one cluster: the shared upgrade goes 4.20 -> 4.21 -> 4.22 hop by hop, every spec passes and judges both hops', async () => {
-    const r = await ocpE2e(['run', '--profile', '4.20-to-4.22', '--one-cluster'], { timeoutMs: 280_000 });
+    const r = await ocpE2e(['run', '--profile', '4.20-to-4.22', '--one-cluster'], { timeoutMs: 600_000 });
     expect(r.exitCode, r.output.slice(-4000)).to.equal(0);
     expect(lastLine(r.output)).to.match(/^\d+ passed, 0 failed, 0 skipped$/);
     expect(r.output).to.match(/upgrade path, hop by hop: 4\.21\.0 \(\S+:4\.21\.0\) -> 4\.22\.0 \(\S+:4\.22\.0\)/);
@@ -52,7 +53,7 @@ describe('ocp-e2e run: the whole suite on the profiles of 4.18 to 4.22', functio
   });
 
   it('4.21-to-4.22: every spec passes; the early-named override wins on 4.21, the kept 4.21 kubelets hold 4.22 back from 4.23', async () => {
-    const r = await ocpE2e(['run', '--profile', '4.21-to-4.22'], { timeoutMs: 280_000 });
+    const r = await ocpE2e(['run', '--profile', '4.21-to-4.22'], { timeoutMs: 600_000 });
     expect(r.exitCode, r.output.slice(-4000)).to.equal(0);
     expect(lastLine(r.output)).to.equal(`${SPEC_COUNT} passed, 0 failed, 0 skipped`);
     expect(r.output).to.include('phase check: the worker pool runs the override: on 4.21 the templates carry no osImageURL');
