@@ -11,7 +11,8 @@ import { degradedNodes, describeDegradedPool, osImageCheckDeadlock, type Degrade
 import { allOf } from './facts/fact.js';
 import { nodesOfPool, poolProgressLine, poolRenderedAs, poolRolledOut, viewPool, type RenderExpectation } from './facts/pool.js';
 import { viewNode } from './facts/node.js';
-import { findCondition } from './types.js';
+import { findCondition, type MachineOSConfig } from './types.js';
+import { ImageAnnotations } from './image-mode/types.js';
 import { waitFor, WaitFailedError, type ProgressSink, type WaitSpec } from './wait.js';
 
 export interface WaitContext {
@@ -119,9 +120,12 @@ function wanted(expectation: PoolExpectation): string[] {
 
 /** Some of `pools` has a MachineOSConfig (where the watcher follows them) or a node told an image (desiredImage). */
 function anyInImageMode(snapshot: ClusterSnapshot, pools: readonly string[]): boolean {
-  const moscPools = [...(snapshot.machineOSConfigs?.values() ?? [])].map((m) => (m as { spec?: { machineConfigPool?: { name?: string } } }).spec?.machineConfigPool?.name);
-  if (pools.some((p) => moscPools.includes(p))) return true;
-  return [...snapshot.nodes.values()].some((n) => n.metadata?.annotations?.['machineconfiguration.openshift.io/desiredImage'] !== undefined && pools.some((p) => n.metadata?.labels?.[`node-role.kubernetes.io/${p}`] !== undefined));
+  const moscPools = [...(snapshot.machineOSConfigs?.values() ?? [])].map((m) => (m as MachineOSConfig).spec?.machineConfigPool?.name);
+  return pools.some((name) => {
+    if (moscPools.includes(name)) return true;
+    const pool = snapshot.pools.get(name);
+    return pool !== undefined && nodesOfPool(pool, snapshot.pools.values(), snapshot.nodes.values()).some((n) => n.metadata?.annotations?.[ImageAnnotations.desiredImage] !== undefined);
+  });
 }
 
 /** Waits until every named pool is rendered as expected and has rolled it out (facts/pool.ts: poolRolledOut). */
