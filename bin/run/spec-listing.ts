@@ -1,10 +1,11 @@
 /**
  * The tests of the spec files (file and full title), as mocha lists them with --dry-run. Listing loads every spec
- * and the whole helpers/ tree (seconds of CPU), so the listing is kept in spec-listing.json in the cache folder
- * (paths.ts cacheDir: the checkout's .cache unless OCP_E2E_CACHE_DIR or XDG_CACHE_HOME say otherwise) under a key made
- * of the path, size and modification time of every source file a title could come from (specs/, helpers/, lib/,
- * the lockfile): any edit there lists again. The cache is best-effort: where it cannot be written (a read-only
- * install, such as the image), every run lists again.
+ * and the whole helpers/ tree (seconds of CPU), so the last few listings are kept in spec-listing.json in the cache
+ * folder (paths.ts cacheDir: the checkout's .cache unless OCP_E2E_CACHE_DIR or XDG_CACHE_HOME say otherwise), each
+ * with the path, size and modification time of every source file a title could come from (specs/, helpers/, lib/,
+ * the lockfile, the listed files): any edit there lists again. A listing also answers a request for some of its files
+ * (a run lists every spec to select by --grep, then the selected ones again). The cache is best-effort: where it
+ * cannot be written (a read-only install, such as the image), every run lists again.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
@@ -26,34 +27,65 @@ export interface ListedTest {
 }
 
 const SOURCES = ['specs', 'helpers', 'lib'];
+/** The cached format's version: a cache of another format is a miss, listed again and replaced. */
+const FORMAT = 4;
+/**
+ * How many listings the cache keeps, newest first. One run asks for several (all the spec files of the phase to
+ * select by --grep, then the selected ones for the preflights and the upgrade's plan), and a user alternates between
+ * a few selections; a listing of every spec is a few hundred kB, so the file stays small enough to parse per call.
+ */
+const KEPT = 4;
 
-/** `phase` changes the titles of upgrade tests (PreChkUpgrade / PstChkUpgrade), so it is part of the listing's key. */
+/** One listing: of `files` (path relative to ROOT → its size and mtime when listed) in `phase` at `sources`. */
+interface CachedListing {
+  phase: RunPhase;
+  /** sourcesKey: the stats of every file a title could come from, so any edit there makes the listing stale. */
+  sources: string;
+  files: Record<string, string>;
+  /** As mocha listed them, the file relative to ROOT. */
+  tests: ListedTest[];
+}
+
+/**
+ * `phase` changes the titles of upgrade tests (PreChkUpgrade / PstChkUpgrade), so it is part of what a listing is of.
+ * A listing answers any request for some of its files in the same phase at the same sources: mocha lists each spec
+ * file's tests and declarations from that file alone (the others given with it change nothing), so the subset's
+ * tests are the listing's tests of those files.
+ */
 export async function listTests(files: string[], phase: RunPhase = 'all'): Promise<ListedTest[]> {
-  // The version names the cached format (v2: with the declarations), so an older cache is listed again.
-  // The listed files are part of the key: a listing of some files (a --grep run's) holds no test of the others.
-  const listed = [...new Set(files.map((f) => relative(ROOT, f)))].sort().join(',');
-  const key = `v3:${phase}:${listed}:${await sourcesKey(files)}`;
+  const asked = [...new Set(files)];
+  const order = new Map(asked.map((f, i) => [f, i]));
+  const [sources, stats] = await Promise.all([sourcesKey(), fileStats(asked)]);
   const cache = join(cacheDir(), 'spec-listing.json');
-  const cached = await readCachedListing(cache);
-  const asked = new Set(files);
-  if (cached?.key === key) return cached.tests.map((t) => ({ ...t, file: join(ROOT, t.file) })).filter((t) => asked.has(t.file));
-  const tests = await dryRun(files, phase);
-  await writeCache(cache, JSON.stringify({ key, tests: tests.map((t) => ({ ...t, file: relative(ROOT, t.file) })) }));
+  const cached = await readCachedListings(cache);
+  const hit = cached.find((l) => l.phase === phase && l.sources === sources && Object.entries(stats).every(([f, s]) => l.files[f] === s));
+  if (hit) {
+    // in the order asked, as mocha lists the files it is given; within a file, as listed
+    const tests = hit.tests.map((t) => ({ ...t, file: join(ROOT, t.file) })).filter((t) => order.has(t.file));
+    return tests.map((t, i) => ({ t, i })).sort((a, b) => order.get(a.t.file)! - order.get(b.t.file)! || a.i - b.i).map(({ t }) => t);
+  }
+  const tests = await dryRun(asked, phase);
+  const listing: CachedListing = { phase, sources, files: stats, tests: tests.map((t) => ({ ...t, file: relative(ROOT, t.file) })) };
+  // a listing the new one covers can answer nothing the new one cannot
+  const covered = (l: CachedListing) => l.phase === phase && l.sources === sources && Object.keys(l.files).every((f) => stats[f] === l.files[f]);
+  const kept = [listing, ...cached.filter((l) => !covered(l))].slice(0, KEPT);
+  await writeCache(cache, JSON.stringify({ format: FORMAT, listings: kept }));
   return tests;
 }
 
 /**
- * The cached listing, or undefined when there is none or it cannot be read. Runs started at once share the cache
- * (CI's tests, a sharded fan-out), so a listing that does not parse is a miss, never the run's error: CI once ended
+ * The cached listings, or none when there are none or the cache cannot be read. Runs started at once share the cache
+ * (CI's tests, a sharded fan-out), so a cache that does not parse is a miss, never the run's error: CI once ended
  * a `--phase post` with `SyntaxError: Unexpected end of JSON input` from a cache another run was writing.
  */
-async function readCachedListing(path: string): Promise<{ key: string; tests: ListedTest[] } | undefined> {
+async function readCachedListings(path: string): Promise<CachedListing[]> {
   const text = await readFile(path, 'utf8').catch(() => undefined);
-  if (text === undefined) return undefined;
+  if (text === undefined) return [];
   try {
-    return JSON.parse(text) as { key: string; tests: ListedTest[] };
+    const parsed = JSON.parse(text) as { format?: number; listings?: CachedListing[] };
+    return parsed.format === FORMAT && Array.isArray(parsed.listings) ? parsed.listings : [];
   } catch {
-    return undefined;
+    return [];
   }
 }
 
@@ -70,14 +102,20 @@ async function writeCache(path: string, text: string): Promise<void> {
   }
 }
 
-async function sourcesKey(files: string[]): Promise<string> {
+async function sourcesKey(): Promise<string> {
   const hash = createHash('sha256');
-  const entries = [...files, join(ROOT, 'package-lock.json'), ...(await Promise.all(SOURCES.map((d) => filesUnder(join(ROOT, d))))).flat()];
-  for (const path of [...new Set(entries)].sort()) {
+  const entries = [join(ROOT, 'package-lock.json'), ...(await Promise.all(SOURCES.map((d) => filesUnder(join(ROOT, d))))).flat()];
+  for (const path of entries.sort()) {
     const s = await stat(path).catch(() => undefined);
     hash.update(`${relative(ROOT, path)}\0${s?.size ?? -1}\0${s?.mtimeMs ?? -1}\n`);
   }
   return hash.digest('hex');
+}
+
+/** Each listed file (relative to ROOT) with its size and mtime: a spec file given from outside the sources counts too. */
+async function fileStats(files: string[]): Promise<Record<string, string>> {
+  const stats = await Promise.all(files.map((f) => stat(f).catch(() => undefined)));
+  return Object.fromEntries(files.map((f, i) => [relative(ROOT, f), `${stats[i]?.size ?? -1}:${stats[i]?.mtimeMs ?? -1}`]));
 }
 
 async function filesUnder(dir: string): Promise<string[]> {
