@@ -58,6 +58,11 @@ export async function gatherArtifacts(options: GatherOptions): Promise<GatherRes
     ['machineosconfigs', () => cluster.listIfServed('MachineOSConfig')],
     ['machineosbuilds', () => cluster.listIfServed('MachineOSBuild')],
     ['build-jobs', () => buildJobs(cluster)],
+    // where the nodes and the suite pull from on a disconnected cluster: a pull that failed through a mirror is read
+    // against these (4.12 serves ImageContentSourcePolicies only; IDMS and ITMS from 4.13)
+    ['imagedigestmirrorsets', () => cluster.listIfServed('ImageDigestMirrorSet')],
+    ['imagetagmirrorsets', () => cluster.listIfServed('ImageTagMirrorSet')],
+    ['imagecontentsourcepolicies', () => cluster.listIfServed('ImageContentSourcePolicy')],
   ];
   for (const [name, extra] of Object.entries(options.extra ?? {})) collectors.push([name, async () => extra]);
 
@@ -84,8 +89,8 @@ export async function gatherArtifacts(options: GatherOptions): Promise<GatherRes
       result.errors.push(`${name}: ${(settled.reason as Error).message}`);
       continue;
     }
-    // a release without MachineConfigNodes or image mode has none: no file for nothing
-    if (Array.isArray(settled.value) && settled.value.length === 0 && /^(machine(confignodes|osconfigs|osbuilds)|build-jobs)$/.test(name)) continue;
+    // a release without MachineConfigNodes, image mode or mirror sets has none: no file for nothing
+    if (Array.isArray(settled.value) && settled.value.length === 0 && /^(machine(confignodes|osconfigs|osbuilds)|build-jobs|image(digestmirrorsets|tagmirrorsets|contentsourcepolicies))$/.test(name)) continue;
     const file = join(dir, `${name}.yaml`);
     await writeFile(file, toYaml(settled.value));
     result.files.push(file);

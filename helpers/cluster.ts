@@ -64,9 +64,10 @@ export class Cluster {
 
   /**
    * The objects of a kind only some releases serve (MachineConfigNode from 4.19, MachineOSConfig and MachineOSBuild
-   * with image mode): none where the API has no such resource.
+   * with image mode, ImageDigestMirrorSet and ImageTagMirrorSet from 4.13, ImageContentSourcePolicy where it is still
+   * served): none where the API has no such resource.
    */
-  async listIfServed<T extends ApiObject>(kind: 'MachineConfigNode' | 'MachineOSConfig' | 'MachineOSBuild'): Promise<T[]> {
+  async listIfServed<T extends ApiObject>(kind: 'MachineConfigNode' | 'MachineOSConfig' | 'MachineOSBuild' | 'ImageDigestMirrorSet' | 'ImageTagMirrorSet' | 'ImageContentSourcePolicy'): Promise<T[]> {
     try {
       return (await this.client.list<T & KubeObject>(kind)).items;
     } catch (error) {
