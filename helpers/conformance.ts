@@ -363,11 +363,15 @@ export class ConformanceSession {
     return notOn ? `does not apply to OpenShift ${known.rules.release} (${known.version}): ${notOn}` : undefined;
   }
 
-  /** The facts that identify this run in its report (target, API URL, version, profile, faults, clock, seed). */
+  /**
+   * The facts that identify this run in its report (target, API URL, version, profile, faults, clock, seed) and the
+   * cluster as the spec found it (its shape, each pool's nodes, paused or image mode).
+   */
   private async recordFacts(specFile: string): Promise<void> {
     const { cluster, caps, watcher } = this.need();
     const info = caps.isReference ? await cluster.getConfigMap(ReferenceInfoConfigMap.namespace, ReferenceInfoConfigMap.name).catch(() => undefined) : undefined;
-    const cv = watcher.snapshot().clusterVersion;
+    const snapshot = watcher.snapshot();
+    const cv = snapshot.clusterVersion;
     const facts = await gatherRunFacts({
       spec: basename(specFile),
       target: this.target.kind,
@@ -375,6 +379,7 @@ export class ConformanceSession {
       clusterVersion: cv ? currentVersion(cv) : undefined,
       timeFactor: caps.timeFactor,
       referenceInfo: info?.data,
+      snapshot,
     });
     await writeRunFacts(join(this.target.reportsDir, 'allure-results'), facts);
   }

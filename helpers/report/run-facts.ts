@@ -8,7 +8,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cliClientVersion } from '../cli.js';
+import { describeClusterShape } from '../facts/cluster-shape.js';
+import { nodesOfPool } from '../facts/pool.js';
 import { maskSecrets } from '../secrets.js';
+import type { ApiObject, MachineConfigPool, Node } from '../types.js';
 
 export interface RunFacts {
   /** The spec file these facts were seen by (each gets its own reference cluster). */
@@ -22,6 +25,13 @@ export interface RunFacts {
   seed?: string;
   suiteVersion: string;
   ocVersion?: string;
+  /** The nodes as the spec found them: masters, workers (or compact, single-node) and their architectures. */
+  shape?: string;
+  /**
+   * Each pool as the spec found it: its nodes, and whether it was paused or in on-cluster image mode; what a spec's
+   * skip or a pool's wait is read against.
+   */
+  pools?: string[];
 }
 
 /** Files of facts carry this prefix; the report leaves them out of the results it hands to Allure. */
@@ -67,6 +77,8 @@ export function environmentOf(facts: RunFacts[]): Record<string, string> {
     seed: join(facts.map((f) => f.seed)),
     'suite version': join(facts.map((f) => f.suiteVersion)),
     'oc version': join(facts.map((f) => f.ocVersion)) || 'oc not installed',
+    'cluster shape': join(facts.map((f) => f.shape)),
+    pools: join(facts.map((f) => f.pools?.join('; '))),
   };
   return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
 }
@@ -87,6 +99,35 @@ export interface FactSources {
   timeFactor: number;
   /** The reference cluster's info ConfigMap data (profile, faults, seed), when the target is one. */
   referenceInfo?: Record<string, string>;
+  /** The cluster as the session's watcher holds it: its nodes, pools and MachineOSConfigs (where image mode is served). */
+  snapshot?: { nodes: ReadonlyMap<string, Node>; pools: ReadonlyMap<string, MachineConfigPool>; machineOSConfigs?: ReadonlyMap<string, ApiObject> };
+}
+
+/** "3 master(s), 2 worker(s); amd64" (the architectures as the nodes report them, each with its count when mixed). */
+export function shapeFact(snapshot: NonNullable<FactSources['snapshot']>): string {
+  const arches = new Map<string, number>();
+  for (const node of snapshot.nodes.values()) {
+    const arch = node.status?.nodeInfo?.architecture ?? 'unknown architecture';
+    arches.set(arch, (arches.get(arch) ?? 0) + 1);
+  }
+  const sorted = [...arches].sort(([a], [b]) => a.localeCompare(b));
+  const archText = sorted.length === 1 ? sorted[0]![0] : sorted.map(([a, n]) => `${a} ×${n}`).join(', ');
+  return `${describeClusterShape(snapshot)}; ${archText}`;
+}
+
+/** "worker: 2 node(s), paused", "infra-im: 1 node(s), on-cluster image mode (MachineOSConfig infra-im)", by name. */
+export function poolFacts(snapshot: NonNullable<FactSources['snapshot']>): string[] {
+  const pools = [...snapshot.pools.values()];
+  const moscs = [...(snapshot.machineOSConfigs?.values() ?? [])] as Array<ApiObject & { spec?: { machineConfigPool?: { name?: string } } }>;
+  return pools
+    .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))
+    .map((pool) => {
+      const notes = [`${nodesOfPool(pool, pools, snapshot.nodes.values()).length} node(s)`];
+      if (pool.spec?.paused) notes.push('paused');
+      const mosc = moscs.find((m) => m.spec?.machineConfigPool?.name === pool.metadata.name);
+      if (mosc) notes.push(`on-cluster image mode (MachineOSConfig ${mosc.metadata.name})`);
+      return `${pool.metadata.name}: ${notes.join(', ')}`;
+    });
 }
 
 const SUITE_VERSION = (() => {
@@ -111,5 +152,6 @@ export async function gatherRunFacts(sources: FactSources): Promise<RunFacts> {
     seed: info?.seed,
     suiteVersion: SUITE_VERSION,
     ocVersion: await ocClientVersion(),
+    ...(sources.snapshot ? { shape: shapeFact(sources.snapshot), pools: poolFacts(sources.snapshot) } : {}),
   };
 }
