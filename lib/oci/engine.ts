@@ -1,6 +1,6 @@
 // Finds a Docker-compatible container engine (dockerd, or podman's Docker-compatible API) and checks it answers.
 import { existsSync } from 'node:fs';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { EngineUnavailableError } from './errors.js';
 
 export type Engine = Docker;
@@ -91,6 +91,9 @@ export async function connectEngine(
   opts: { env?: NodeJS.ProcessEnv; pingTimeoutMs?: number } = {},
 ): Promise<Engine> {
   const tried: { address: string; problem: string }[] = [];
+  // dockerode (a 1.2 MB bundle, ~40 ms of CPU to load) only when an engine is asked for: every spec process imports
+  // this module through the image helpers, and most never connect
+  const { default: Docker } = await import('dockerode');
   for (const candidate of engineCandidates(opts.env)) {
     const socketPath = candidate.options.socketPath;
     if (socketPath && !existsSync(socketPath)) {

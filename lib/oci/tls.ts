@@ -4,7 +4,7 @@
 // Go's rule, and take further CAs explicitly (the reference cluster's own CA, known in-process).
 import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
-import { Agent, fetch as undiciFetch } from 'undici';
+import type { Agent } from 'undici';
 
 export type Fetch = typeof globalThis.fetch;
 
@@ -27,34 +27,50 @@ const agents = new Map<string, Agent>();
 
 /**
  * A fetch that trusts `trustedRoots(env)` and `extraCas`. Without SSL_CERT_FILE or extra CAs it is Node's own fetch
- * (whose trust already matches). Agents are shared per trust set, so connections are reused across clients.
+ * (whose trust already matches). Agents are shared per trust set, so connections are reused across clients. The trust
+ * is read from `env` now; undici and the secure context are made at the first request: a spec process makes a registry
+ * client whether or not its spec reads a registry, and loading undici and parsing a CA bundle cost it ~50 ms of CPU.
  */
 export function fetchTrusting(extraCas: string[] = [], env: NodeJS.ProcessEnv = process.env): Fetch {
   if (!extraCas.length && !env.SSL_CERT_FILE) return globalThis.fetch;
+  const trust = trustOf(extraCas, env);
+  const key = trust.ca.join('\n');
+  return (async (input: string | URL, init?: RequestInit) => {
+    const undici = await import('undici');
+    let agent = agents.get(key);
+    if (!agent) {
+      // one secure context per trust set: given only `ca`, every new connection parses the whole bundle again (some
+      // 140 roots), which was most of the CPU of a node's image pull on the reference (bench/RESULTS.md)
+      agent = new undici.Agent({ connect: { secureContext: secureContextTrusting(trust) } });
+      agents.set(key, agent);
+    }
+    return undici.fetch(input, { ...(init as object), dispatcher: agent } as Parameters<typeof undici.fetch>[1]);
+  }) as unknown as Fetch;
+}
+
+/** What a client trusts, read from the environment when it is made: every CA (PEM), and whether they replace Node's roots. */
+interface Trust {
+  /** SSL_CERT_FILE's bundle (or Node's roots without it), NODE_EXTRA_CA_CERTS's and the extra CAs: the trust set. */
+  ca: string[];
+  /** Without SSL_CERT_FILE: the CAs added to Node's own roots (NODE_EXTRA_CA_CERTS's and the extra ones). */
+  added?: string[];
+}
+
+function trustOf(extraCas: string[], env: NodeJS.ProcessEnv): Trust {
   const ca = [...trustedRoots(env), ...extraCas];
-  const key = ca.join('\n');
-  let agent = agents.get(key);
-  if (!agent) {
-    // one secure context per trust set: given only `ca`, every new connection parses the whole bundle again (some
-    // 140 roots), which was most of the CPU of a node's image pull on the reference (bench/RESULTS.md)
-    agent = new Agent({ connect: { secureContext: secureContextTrusting(extraCas, env) } });
-    agents.set(key, agent);
-  }
-  const dispatcher = agent;
-  return ((input: string | URL, init?: RequestInit) =>
-    undiciFetch(input, { ...(init as object), dispatcher } as Parameters<typeof undiciFetch>[1])) as unknown as Fetch;
+  return env.SSL_CERT_FILE ? { ca } : { ca, added: [...readPems(env.NODE_EXTRA_CA_CERTS), ...extraCas] };
 }
 
 /**
- * A secure context trusting `trustedRoots(env)` and `extraCas`. Without SSL_CERT_FILE the roots are Node's own, which
- * the process parsed once and shares: a context that starts from them and adds the few extra CAs costs about a
- * millisecond, where the same roots passed as `ca` are parsed again, 30-70 ms on this machine, at every reference
- * cluster's start (each has its own CA, so its own trust set).
+ * A secure context trusting `trust`. Without SSL_CERT_FILE the roots are Node's own, which the process parsed once and
+ * shares: a context that starts from them and adds the few extra CAs costs about a millisecond, where the same roots
+ * passed as `ca` are parsed again, 30-70 ms on this machine, at every reference cluster's start (each has its own CA,
+ * so its own trust set).
  */
-function secureContextTrusting(extraCas: string[], env: NodeJS.ProcessEnv): SecureContext {
-  if (env.SSL_CERT_FILE) return createSecureContext({ ca: [...trustedRoots(env), ...extraCas] });
+function secureContextTrusting(trust: Trust): SecureContext {
+  if (!trust.added) return createSecureContext({ ca: trust.ca });
   const context = createSecureContext();
-  for (const pem of [...readPems(env.NODE_EXTRA_CA_CERTS), ...extraCas]) (context.context as { addCACert(pem: string): void }).addCACert(pem);
+  for (const pem of trust.added) (context.context as { addCACert(pem: string): void }).addCACert(pem);
   return context;
 }
 
