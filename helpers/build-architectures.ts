@@ -13,11 +13,11 @@ export interface BuildRolesDeclaration {
 }
 
 /**
- * The roles whose pools run the spec's layered image: the roles its pools declare `layered` (none: the spec builds
+ * The roles whose pools run the spec's layered image: the roles its pools declare `layered` or `suite` (none: the spec builds
  * nothing); a spec that declares no pools overrides the roles it needs nodes in, else (it says nothing) both.
  */
 export function buildRoles(declared: BuildRolesDeclaration): string[] {
-  if (declared.pools) return Object.entries(declared.pools).filter(([, need]) => need?.image === 'layered').map(([role]) => role);
+  if (declared.pools) return Object.entries(declared.pools).filter(([, need]) => need?.image === 'layered' || need?.image === 'suite').map(([role]) => role);
   return [...(declared.nodesIn ?? ['master', 'worker'])];
 }
 

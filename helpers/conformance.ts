@@ -246,6 +246,9 @@ export class ConformanceSession {
     this.split.specFile = basename(specFile);
     const reason = skipReasonBeforeConnecting(this.options, { allowDisruptive: this.target.allowDisruptive, phase: this.runPhase });
     if (reason) return reason;
+    // the run's plan found no room for this spec's pools on the cluster beside the specs before it
+    const leftOver = this.target.poolPlan?.leftOver?.find((l) => l.spec === specKey(this.split.specFile));
+    if (leftOver) return `needs another cluster: ${leftOver.why}`;
     const cluster = Cluster.fromKubeconfig(this.target.kubeconfigPath);
     const caps = await discoverCapabilities(cluster);
     const watcher = new ClusterWatcher(cluster, { kinds: await sessionKinds(cluster) });
@@ -370,7 +373,10 @@ export class ConformanceSession {
   private async recordFacts(specFile: string): Promise<void> {
     const { cluster, caps, watcher } = this.need();
     const info = caps.isReference ? await cluster.getConfigMap(ReferenceInfoConfigMap.namespace, ReferenceInfoConfigMap.name).catch(() => undefined) : undefined;
-    const snapshot = watcher.snapshot();
+    // the session watches no MachineOSConfigs; a role without list on them (a run without --allow-disruptive may have
+    // none) leaves the facts without image mode, not the spec without a start
+    const imageMode = await cluster.listIfServed<MachineOSConfig>('MachineOSConfig').catch(() => []);
+    const snapshot = { ...watcher.snapshot(), machineOSConfigs: new Map(imageMode.map((m) => [m.metadata.name ?? '', m])) };
     const cv = snapshot.clusterVersion;
     const facts = await gatherRunFacts({
       spec: basename(specFile),

@@ -14,8 +14,9 @@ import { currentVersion } from './facts/cluster-version.js';
 import type { DegradedNode } from './facts/diagnoses.js';
 import { identifyEngine, type Engine } from '../lib/oci/engine.js';
 import { imageRepository } from './images/repository.js';
+import { archNodeOf, architecturesOf } from './build-architectures.js';
 import { buildCredentials, type RegistryAccess } from './credentials.js';
-import { buildLayeredOsImage, DEFAULT_LAYERED_OS, userRecipe, type LayeredImage, type LayeredImageRecipe } from './layered-image.js';
+import { buildLayeredOsImage, DEFAULT_LAYERED_OS, pushedLayeredOsImage, userRecipe, type LayeredImage, type LayeredImageRecipe } from './layered-image.js';
 import type { Ledger, LedgerEntry } from './ledger.js';
 import { createOverrideMachineConfig, overridesByPool, poolsOf, type MachineConfigOverride } from './machineconfigs.js';
 import { inheritingPools } from './facts/pool.js';
@@ -132,6 +133,13 @@ export interface CustomOsImageOptions {
   recipe?: LayeredImageRecipe;
   /** The release whose base OS image `baseImage` is, when the cluster does not run it (yet): its extensions image goes with the base. */
   releaseImage?: string;
+  /** The architectures to build for; default those of the spec's own pools (session.buildArchitectures). */
+  architectures?: string[];
+}
+
+/** What the run layers: its --containerfile and --build-arg when given, else images/layered-os/Containerfile. */
+function runRecipe(session: FlowSession): LayeredImageRecipe {
+  return session.target.containerfile ? userRecipe(session.target.containerfile, session.target.buildArgs ?? {}) : { ...DEFAULT_LAYERED_OS, buildArgs: session.target.buildArgs ?? {} };
 }
 
 /**
@@ -142,7 +150,7 @@ export interface CustomOsImageOptions {
  */
 export async function buildCustomOsImage(session: FlowSession, caseId: string, baseImage: string, options: CustomOsImageOptions = {}): Promise<LayeredImage> {
   // the nodes boot an image of their own architecture: one build per architecture, an index over several
-  const architectures = session.buildArchitectures?.();
+  const architectures = options.architectures ?? session.buildArchitectures?.();
   const forArchitectures = architectures?.length ? ` for ${architectures.map((a) => `linux/${a}`).join(', ')}` : '';
   return step(`build and push the layered OS image FROM ${baseImage}${forArchitectures}`, async () => {
     const output: string[] = [];
@@ -159,7 +167,7 @@ export async function buildCustomOsImage(session: FlowSession, caseId: string, b
       // asked only when the Containerfile takes EXTENSIONS_IMAGE: the extensions image of the base image's release
       extensionsImage: () =>
         options.releaseImage ? releaseExtensionsImage(session.access, options.releaseImage, session.cluster) : extensionsImageOfBase(session.access, session.cluster, baseImage),
-      recipe: options.recipe ?? (session.target.containerfile ? userRecipe(session.target.containerfile, session.target.buildArgs ?? {}) : { ...DEFAULT_LAYERED_OS, buildArgs: session.target.buildArgs ?? {} }),
+      recipe: options.recipe ?? runRecipe(session),
       // FROM where the nodes pull the base: a mirror of it on a disconnected cluster
       registry: await suiteRegistryClient(session.access, session.cluster),
       ...(architectures?.length ? { architectures } : {}),
@@ -172,6 +180,43 @@ export async function buildCustomOsImage(session: FlowSession, caseId: string, b
     await attachYaml('layered image', image);
     return image;
   });
+}
+
+/** The case part of the tag of the suite's layered image that specs share (`<run-id>-suite`). */
+export const SUITE_IMAGE_CASE = 'suite';
+/** The suite's image per repository, run, base and architectures, once built in this process. */
+const suiteImages = new Map<string, Promise<LayeredImage>>();
+
+/**
+ * The suite's layered image of the release (the run's --containerfile, else images/layered-os/Containerfile) FROM
+ * `baseImage`, the same image for every spec of the run that declares pool image `suite` (pool-plan.ts): so they may
+ * share one pool through a shared upgrade. The first spec builds and pushes it (its undo removes the engine's tag, as
+ * for any layered image; the pushed image stays for the others); the others take it as built in this process, or as
+ * the registry holds it when an earlier process pushed it.
+ */
+export async function suiteLayeredOsImage(session: FlowSession, baseImage: string): Promise<LayeredImage> {
+  const repository = imageRepository(session.target, session.caps);
+  // every node's architecture, not the spec's pools': specs that share the image may put it on different pools
+  const architectures = session.buildArchitectures ? [...architecturesOf([...session.watcher.snapshot().nodes.values()].map(archNodeOf)).keys()] : [];
+  const key = [repository, session.target.runId, baseImage, ...architectures].join('|');
+  const built = suiteImages.get(key);
+  if (built) {
+    const image = await built.catch(() => undefined);
+    if (image) return step(`take the suite's layered OS image ${image.pullspec}, built for this run by an earlier spec`, async () => image);
+  }
+  const pushed = await pushedLayeredOsImage({
+    repository,
+    runId: session.target.runId,
+    caseId: SUITE_IMAGE_CASE,
+    credentials: await buildCredentials(session.cluster, session.access),
+    baseImage,
+    recipe: runRecipe(session),
+    ...(architectures.length ? { architectures } : {}),
+  });
+  if (pushed) return step(`take the suite's layered OS image ${pushed.pullspec}, pushed for this run by an earlier spec`, async () => pushed);
+  const building = buildCustomOsImage(session, SUITE_IMAGE_CASE, baseImage, architectures.length ? { architectures } : {});
+  suiteImages.set(key, building);
+  return building;
 }
 
 /** What a pool override left when a node could not reach its config. */

@@ -13,6 +13,7 @@ import type { RegistryCredentials } from '../lib/oci/credentials.js';
 import type { Engine } from '../lib/oci/engine.js';
 import { RegistryClient } from '../lib/oci/image-files.js';
 import { parseImageRef } from '../lib/oci/image-ref.js';
+import { ImageNotFoundError } from '../lib/oci/errors.js';
 import { MirroredRegistryClient } from '../lib/oci/mirrored-pull.js';
 import { imageForPlatform, pushImageIndex } from '../lib/oci/platform-images.js';
 import { pushImage, type PushResult } from '../lib/oci/push.js';
@@ -187,6 +188,51 @@ export async function buildLayeredOsImage(request: LayeredImageRequest): Promise
     },
     buildMs: built.reduce((sum, b) => sum + b.build.durationMs, 0),
     pushMs: built.reduce((sum, b) => sum + b.push.durationMs, 0),
+  };
+}
+
+/**
+ * The layered image an earlier process of the run pushed as `<repository>:<run-id>-<case-id>`, described as
+ * buildLayeredOsImage described it then (the checks are the recipe's, the files read from the image); undefined when
+ * the registry has no such tag. What lets specs in separate processes of one run (a pipeline's pre run again for one
+ * spec) share the suite's image: building it again could give another digest under the same tag, and the pool would
+ * then hold two osImageURLs.
+ */
+export async function pushedLayeredOsImage(request: Pick<LayeredImageRequest, 'repository' | 'runId' | 'caseId' | 'credentials' | 'baseImage' | 'recipe' | 'architectures'>): Promise<LayeredImage | undefined> {
+  const tag = runImageTag(request.repository, request.runId, request.caseId);
+  const client = new RegistryClient({ credentials: request.credentials });
+  let manifest: Awaited<ReturnType<RegistryClient['rawManifest']>>;
+  try {
+    manifest = await client.rawManifest(tag);
+  } catch (error) {
+    if (error instanceof ImageNotFoundError) return undefined;
+    throw error;
+  }
+  const repository = tag.slice(0, tag.lastIndexOf(':'));
+  const pullspec = `${repository}@${manifest.digest}`;
+  const entries = manifest.body.manifests as Array<{ digest: string; platform?: { architecture?: string } }> | undefined;
+  const single = request.architectures?.length === 1 ? request.architectures[0] : undefined;
+  const platforms: LayeredPlatformImage[] = entries
+    ? entries.map((e) => ({ architecture: e.platform?.architecture ?? '?', digest: e.digest, pullspec: `${repository}@${e.digest}`, tag: `${tag}-${e.platform?.architecture ?? '?'}` }))
+    : single
+      ? [{ architecture: single, digest: manifest.digest, pullspec, tag }]
+      : [];
+  const { checks } = await readRecipe(request.recipe ?? DEFAULT_LAYERED_OS);
+  const files = await declaredFilesOf(client, platforms[0]?.pullspec ?? pullspec, checks.files);
+  return {
+    pullspec,
+    digest: manifest.digest,
+    tag,
+    ...(platforms.length ? { platforms } : {}),
+    baseImage: request.baseImage,
+    checks: {
+      packages: checks.packages,
+      files,
+      units: checks.units.map((name) => ({ name, enabled: true as const })),
+      ...(platforms.length ? { platforms: platforms.map(({ architecture, digest }) => ({ architecture, digest })) } : {}),
+    },
+    buildMs: 0,
+    pushMs: 0,
   };
 }
 

@@ -55,8 +55,11 @@ export interface TargetConfig {
   containerfile?: string;
   /** Its build arguments besides the suite's (`--build-arg`). */
   buildArgs?: Record<string, string>;
-  /** Which pool each spec's roles use when many specs share one upgrade (helpers/plan/pool-plan.ts); none: their own. */
-  poolPlan?: { assignments: Record<string, Record<string, string>> };
+  /**
+   * Which pool each spec's roles use when many specs share one upgrade (helpers/plan/pool-plan.ts); none: their own.
+   * `leftOver`: the specs the cluster cannot hold beside the others, each skipped before cluster time with its reason.
+   */
+  poolPlan?: { assignments: Record<string, Record<string, string>>; leftOver?: Array<{ spec: string; why: string }> };
   /**
    * `--phase post` of specs sharing one upgrade: the spec (its specKey) whose end runs every spec's cleanup, so no
    * cleanup changes the cluster while another spec still judges it (deferred-cleanup.ts).
@@ -224,5 +227,9 @@ function readPoolPlan(text: string | undefined): TargetConfig['poolPlan'] {
   const assignments = (plan as { assignments?: unknown })?.assignments;
   const valid = assignments && typeof assignments === 'object' && Object.values(assignments).every((a) => a && typeof a === 'object' && Object.values(a).every((p) => typeof p === 'string'));
   if (!valid) throw new Error(`${TargetEnv.poolPlan} has no {"assignments": {spec: {role: pool}}}: ${text.slice(0, 80)}`);
-  return { assignments: assignments as Record<string, Record<string, string>> };
+  const leftOver = (plan as { leftOver?: unknown }).leftOver;
+  if (leftOver !== undefined && !(Array.isArray(leftOver) && leftOver.every((l) => typeof l?.spec === 'string' && typeof l?.why === 'string'))) {
+    throw new Error(`${TargetEnv.poolPlan} has a leftOver that is not [{"spec": …, "why": …}]: ${text.slice(0, 80)}`);
+  }
+  return { assignments: assignments as Record<string, Record<string, string>>, ...(leftOver ? { leftOver: leftOver as Array<{ spec: string; why: string }> } : {}) };
 }

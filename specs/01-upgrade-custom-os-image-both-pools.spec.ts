@@ -4,7 +4,7 @@
  */
 import { checkPoolRunsImage, checkUpgradeCompleted, checkUpgradeInvariants } from '../helpers/checks.js';
 import { conformanceSession } from '../helpers/conformance.js';
-import { buildCustomOsImage, findStartingPoint, overridePools } from '../helpers/flows.js';
+import { findStartingPoint, overridePools, suiteLayeredOsImage } from '../helpers/flows.js';
 
 const CASE = '54183';
 const MASTER_MC = `tc-${CASE}-new-os-image-upgrade-master`;
@@ -13,17 +13,17 @@ const WORKER_MC = `tc-${CASE}-new-os-image-upgrade-worker`;
 describe('[sig-mco] MCO layering: upgrade with a custom osImage', function () {
   // the report is about these very pools (its bug is in the master pool's osImageURL check): a shared upgrade gives them to this spec
   // on a compact or single-node cluster the worker pool has no node: the masters (the workers there) are judged alone
-  const session = conformanceSession({ disruptive: true, upgrades: true, pools: { master: { image: 'layered', own: true }, worker: { image: 'layered', own: true } }, nodesIn: ['master'] });
+  const session = conformanceSession({ disruptive: true, upgrades: true, pools: { master: { image: 'suite', own: true }, worker: { image: 'suite', own: true } }, nodesIn: ['master'] });
 
   it(
     session.title(`Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] upgrade with custom osImage in master and worker pools`),
     session.test(
       { epic: 'MCO layering', feature: 'osImageURL override', story: 'upgrade keeps the custom OS image', caseId: CASE, severity: 'critical', tags: ['Serial', 'Disruptive'],
-        changes: [`MachineConfig ${WORKER_MC} (osImageURL: a layered image built and pushed by the test) on pool worker`, `MachineConfig ${MASTER_MC} (osImageURL: the same image) on pool master`] },
+        changes: [`MachineConfig ${WORKER_MC} (osImageURL: the suite's layered image, built and pushed by the run's first spec that uses it) on pool worker`, `MachineConfig ${MASTER_MC} (osImageURL: the same image) on pool master`] },
       async (s) => {
         const { from, image } = await s.phase('prepare', 'override both pools with a layered OS image', async () => {
           const start = await findStartingPoint(s);
-          const image = await buildCustomOsImage(s, CASE, start.osImage);
+          const image = await suiteLayeredOsImage(s, start.osImage);
           await overridePools(s, [
             { name: WORKER_MC, role: 'worker', osImageURL: image.pullspec },
             { name: MASTER_MC, role: 'master', osImageURL: image.pullspec },

@@ -5,7 +5,7 @@
  */
 import { checkPoolRunsImage, checkUpgradeCompleted, checkUpgradeInvariants } from '../helpers/checks.js';
 import { conformanceSession } from '../helpers/conformance.js';
-import { buildCustomOsImage, findStartingPoint, overridePools } from '../helpers/flows.js';
+import { findStartingPoint, overridePools, suiteLayeredOsImage } from '../helpers/flows.js';
 
 const CASE = '54909';
 const WORKER_MC = `tc-${CASE}-custom-os-image-extension-worker`;
@@ -14,17 +14,17 @@ const EXTENSION = 'kernel-devel';
 const EXTENSION_PACKAGES = ['kernel-devel', 'kernel-headers'];
 
 describe('[sig-mco] MCO layering: a custom osImage with an extension', function () {
-  const session = conformanceSession({ disruptive: true, upgrades: true, pools: { worker: { image: 'layered' } } });
+  const session = conformanceSession({ disruptive: true, upgrades: true, pools: { worker: { image: 'suite', settings: [`extension:${EXTENSION}`] } } });
 
   it(
     session.title(`Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] upgrade with a custom osImage and the ${EXTENSION} extension keeps both`),
     session.test(
       { epic: 'MCO layering', feature: 'osImageURL override with extensions', story: 'extensions on a custom image survive an upgrade', caseId: CASE, tags: ['Serial', 'Disruptive'],
-        changes: [`MachineConfig ${WORKER_MC} (osImageURL: a layered image built and pushed by the test; extensions: [${EXTENSION}]) on pool worker`] },
+        changes: [`MachineConfig ${WORKER_MC} (osImageURL: the suite's layered image, built and pushed by the run's first spec that uses it; extensions: [${EXTENSION}]) on pool worker`] },
       async (s) => {
         const { from, image } = await s.phase('prepare', `override the worker pool with a layered OS image and the ${EXTENSION} extension`, async () => {
           const start = await findStartingPoint(s);
-          const image = await buildCustomOsImage(s, CASE, start.osImage);
+          const image = await suiteLayeredOsImage(s, start.osImage);
           await overridePools(s, [{ name: WORKER_MC, role: 'worker', osImageURL: image.pullspec, extensions: [EXTENSION] }]);
           await checkPoolRunsImage(s, { pool: 'worker', image: image.pullspec, why: `custom image and extension ${EXTENSION} of ${WORKER_MC}`, ...image.checks, packages: [...(image.checks.packages ?? []), ...EXTENSION_PACKAGES] });
           return { from: start.version, image };

@@ -5,24 +5,24 @@
  */
 import { checkPoolRunsImage, checkUpgradeCompleted, checkUpgradeInvariants } from '../helpers/checks.js';
 import { conformanceSession } from '../helpers/conformance.js';
-import { buildCustomOsImage, findStartingPoint, overridePools } from '../helpers/flows.js';
+import { findStartingPoint, overridePools, suiteLayeredOsImage } from '../helpers/flows.js';
 
 const CASE = 'E2E-011';
 const WORKER_MC = 'tc-e2e-011-custom-os-image-kargs-worker';
 const KERNEL_ARGUMENTS = ['nosmt', 'ocp-e2e.layered=1'];
 
 describe('[sig-mco] MCO layering: a custom osImage with kernel arguments', function () {
-  const session = conformanceSession({ disruptive: true, upgrades: true, pools: { worker: { image: 'layered' } } });
+  const session = conformanceSession({ disruptive: true, upgrades: true, pools: { worker: { image: 'suite' } } });
 
   it(
     session.title(`Author:ocp-e2e-NonPreRelease-Longduration-High-${CASE}-[Serial][Disruptive] upgrade with a custom osImage and kernel arguments keeps the arguments`),
     session.test(
       { epic: 'MCO layering', feature: 'osImageURL override with kernel arguments', story: 'kernel arguments on a custom image survive an upgrade', caseId: CASE, tags: ['Serial', 'Disruptive'],
-        changes: [`MachineConfig ${WORKER_MC} (osImageURL: a layered image built and pushed by the test; kernelArguments: [${KERNEL_ARGUMENTS.join(' ')}]) on pool worker`] },
+        changes: [`MachineConfig ${WORKER_MC} (osImageURL: the suite's layered image, built and pushed by the run's first spec that uses it; kernelArguments: [${KERNEL_ARGUMENTS.join(' ')}]) on pool worker`] },
       async (s) => {
         const { from, image } = await s.phase('prepare', `override the worker pool with a layered OS image and kernel arguments ${KERNEL_ARGUMENTS.join(' ')}`, async () => {
           const start = await findStartingPoint(s);
-          const image = await buildCustomOsImage(s, CASE, start.osImage);
+          const image = await suiteLayeredOsImage(s, start.osImage);
           await overridePools(s, [{ name: WORKER_MC, role: 'worker', osImageURL: image.pullspec, kernelArguments: KERNEL_ARGUMENTS }]);
           await checkPoolRunsImage(s, { pool: 'worker', image: image.pullspec, why: `custom image and kernel arguments of ${WORKER_MC}`, ...image.checks, kernelArguments: KERNEL_ARGUMENTS });
           return { from: start.version, image };

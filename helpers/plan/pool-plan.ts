@@ -4,24 +4,52 @@
  * pool with different images would silently leave one of them judging the other's image.
  *
  * Each upgrade spec declares, per role it uses, the OS image that pool must run through the upgrade (`release`: no
- * override; `layered`: the spec's own layered image) and how strict it is about the pool:
+ * override; `layered`: the spec's own layered image; `suite`: the suite's layered image of the cluster's release, one
+ * image every spec that asks for it shares, helpers/flows.ts suiteLayeredOsImage) and how strict it is about the pool:
  *  - `own`: the spec is about that very pool (the report's bug is in the master pool): it gets the real pool or the
  *    plan is refused;
  *  - `alone`: the spec judges the pool after removing its own override, so no other spec may share the pool.
  * Everything else may go to a custom pool made of one worker node (what the MCO's own e2e tests do to keep changes
- * apart), or share a pool whose image is the same (`release` pools are shared; a layered image is one spec's own).
+ * apart), or share a pool whose image is the same (`release` pools are shared, and `suite` ones; a `layered` image is
+ * one spec's own). A cluster without workers for every pool takes the specs in run order while they fit and leaves the
+ * others over, each named with why before any cluster time (they need another cluster).
  * Pure: the caller creates the custom pools the plan names (custom-pools.ts).
  */
 export type PoolRole = 'master' | 'worker';
 export const POOL_ROLES: readonly PoolRole[] = ['master', 'worker'];
 
 export interface PoolNeed {
-  /** What the pool runs through the upgrade: the release's OS image, or the spec's own layered image. */
-  image: 'release' | 'layered';
+  /**
+   * What the pool runs through the upgrade: the release's OS image, the spec's own layered image, or the suite's
+   * layered image of the release (the same image for every spec that asks for it, so they may share a pool).
+   */
+  image: 'release' | 'layered' | 'suite';
   /** The spec is about this very pool: only the real pool of the role will do. */
   own?: boolean;
   /** The spec removes its override and judges the pool after: nobody else's override may be on it. */
   alone?: boolean;
+  /**
+   * The spec puts another image on the pool after the upgrade (a later override that wins by name): the specs after
+   * it in run order judge after it, so none of them may share the pool, and it joins a pool only after all its users.
+   */
+  changesAfterUpgrade?: boolean;
+  /**
+   * What the spec's MachineConfigs put on the pool besides the image, as `<field>:<value>` (`extension:kernel-devel`,
+   * `kernelType:realtime`): specs whose settings the MCO refuses to render together (REFUSED_TOGETHER) never share a pool.
+   */
+  settings?: string[];
+}
+
+/**
+ * Settings the MCO's render controller refuses in one pool's merged config, so a pool holding both stays on its old
+ * rendered config with the pool RenderDegraded. Upstream: machine-config-operator pkg/controller/common/helpers.go,
+ * MergeMachineConfigs (release-4.13 a57ca2912, unchanged since): kernel-devel is refused with the realtime kernel.
+ */
+export const REFUSED_TOGETHER: ReadonlyArray<readonly [string, string]> = [['extension:kernel-devel', 'kernelType:realtime']];
+
+function refusedWith(a: Iterable<string>, b: readonly string[]): boolean {
+  const has = new Set(a);
+  return REFUSED_TOGETHER.some(([x, y]) => (has.has(x) && b.includes(y)) || (has.has(y) && b.includes(x)));
 }
 
 export type PoolNeeds = Partial<Record<PoolRole, PoolNeed>>;
@@ -43,6 +71,11 @@ export interface PoolPlan {
   assignments: Record<string, Partial<Record<PoolRole, string>>>;
   /** The custom pools to create before the prepares, one worker each, in order. */
   customPools: CustomPool[];
+  /**
+   * Specs the cluster's workers cannot hold besides those before them (in run order), each with why: they get no pool
+   * and skip before any cluster time, naming another cluster. Absent in a plan written before leftovers existed.
+   */
+  leftOver?: Array<{ spec: string; why: string }>;
 }
 
 /** The plan cannot be made: the message names the specs and what they need; exit 2 before any cluster time. */
@@ -60,16 +93,30 @@ interface PoolState {
   image?: string;
   users: string[];
   aloneFor?: string;
+  /** A spec that changes the pool after the upgrade: no spec after it in run order may use the pool. */
+  closedBy?: string;
+  /** What its users' MachineConfigs put on it besides the image (PoolNeed.settings). */
+  settings: Set<string>;
 }
 
 const CUSTOM_PREFIX = 'ocp-e2e-';
 
+const SUITE_IMAGE = 'layered:suite';
+
 function imageKey(spec: string, need: PoolNeed): string {
+  if (need.image === 'suite') return SUITE_IMAGE;
   return need.image === 'release' ? 'release' : `layered:${spec}`;
 }
 
+/** A pool's image for a person: `no override`, `the suite's layered image`, `layered image of <spec>`. */
+function describeImage(key: string | undefined): string {
+  if (key === 'release') return 'no override';
+  if (key === SUITE_IMAGE) return "the suite's layered image";
+  return `layered image of ${key?.slice('layered:'.length) ?? '?'}`;
+}
+
 function describeNeed(spec: string, role: PoolRole, need: PoolNeed): string {
-  const image = need.image === 'release' ? 'no override (the release OS image)' : 'its own layered image';
+  const image = need.image === 'release' ? 'no override (the release OS image)' : need.image === 'suite' ? "the suite's layered image" : 'its own layered image';
   return `${spec} needs pool ${role} with ${image}${need.own ? ', and that very pool' : ''}${need.alone ? ', with no other spec on it' : ''}`;
 }
 
@@ -89,19 +136,29 @@ function specStem(spec: string): string {
 
 /** Which pool each spec's role uses, before any node is chosen (throws PoolPlanConflict when specs cannot share). */
 function layoutPools(specs: readonly SpecPoolNeeds[]): { pools: Map<string, PoolState>; assignments: PoolPlan['assignments'] } {
-  const pools = new Map<string, PoolState>(POOL_ROLES.map((r) => [r, { name: r, custom: false, users: [] }]));
+  const pools = new Map<string, PoolState>(POOL_ROLES.map((r) => [r, { name: r, custom: false, users: [], settings: new Set<string>() }]));
   const assignments: PoolPlan['assignments'] = {};
   const taken = new Set<string>(POOL_ROLES);
+  // post judges the specs in run order: what one changes after the upgrade, the specs after it would see
+  const order = new Map(specs.map((s, i) => [s.spec, i]));
+  const after = (a: string, b: string): boolean => order.get(a)! > order.get(b)!;
   const assign = (spec: string, role: PoolRole, pool: PoolState, need: PoolNeed): void => {
     pool.image ??= imageKey(spec, need);
     if (!pool.users.includes(spec)) pool.users.push(spec);
     if (need.alone) pool.aloneFor = spec;
+    if (need.changesAfterUpgrade) pool.closedBy = spec;
+    for (const setting of need.settings ?? []) pool.settings.add(setting);
     (assignments[spec] ??= {})[role] = pool.name;
   };
   const fits = (pool: PoolState, spec: string, need: PoolNeed): boolean =>
-    (pool.image === undefined || pool.image === imageKey(spec, need)) && (pool.aloneFor === undefined || pool.aloneFor === spec) && (!need.alone || pool.users.every((u) => u === spec));
+    (pool.image === undefined || pool.image === imageKey(spec, need)) &&
+    (pool.aloneFor === undefined || pool.aloneFor === spec) &&
+    (!need.alone || pool.users.every((u) => u === spec)) &&
+    (pool.closedBy === undefined || !after(spec, pool.closedBy)) &&
+    (!need.changesAfterUpgrade || pool.users.every((u) => !after(u, spec))) &&
+    !refusedWith(pool.settings, need.settings ?? []);
   const newCustom = (stem: string): PoolState => {
-    const pool: PoolState = { name: customPoolName(stem, taken), custom: true, users: [] };
+    const pool: PoolState = { name: customPoolName(stem, taken), custom: true, users: [], settings: new Set<string>() };
     pools.set(pool.name, pool);
     return pool;
   };
@@ -155,25 +212,56 @@ export function workersNeeded(specs: readonly SpecPoolNeeds[]): number {
   return workersOf(layoutPools(specs).pools);
 }
 
+/** The lines that say which specs use which pool, for a person. */
+function describePools(pools: Map<string, PoolState>): string[] {
+  return [...pools.values()].filter((p) => p.users.length).map((p) => `  - ${p.custom ? 'custom pool ' : 'pool '}${p.name}: ${p.users.join(', ')} (${describeImage(p.image)})`);
+}
+
 /**
  * Plans the pools of `specs` (in run order) on a cluster with these worker nodes (names; each custom pool takes one,
- * and the worker pool keeps at least one while a spec uses it).
+ * and the worker pool keeps at least one while a spec uses it). Where the workers cannot hold every spec's pools, the
+ * specs are taken in run order while their pools fit and the rest are left over with the reason; specs that can never
+ * share (two about one real pool with different images) are refused (PoolPlanConflict), whatever the cluster's size.
  */
 export function planPools(specs: readonly SpecPoolNeeds[], workers: readonly string[]): PoolPlan {
-  const { pools, assignments } = layoutPools(specs);
-  const custom = [...pools.values()].filter((p) => p.custom);
-  const workerPoolUsed = pools.get('worker')!.users.length > 0;
-  const needed = workersOf(pools);
-  if (needed > workers.length) {
-    const lines = [...pools.values()].filter((p) => p.users.length).map((p) => `  - ${p.custom ? 'custom pool ' : 'pool '}${p.name}: ${p.users.join(', ')} (${p.image === 'release' ? 'no override' : `layered image of ${p.image!.slice('layered:'.length)}`})`);
+  const all = layoutPools(specs);
+  const taken: SpecPoolNeeds[] = [];
+  const leftOver: NonNullable<PoolPlan['leftOver']> = [];
+  const neededByAll = workersOf(all.pools);
+  if (neededByAll > 0 && workers.length === 0) {
+    // a compact or single-node cluster: no worker to make any pool of, so nothing would be planned at all
+    const workerPoolUsed = all.pools.get('worker')!.users.length > 0;
     throw new PoolPlanConflict(
-      `one upgrade for these specs needs ${needed} worker node(s) (one per custom pool${workerPoolUsed ? ', and one left in pool worker' : ''}); the cluster has ${workers.length}:\n${lines.join('\n')}`,
+      `one upgrade for these specs needs ${neededByAll} worker node(s) (one per custom pool${workerPoolUsed ? ', and one left in pool worker' : ''}); the cluster has none:\n${describePools(all.pools).join('\n')}`,
     );
   }
+  for (const s of specs) {
+    if (neededByAll <= workers.length) {
+      taken.push(s);
+      continue;
+    }
+    const trial = layoutPools([...taken, s]);
+    if (workersOf(trial.pools) <= workers.length) {
+      taken.push(s);
+      continue;
+    }
+    const own = [...trial.pools.values()].filter((p) => p.custom && p.users.length === 1 && p.users[0] === s.spec).map((p) => `custom pool ${p.name} (${describeImage(p.image)})`);
+    leftOver.push({
+      spec: s.spec,
+      why: `this cluster's ${workers.length} worker node(s) hold the pools of the specs before it, and it needs ${own.length ? own.join(' and ') : 'a worker left in pool worker'}: one upgrade for every selected spec needs ${neededByAll} worker node(s); run it on another cluster (--grep with its case id)`,
+    });
+  }
+  const { pools, assignments } = taken.length === specs.length ? all : layoutPools(taken);
+  const custom = [...pools.values()].filter((p) => p.custom);
   // the last workers go to custom pools, so the worker pool keeps the first ones (sorted names: stable across phases)
   const free = [...workers].sort();
   const customPools = custom.map((p, i) => ({ name: p.name, node: free[free.length - custom.length + i]! }));
-  return { assignments, customPools };
+  return { assignments, customPools, ...(leftOver.length ? { leftOver } : {}) };
+}
+
+/** For a person: the pools of every spec, and the workers they would need, when a plan left specs over. */
+export function describeFullLayout(specs: readonly SpecPoolNeeds[]): string[] {
+  return describePools(layoutPools(specs).pools);
 }
 
 /** The key of a spec file in a plan: its base name without `.spec.ts` / `.spec.js`, the same for sources and build. */

@@ -108,7 +108,14 @@ export async function planFor(cluster: Cluster, split: SpecSplit): Promise<PoolP
 export function describePlan(plan: PoolPlan): string[] {
   const lines = Object.entries(plan.assignments).map(([spec, roles]) => `  ${spec}: ${Object.entries(roles).map(([role, pool]) => (role === pool ? role : `${role} → ${pool}`)).join(', ')}`);
   const pools = plan.customPools.map((p) => `  custom pool ${p.name}: node ${p.node}`);
-  return [...lines, ...pools];
+  const leftOver = (plan.leftOver ?? []).map((l) => `  ${l.spec}: left over, needs another cluster: ${l.why}`);
+  return [...lines, ...pools, ...leftOver];
+}
+
+/** The upgrade specs the plan holds: without the ones it left over (they run with the others and skip). */
+function plannedFiles(plan: PoolPlan, files: string[]): string[] {
+  const left = new Set((plan.leftOver ?? []).map((l) => l.spec));
+  return files.filter((f) => !left.has(specKey(f)));
 }
 
 function waitsOf(watcher: ClusterWatcher, run: Pick<SharedUpgradeRun, 'target' | 'timeFactor' | 'clock'>): WaitContext {
@@ -130,10 +137,11 @@ async function withWatcher<T>(cluster: Cluster, body: (watcher: ClusterWatcher) 
  * cleanup (no spec's cleanup may change the cluster while another still judges the upgrade).
  */
 export function sharedTarget(plan: PoolPlan, phase: RunPhase, files: string[]): Pick<TargetConfig, 'poolPlan' | 'cleanupAfter'> {
-  const last = files[files.length - 1];
+  const planned = plannedFiles(plan, files);
+  const last = planned[planned.length - 1];
   return {
-    poolPlan: { assignments: plan.assignments as Record<string, Record<string, string>> },
-    ...(phase === 'post' && files.length > 1 && last ? { cleanupAfter: specKey(last) } : {}),
+    poolPlan: { assignments: plan.assignments as Record<string, Record<string, string>>, ...(plan.leftOver?.length ? { leftOver: plan.leftOver } : {}) },
+    ...(phase === 'post' && planned.length > 1 && last ? { cleanupAfter: specKey(last) } : {}),
   };
 }
 
@@ -149,7 +157,9 @@ async function handedOver(cluster: Cluster, files: string[]): Promise<string[]> 
  */
 export async function runSharedUpgrade(split: SpecSplit, run: SharedUpgradeRun, supervisor: Supervisor): Promise<Counts> {
   const plan = await planFor(run.cluster, split);
-  console.log(`plan: ${split.upgradeFiles.length} upgrade specs share one upgrade${split.otherFiles.length ? `, after ${split.otherFiles.length} spec(s) that do not upgrade` : ''}:`);
+  const upgradeFiles = plannedFiles(plan, split.upgradeFiles);
+  const leftOverFiles = split.upgradeFiles.filter((f) => !upgradeFiles.includes(f));
+  console.log(`plan: ${upgradeFiles.length} upgrade specs share one upgrade${split.otherFiles.length ? `, after ${split.otherFiles.length} spec(s) that do not upgrade` : ''}${leftOverFiles.length ? `; ${leftOverFiles.length} left over for another cluster` : ''}:`);
   for (const r of split.ruledOut) console.log(`  ${specKey(r.file)}: not in the plan, it does not apply to this cluster's release (${r.why})`);
   for (const line of describePlan(plan)) console.log(line);
   let counts = NO_TESTS;
@@ -157,15 +167,15 @@ export async function runSharedUpgrade(split: SpecSplit, run: SharedUpgradeRun, 
     runMocha({ ...run.mocha, files, target: { ...run.target, phase, ...sharedTarget(plan, phase, files) }, junitName: name }, supervisor, consoleLane);
   const stopped = () => supervisor.interruptedBy !== undefined;
 
-  // a ruled-out spec runs with the others, alone, and skips before any cluster time with its reason
-  const first = [...split.otherFiles, ...split.ruledOut.map((r) => r.file)];
+  // a ruled-out or left-over spec runs with the others, alone, and skips before any cluster time with its reason
+  const first = [...split.otherFiles, ...split.ruledOut.map((r) => r.file), ...leftOverFiles];
   if (first.length) counts = addCounts(counts, await child(first, 'all', run.junitName));
   if (stopped()) return counts;
   const pools = await withWatcher(run.cluster, (w) => createCustomPools(run.cluster, waitsOf(w, run), plan.customPools, run.target.runId, (l) => console.log(`  ${l}`)));
   let keepPools = false;
   try {
-    counts = addCounts(counts, await child(split.upgradeFiles, 'pre', `${run.junitName}-pre`));
-    const prepared = await handedOver(run.cluster, split.upgradeFiles);
+    counts = addCounts(counts, await child(upgradeFiles, 'pre', `${run.junitName}-pre`));
+    const prepared = await handedOver(run.cluster, upgradeFiles);
     if (stopped() || prepared.length === 0) {
       // an interrupt during pre left no checkpoint (a prepare undoes itself) or some: those are post's to finish
       keepPools = prepared.length > 0;
