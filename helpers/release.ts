@@ -8,13 +8,17 @@
  * (--pull-secret, completed by the cluster's pull secret), which `oc` gets as `-a <file>`: a private temporary file,
  * removed right after.
  */
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Cluster } from './cluster.js';
 import { buildCredentials, type RegistryAccess } from './credentials.js';
 import { releaseImageTagged } from './images/release-info.js';
+import type { RegistryCredentials } from '../lib/oci/credentials.js';
+import { parseImageRef } from '../lib/oci/image-ref.js';
 import { MirroredRegistryClient } from '../lib/oci/mirrored-pull.js';
+import type { MirrorSets } from '../lib/oci/mirrors.js';
 import { suiteMirrorSets, withIcspFile } from './mirror-sets.js';
 import type { ExpectedFile } from './facts/node.js';
 
@@ -56,6 +60,61 @@ export async function releaseImageTaggedOf(access: RegistryAccess, releaseImage:
   const credentials = await buildCredentials(cluster, access);
   // read where the nodes pull: through the cluster's (or the user's) mirror sets
   const mirrors = await suiteMirrorSets(cluster);
+  return rememberedAnswer(releaseImage, tag, credentials, mirrors, () => askRelease(releaseImage, tag, credentials, mirrors));
+}
+
+/**
+ * Answers already given in this process, by the hash of everything that shapes one: the release as named, the tag, the
+ * credentials and mirror sets it was read with (the pull-secret and ICSP files oc gets are written from them) and PATH
+ * (which oc, or none). Each `oc adm release info` is a Go process of 0.1-0.3 s of CPU, and a spec asks the same
+ * question more than once (its starting point, then extensionsImageOfBase looking for the release of that base).
+ */
+const answers = new Map<string, { digest?: string; answer: { pullspec: string; tag: string } }>();
+/** Keys whose release the registry client could not resolve to a digest: asked every time, as before (no check that can fail again). */
+const uncheckable = new Set<string>();
+
+/**
+ * A release named by digest never changes, so its answer is kept. One named by tag is kept with the digest the tag
+ * pointed at before and after it was asked (a tag moved meanwhile keeps nothing), and used again only while the
+ * registry still says that digest: a re-pushed tag is asked again.
+ */
+async function rememberedAnswer(
+  releaseImage: string,
+  tag: string,
+  credentials: RegistryCredentials,
+  mirrors: MirrorSets,
+  ask: () => Promise<{ pullspec: string; tag: string }>,
+): Promise<{ pullspec: string; tag: string }> {
+  const key = createHash('sha256')
+    .update(JSON.stringify([releaseImage, tag, credentials.toDockerConfigJson(), mirrors.rules, process.env.PATH ?? '']))
+    .digest('hex');
+  let byDigest: boolean;
+  try {
+    byDigest = parseImageRef(releaseImage).digest !== undefined;
+  } catch {
+    return ask(); // not a reference the client reads: oc (or the registry path) says what is wrong with it
+  }
+  let client: MirroredRegistryClient | undefined;
+  const tagDigest = async (): Promise<string | undefined> => {
+    if (byDigest || uncheckable.has(key)) return undefined;
+    client ??= new MirroredRegistryClient({ credentials, mirrors });
+    return client.manifestDigest(releaseImage).catch(() => {
+      uncheckable.add(key);
+      return undefined;
+    });
+  };
+  const known = answers.get(key);
+  if (known && (byDigest || (known.digest !== undefined && known.digest === (await tagDigest())))) return { ...known.answer };
+  answers.delete(key);
+  const before = await tagDigest();
+  const answer = await ask();
+  if (byDigest) answers.set(key, { answer: { ...answer } });
+  else if (before !== undefined && before === (await tagDigest())) answers.set(key, { digest: before, answer: { ...answer } });
+  return answer;
+}
+
+/** Asks the release through oc or the registry (helpers/images/release-info.ts), oc with the files it reads. */
+async function askRelease(releaseImage: string, tag: string, credentials: RegistryCredentials, mirrors: MirrorSets): Promise<{ pullspec: string; tag: string }> {
   return withIcspFile(mirrors, async (icspFile) => {
     if (!credentials.hosts().length) return releaseImageTagged(releaseImage, tag, { credentials, mirrors, icspFile });
     const dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-pull-secret-'));

@@ -1,7 +1,7 @@
 // Unit tests without an engine: run-unique tags and labels, credentials from files, and releaseImageFor through `oc`
 // (a stand-in `oc` on PATH that answers like `oc adm release info --image-for`).
 import { expect } from 'chai';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadRegistryCredentials } from '../../../lib/oci/credentials.js';
@@ -9,6 +9,7 @@ import { runImageTag, testImageLabels } from '../../../helpers/images/naming.js'
 import { newRunId } from '../../../helpers/target.js';
 import { releaseImageFor, ReleaseImageTagNotFoundError } from '../../../helpers/images/release-info.js';
 import { MARKER_PASSWORD, markerPullSecret, PUSH_USER } from '../../lib/oci/support/fixtures.js';
+import { writeFakeOc } from '../../support/fake-oc.js';
 
 describe('images: run-unique names, labels, credential files', () => {
   it('makes a tag per run and case, and QE labels', () => {
@@ -51,19 +52,11 @@ describe('images: releaseImageFor through oc', () => {
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-fake-oc-'));
     // Knows only rhel-coreos-8, like a 4.12 payload; logs its arguments so the test can check them.
-    await writeFile(
-      path.join(dir, 'oc'),
-      `#!/bin/sh
-echo "$*" >> "${dir}/calls"
-case "$*" in
-  "version --client") echo "Client Version: 4.12.0"; exit 0 ;;
-  *"--image-for=rhel-coreos-8 ${release}"*) echo "${rhcos}"; exit 0 ;;
-  *"--image-for="*) tag=\${4#--image-for=}; echo "error: no image tag \\"$tag\\" exists in the release image ${release}" >&2; exit 1 ;;
-esac
-exit 2
-`,
+    await writeFakeOc(
+      dir,
+      `  *"--image-for=rhel-coreos-8 ${release}"*) echo "${rhcos}"; exit 0 ;;
+  *"--image-for="*) tag=\${4#--image-for=}; echo "error: no image tag \\"$tag\\" exists in the release image ${release}" >&2; exit 1 ;;`,
     );
-    await chmod(path.join(dir, 'oc'), 0o755);
     savedPath = process.env.PATH;
     process.env.PATH = `${dir}:${savedPath}`;
   });
