@@ -33,7 +33,7 @@ esac
 
 # What the product is made of. images/ocp-e2e and images/node-base build the suite's own image: not part of the tree.
 SOURCE_DIRS=(bin helpers lib mock reference specs images)
-SOURCE_FILES=(package.json package-lock.json tsconfig.json tsconfig.build.json scripts/build.sh scripts/vendor-bundles.mjs)
+SOURCE_FILES=(package.json package-lock.json tsconfig.json tsconfig.build.json scripts/build.sh scripts/vendor-bundles.mjs scripts/vendor-loader.cjs)
 
 source_stamp() {
   cd "$root"
@@ -96,7 +96,8 @@ fi
 # or nothing when bundling is impossible (the tree then loads those packages as installed, only slower).
 vendor_bundles() {
   local hash dir tmpdir
-  hash="$(cat "$root/package-lock.json" "$root/scripts/vendor-bundles.mjs" | sha256sum | cut -c1-16)"
+  # the node version too: each bundle's V8 code cache is of the node that made it (another node rejects it and compiles)
+  hash="$( (cat "$root/package-lock.json" "$root/scripts/vendor-bundles.mjs" "$root/scripts/vendor-loader.cjs"; node --version) | sha256sum | cut -c1-16)"
   dir="$build/vendor-$hash"
   if [ ! -f "$dir/.complete" ]; then
     tmpdir="$build/.vendor-$hash.$$"
