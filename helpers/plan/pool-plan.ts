@@ -134,8 +134,14 @@ function specStem(spec: string): string {
   return /^(\d+)-/.exec(spec)?.[1] ?? specKey(spec);
 }
 
+/**
+ * The real pools no spec may change, with why (a pool in on-cluster image mode or one that takes its configs into such
+ * a pool, a paused pool): the specs that need them as such skip with that reason, the others get custom pools.
+ */
+export type UnusablePools = Partial<Record<PoolRole, string>>;
+
 /** Which pool each spec's role uses, before any node is chosen (throws PoolPlanConflict when specs cannot share). */
-function layoutPools(specs: readonly SpecPoolNeeds[]): { pools: Map<string, PoolState>; assignments: PoolPlan['assignments'] } {
+function layoutPools(specs: readonly SpecPoolNeeds[], unusable: UnusablePools = {}): { pools: Map<string, PoolState>; assignments: PoolPlan['assignments'] } {
   const pools = new Map<string, PoolState>(POOL_ROLES.map((r) => [r, { name: r, custom: false, users: [], settings: new Set<string>() }]));
   const assignments: PoolPlan['assignments'] = {};
   const taken = new Set<string>(POOL_ROLES);
@@ -182,7 +188,7 @@ function layoutPools(specs: readonly SpecPoolNeeds[]): { pools: Map<string, Pool
     const groups = new Map<string, Array<[PoolRole, PoolNeed]>>();
     for (const e of alone) groups.set(imageKey(s.spec, e[1]), [...(groups.get(imageKey(s.spec, e[1])) ?? []), e]);
     for (const group of groups.values()) {
-      if (group.every(([role]) => pools.get(role)!.users.length === 0)) {
+      if (group.every(([role]) => pools.get(role)!.users.length === 0 && !unusable[role])) {
         for (const [role, need] of group) assign(s.spec, role, pools.get(role)!, need);
         continue;
       }
@@ -193,7 +199,7 @@ function layoutPools(specs: readonly SpecPoolNeeds[]): { pools: Map<string, Pool
   // 3. the rest share what fits: the role's own pool first, then any pool with the same image, else a new custom pool
   for (const s of specs) {
     for (const [role, need] of entries(s).filter(([, n]) => !n.own && !n.alone)) {
-      const candidates = [pools.get(role)!, ...[...pools.values()].filter((p) => p.custom)];
+      const candidates = [...(unusable[role] ? [] : [pools.get(role)!]), ...[...pools.values()].filter((p) => p.custom)];
       const pool = candidates.find((p) => fits(p, s.spec, need)) ?? newCustom(need.image === 'release' ? 'release' : specStem(s.spec));
       assign(s.spec, role, pool, need);
     }
@@ -223,8 +229,8 @@ function describePools(pools: Map<string, PoolState>): string[] {
  * specs are taken in run order while their pools fit and the rest are left over with the reason; specs that can never
  * share (two about one real pool with different images) are refused (PoolPlanConflict), whatever the cluster's size.
  */
-export function planPools(specs: readonly SpecPoolNeeds[], workers: readonly string[]): PoolPlan {
-  const all = layoutPools(specs);
+export function planPools(specs: readonly SpecPoolNeeds[], workers: readonly string[], unusable: UnusablePools = {}): PoolPlan {
+  const all = layoutPools(specs, unusable);
   const taken: SpecPoolNeeds[] = [];
   const leftOver: NonNullable<PoolPlan['leftOver']> = [];
   const neededByAll = workersOf(all.pools);
@@ -240,7 +246,7 @@ export function planPools(specs: readonly SpecPoolNeeds[], workers: readonly str
       taken.push(s);
       continue;
     }
-    const trial = layoutPools([...taken, s]);
+    const trial = layoutPools([...taken, s], unusable);
     if (workersOf(trial.pools) <= workers.length) {
       taken.push(s);
       continue;
@@ -251,7 +257,7 @@ export function planPools(specs: readonly SpecPoolNeeds[], workers: readonly str
       why: `this cluster's ${workers.length} worker node(s) hold the pools of the specs before it, and it needs ${own.length ? own.join(' and ') : 'a worker left in pool worker'}: one upgrade for every selected spec needs ${neededByAll} worker node(s); run it on another cluster (--grep with its case id)`,
     });
   }
-  const { pools, assignments } = taken.length === specs.length ? all : layoutPools(taken);
+  const { pools, assignments } = taken.length === specs.length ? all : layoutPools(taken, unusable);
   const custom = [...pools.values()].filter((p) => p.custom);
   // the last workers go to custom pools, so the worker pool keeps the first ones (sorted names: stable across phases)
   const free = [...workers].sort();

@@ -19,8 +19,11 @@ import type { WaitContext } from '../../../helpers/cluster-waits.js';
 import { listCheckpoints } from '../../../helpers/checkpoint/store.js';
 import { CHECKPOINT_NAMESPACE } from '../../../helpers/checkpoint/format.js';
 import { removeNamespaceWithoutCheckpoints } from '../../../helpers/ledger-changes.js';
+import { nodesOfPool } from '../../../helpers/facts/pool.js';
 import { createCustomPools, listCustomPools, removeCustomPools } from '../../../helpers/plan/custom-pools.js';
-import { planPools, PoolPlanConflict, type CustomPool, specKey, workersNeeded, type PoolNeeds, type PoolPlan } from '../../../helpers/plan/pool-plan.js';
+import { planPools, POOL_ROLES, PoolPlanConflict, type CustomPool, specKey, workersNeeded, type PoolNeeds, type PoolPlan, type UnusablePools } from '../../../helpers/plan/pool-plan.js';
+import { imageModePoolReason } from '../../../helpers/image-mode/pool-refusal.js';
+import type { MachineOSConfig } from '../../../helpers/types.js';
 import { deletePoolPlan, readPoolPlan, writePoolPlan } from '../../../helpers/plan/plan-store.js';
 import type { RunPhase, TargetConfig } from '../../../helpers/target.js';
 import { runMocha, type MochaRun } from '../mocha.js';
@@ -85,20 +88,39 @@ export function workersForPlan(split: SpecSplit): number {
   }
 }
 
-/** The worker nodes a custom pool may take: workers that are not masters too, by name. */
+/**
+ * The worker nodes a custom pool may take, by name: the nodes of pool worker that are not masters too. A node of
+ * another custom pool (a user's infra or image-mode pool) is not one: the MCO refuses a node in two custom pools, and
+ * the user's pool would lose it to the suite's.
+ */
 async function workerNodes(cluster: Cluster): Promise<string[]> {
-  const nodes = await cluster.listNodes();
+  const [nodes, pools] = await Promise.all([cluster.listNodes(), cluster.listMachineConfigPools()]);
+  const workerPool = pools.find((p) => p.metadata.name === 'worker');
   const labels = (n: (typeof nodes)[number]) => n.metadata?.labels ?? {};
-  return nodes
-    .filter((n) => 'node-role.kubernetes.io/worker' in labels(n) && !('node-role.kubernetes.io/master' in labels(n)) && !('node-role.kubernetes.io/control-plane' in labels(n)))
+  return (workerPool ? nodesOfPool(workerPool, pools, nodes) : [])
+    .filter((n) => !('node-role.kubernetes.io/master' in labels(n)) && !('node-role.kubernetes.io/control-plane' in labels(n)))
     .map((n) => n.metadata?.name ?? '')
     .sort();
+}
+
+/**
+ * The real pools a spec may not change on this cluster (the specs check the same again, helpers/conformance.ts
+ * poolsReason): the plan gives the specs that would only share them custom pools, so they still run.
+ */
+async function unusablePools(cluster: Cluster): Promise<UnusablePools> {
+  const [pools, imageMode] = await Promise.all([cluster.listMachineConfigPools(), cluster.listIfServed<MachineOSConfig>('MachineOSConfig')]);
+  const unusable: UnusablePools = {};
+  for (const role of POOL_ROLES) {
+    const why = pools.find((p) => p.metadata.name === role)?.spec?.paused ? `pool ${role} is paused` : imageModePoolReason([role], pools, imageMode, { inheritors: true });
+    if (why) unusable[role] = why;
+  }
+  return unusable;
 }
 
 /** The plan of these specs on this cluster, or the refusal (exit 2) that says why it cannot be. */
 export async function planFor(cluster: Cluster, split: SpecSplit): Promise<PoolPlan> {
   try {
-    return planPools(split.needs, await workerNodes(cluster));
+    return planPools(split.needs, await workerNodes(cluster), await unusablePools(cluster));
   } catch (error) {
     if (!(error instanceof PoolPlanConflict)) throw error;
     throw new UsageError(`these specs cannot share one upgrade of this cluster: ${error.message}\nrun them on separate clusters (--grep with a case id, e.g. --grep 54183), or on a cluster with more worker nodes`);

@@ -98,6 +98,19 @@ describe('helpers/plan/pool-plan: one upgrade shared by many specs', () => {
     expect(plan.assignments['11-args.spec.ts']).to.deep.equal({ worker: 'worker' });
   });
 
+  it('gives the specs that would only share a real pool no spec may change (image mode, paused) custom pools', () => {
+    const S01suite: SpecPoolNeeds = { spec: '01-both.spec.ts', needs: { master: { image: 'suite', own: true }, worker: { image: 'suite', own: true } } };
+    const shares: SpecPoolNeeds = { spec: '11-args.spec.ts', needs: { worker: { image: 'suite' } } };
+    const plan = planPools([S01suite, shares, S03, S05], workers(6), { worker: 'pool infra-im takes its configs and is in image mode' });
+    // 01 is about pool worker itself: it keeps it (and skips there with the pool's reason); the others go elsewhere
+    expect(plan.assignments['01-both.spec.ts']).to.deep.equal({ master: 'master', worker: 'worker' });
+    expect(plan.assignments['11-args.spec.ts']).to.deep.equal({ worker: 'ocp-e2e-11' });
+    expect(plan.assignments['03-baseline.spec.ts']!.worker).to.equal('ocp-e2e-release');
+    expect(plan.assignments['05-remove.spec.ts']).to.deep.equal({ master: 'ocp-e2e-05', worker: 'ocp-e2e-05' });
+    // without the refusal, 11 shares pool worker with 01
+    expect(planPools([S01suite, shares], workers(6)).assignments['11-args.spec.ts']).to.deep.equal({ worker: 'worker' });
+  });
+
   it('refuses two specs that are each about the same real pool with different images', () => {
     const other: SpecPoolNeeds = { spec: '09-other.spec.ts', needs: { master: { image: 'release', own: true } } };
     expect(() => planPools([S01, other], workers(9))).to.throw(PoolPlanConflict, '09-other.spec.ts needs pool master with no override (the release OS image), and that very pool, but 01-both.spec.ts already uses it with another image');
