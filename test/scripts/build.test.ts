@@ -93,7 +93,7 @@ describe('scripts/build.sh and the launcher: compiled JavaScript, rebuilt when t
     const built = await build(dir);
     expect(built.exitCode, built.stderr).to.equal(0);
     const tree = built.stdout.trim();
-    const names = `const pkgs = ['@kubernetes/client-node', 'dockerode', 'execa', 'yaml'];
+    const names = `const pkgs = ['@kubernetes/client-node', 'dockerode', 'execa', 'yaml', '@bufbuild/cel', '@bufbuild/cel/ext', '@bufbuild/re2'];
       for (const p of pkgs) { const m = await import(p); console.log(p, Object.keys(m).sort().join(',').length, typeof m.default); }`;
     const fromTree = await execa('node', ['--input-type=module', '-e', names], { cwd: join(tree, 'bin'), reject: false });
     const fromCheckout = await execa('node', ['--input-type=module', '-e', names], { cwd: ROOT, reject: false });
@@ -102,6 +102,8 @@ describe('scripts/build.sh and the launcher: compiled JavaScript, rebuilt when t
     expect(readlinkSync(join(tree, 'node_modules', '@kubernetes', 'client-node'))).to.match(/^\.\.\/\.\.\/\.\.\/vendor-[0-9a-f]+\/node_modules\/@kubernetes\/client-node$/);
     expect(readdirSync(join(tree, 'node_modules', '@kubernetes', 'client-node'))).to.deep.equal(['bundle.cjs', 'bundle.cjs.cache', 'index.mjs', 'package.json', 'vendor-loader.cjs']);
     expect(readlinkSync(join(tree, 'node_modules', 'mocha')), 'the runner stays the installed package').to.equal('../../../node_modules/mocha');
+    // a group's packages are faces of one bundle: RE2 is the copy CEL runs with
+    expect(readdirSync(join(tree, 'node_modules', '@bufbuild', 're2'))).to.deep.equal(['index.mjs', 'package.json']);
 
     const noBundler = copyOfCheckout(['esbuild']);
     dirs.push(noBundler);
