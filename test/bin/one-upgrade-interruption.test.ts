@@ -41,7 +41,7 @@ const OVERRIDES: Record<string, string[]> = {
 };
 
 /** The custom pools the plan of these specs makes on a cluster of 10 workers (helpers/plan/pool-plan.ts), one worker each. */
-const CUSTOM_POOLS = ['ocp-e2e-05', 'ocp-e2e-10', 'ocp-e2e-12', 'ocp-e2e-13', 'ocp-e2e-release'];
+const CUSTOM_POOLS = ['ocp-e2e-05', 'ocp-e2e-12', 'ocp-e2e-13', 'ocp-e2e-release'];
 
 /** The MachineConfigs a spec's checkpoint on the cluster names as left for --phase post to judge and undo. */
 async function checkpointedOverrides(cluster: Cluster, spec: string): Promise<string[] | undefined> {
@@ -86,7 +86,7 @@ describe('reliability: SIGINT once the shared upgrade of the whole suite on one 
 
   before(async () => {
     if (!existsSync(OC)) throw new Error(`the upstream oc is missing at ${OC} (../shared/upstream/bin/oc): the runs upgrade with it, as on a QE engineer's machine`);
-    up = await clusterUp(['--workers', '6', '--profile', '4.12-ga']);
+    up = await clusterUp(['--workers', '5', '--profile', '4.12-ga']);
   });
   after(async () => {
     if (run && run.child.exitCode === null && run.child.signalCode === null) process.kill(-run.child.pid!, 'SIGKILL');
