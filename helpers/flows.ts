@@ -189,12 +189,15 @@ const suiteImages = new Map<string, Promise<LayeredImage>>();
 
 /**
  * The suite's layered image of the release (the run's --containerfile, else images/layered-os/Containerfile) FROM
- * `baseImage`, the same image for every spec of the run that declares pool image `suite` (pool-plan.ts): so they may
- * share one pool through a shared upgrade. The first spec builds and pushes it (its undo removes the engine's tag, as
- * for any layered image; the pushed image stays for the others); the others take it as built in this process, or as
- * the registry holds it when an earlier process pushed it.
+ * `baseImage`, the same image for every spec of the run that declares pool image `suite` (pool-plan.ts) while a shared
+ * upgrade's plan puts them on one pool. The first spec builds and pushes it (its undo removes the engine's tag, as for
+ * any layered image; the pushed image stays for the others); the others take it as built in this process, or as the
+ * registry holds it when an earlier process pushed it. Without a plan the spec builds its own, tagged with its case:
+ * the spec files of a per-file run build at the same time, and two pushes of one tag race (the registry then serves
+ * another digest than the one the engine pushed).
  */
-export async function suiteLayeredOsImage(session: FlowSession, baseImage: string): Promise<LayeredImage> {
+export async function suiteLayeredOsImage(session: FlowSession, caseId: string, baseImage: string): Promise<LayeredImage> {
+  if (!session.target.poolPlan) return buildCustomOsImage(session, caseId, baseImage);
   const repository = imageRepository(session.target, session.caps);
   // every node's architecture, not the spec's pools': specs that share the image may put it on different pools
   const architectures = session.buildArchitectures ? [...architecturesOf([...session.watcher.snapshot().nodes.values()].map(archNodeOf)).keys()] : [];

@@ -23,7 +23,7 @@ describe('[sig-mco] MCO layering: upgrade with a custom osImage', function () {
       async (s) => {
         const { from, image } = await s.phase('prepare', 'override both pools with a layered OS image', async () => {
           const start = await findStartingPoint(s);
-          const image = await suiteLayeredOsImage(s, start.osImage);
+          const image = await suiteLayeredOsImage(s, CASE, start.osImage);
           await overridePools(s, [
             { name: WORKER_MC, role: 'worker', osImageURL: image.pullspec },
             { name: MASTER_MC, role: 'master', osImageURL: image.pullspec },

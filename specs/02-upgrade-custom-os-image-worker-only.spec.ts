@@ -22,7 +22,7 @@ describe('[sig-mco] MCO layering: upgrade with a custom osImage in the worker po
       async (s) => {
         const { from, image } = await s.phase('prepare', 'override the worker pool with a layered OS image', async () => {
           const start = await findStartingPoint(s);
-          const image = await suiteLayeredOsImage(s, start.osImage);
+          const image = await suiteLayeredOsImage(s, CASE, start.osImage);
           await overridePools(s, [{ name: WORKER_MC, role: 'worker', osImageURL: image.pullspec }]);
           return { from: start.version, image };
         });

@@ -29,7 +29,7 @@ describe('[sig-mco] MCO layering: a custom osImage with an extension', function 
       async (s) => {
         const { from, image } = await s.phase('prepare', `override the worker pool with a layered OS image and the ${EXTENSION} extension`, async () => {
           const start = await findStartingPoint(s);
-          const image = await suiteLayeredOsImage(s, start.osImage);
+          const image = await suiteLayeredOsImage(s, CASE, start.osImage);
           await overridePools(s, [{ name: WORKER_MC, role: 'worker', osImageURL: image.pullspec, extensions: [EXTENSION] }]);
           await checkPoolRunsImage(s, { pool: 'worker', image: image.pullspec, why: `custom image and extension ${EXTENSION} of ${WORKER_MC}`, ...image.checks, packages: [...(image.checks.packages ?? []), ...EXTENSION_PACKAGES] });
           return { from: start.version, image };

@@ -22,7 +22,7 @@ describe('[sig-mco] MCO layering: a custom osImage with the realtime kernel', fu
       async (s) => {
         const { from, image } = await s.phase('prepare', 'override the worker pool with a layered OS image and the realtime kernel', async () => {
           const start = await findStartingPoint(s);
-          const image = await suiteLayeredOsImage(s, start.osImage);
+          const image = await suiteLayeredOsImage(s, CASE, start.osImage);
           await overridePools(s, [{ name: WORKER_MC, role: 'worker', osImageURL: image.pullspec, kernelType: 'realtime' }]);
           await checkPoolRunsImage(s, { pool: 'worker', image: image.pullspec, why: `custom image and kernelType realtime of ${WORKER_MC}`, ...image.checks, kernelType: 'realtime' });
           return { from: start.version, image };

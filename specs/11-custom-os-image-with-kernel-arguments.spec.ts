@@ -22,7 +22,7 @@ describe('[sig-mco] MCO layering: a custom osImage with kernel arguments', funct
       async (s) => {
         const { from, image } = await s.phase('prepare', `override the worker pool with a layered OS image and kernel arguments ${KERNEL_ARGUMENTS.join(' ')}`, async () => {
           const start = await findStartingPoint(s);
-          const image = await suiteLayeredOsImage(s, start.osImage);
+          const image = await suiteLayeredOsImage(s, CASE, start.osImage);
           await overridePools(s, [{ name: WORKER_MC, role: 'worker', osImageURL: image.pullspec, kernelArguments: KERNEL_ARGUMENTS }]);
           await checkPoolRunsImage(s, { pool: 'worker', image: image.pullspec, why: `custom image and kernel arguments of ${WORKER_MC}`, ...image.checks, kernelArguments: KERNEL_ARGUMENTS });
           return { from: start.version, image };

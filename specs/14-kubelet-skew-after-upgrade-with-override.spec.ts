@@ -34,7 +34,7 @@ describe('[sig-mco] MCO layering: the kubelet a custom osImage keeps through an 
         const { from, image, rebuilt, next } = await s.phase('prepare', "override the worker pool with a layered OS image of the current release; build its rebuild on the next release's base", async () => {
           const start = await findStartingPoint(s);
           const next = await findUpgradeTargetOs(s);
-          const image = await suiteLayeredOsImage(s, start.osImage);
+          const image = await suiteLayeredOsImage(s, CASE, start.osImage);
           const rebuilt = await buildCustomOsImage(s, CASE, next.osImage, { releaseImage: next.releaseImage });
           await overridePools(s, [{ name: WORKER_MC, role: 'worker', osImageURL: image.pullspec }]);
           return { from: start.version, image, rebuilt, next: { osImage: next.osImage, osRelease: next.osRelease } };

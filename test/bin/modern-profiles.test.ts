@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { lastLine, ocpE2e } from '../support/cli.js';
+import { lastLine, ocpE2e, whatFailed } from '../support/cli.js';
 import { SPEC_COUNT } from './support/spec-files.js';
 
 /** Spec 19 judges an override on an image-mode pool as its build's base, which only 4.22 builds FROM: skipped on upgrades to 4.19-4.21. */
@@ -20,7 +20,7 @@ describe('ocp-e2e run: the whole suite on the profiles of 4.18 to 4.22', functio
 
   it('4.18-to-4.19: every spec passes; the daemon words a failed rebase as 4.16+ does', async () => {
     const r = await ocpE2e(['run', '--profile', '4.18-to-4.19'], { timeoutMs: 600_000 });
-    expect(r.exitCode, r.output.slice(-4000)).to.equal(0);
+    expect(r.exitCode, whatFailed(r.output)).to.equal(0);
     expect(lastLine(r.output)).to.equal(`${SPEC_COUNT - OVERRIDE_BASE_SPECS} passed, 0 failed, ${OVERRIDE_BASE_SPECS} skipped`);
     expect(r.output).to.include('the upgrade goes to 4.19.0: on OpenShift 4.19 an image-mode build starts FROM the release\'s base OS image');
     expect(r.output).to.match(/degraded: Failed to update OS to \S+ after retries: timed out waiting for the condition/);
@@ -29,7 +29,7 @@ describe('ocp-e2e run: the whole suite on the profiles of 4.18 to 4.22', functio
 
   it('4.20-to-4.21: every spec passes; the early-named override loses on 4.20, the kept 4.20 kubelets leave 4.21 upgradeable', async () => {
     const r = await ocpE2e(['run', '--profile', '4.20-to-4.21'], { timeoutMs: 600_000 });
-    expect(r.exitCode, r.output.slice(-4000)).to.equal(0);
+    expect(r.exitCode, whatFailed(r.output)).to.equal(0);
     expect(lastLine(r.output)).to.equal(`${SPEC_COUNT - OVERRIDE_BASE_SPECS} passed, 0 failed, ${OVERRIDE_BASE_SPECS} skipped`);
     expect(r.output).to.include('the upgrade goes to 4.21.0: on OpenShift 4.21 an image-mode build starts FROM the release\'s base OS image');
     expect(r.output).to.include('phase check: the worker pool still runs the release OS image');
@@ -38,7 +38,7 @@ describe('ocp-e2e run: the whole suite on the profiles of 4.18 to 4.22', functio
 
   it('4.20-to-4.22 on one cluster: the shared upgrade goes 4.20 -> 4.21 -> 4.22 hop by hop, every spec passes and judges both hops', async () => {
     const r = await ocpE2e(['run', '--profile', '4.20-to-4.22', '--one-cluster'], { timeoutMs: 600_000 });
-    expect(r.exitCode, r.output.slice(-4000)).to.equal(0);
+    expect(r.exitCode, whatFailed(r.output)).to.equal(0);
     expect(lastLine(r.output)).to.match(/^\d+ passed, 0 failed, 0 skipped$/);
     expect(r.output).to.match(/upgrade path, hop by hop: 4\.21\.0 \(\S+:4\.21\.0\) -> 4\.22\.0 \(\S+:4\.22\.0\)/);
     // the second hop is asked for only once the first settled
@@ -54,7 +54,7 @@ describe('ocp-e2e run: the whole suite on the profiles of 4.18 to 4.22', functio
 
   it('4.21-to-4.22: every spec passes; the early-named override wins on 4.21, the kept 4.21 kubelets hold 4.22 back from 4.23', async () => {
     const r = await ocpE2e(['run', '--profile', '4.21-to-4.22'], { timeoutMs: 600_000 });
-    expect(r.exitCode, r.output.slice(-4000)).to.equal(0);
+    expect(r.exitCode, whatFailed(r.output)).to.equal(0);
     expect(lastLine(r.output)).to.equal(`${SPEC_COUNT} passed, 0 failed, 0 skipped`);
     expect(r.output).to.include('phase check: the worker pool runs the override: on 4.21 the templates carry no osImageURL');
     expect(r.output).to.match(/kubelet skew: OpenShift 4\.22\.0 is not upgradeable to 4\.23 \(KubeletMinorVersion_KubeletMinorVersionUnsupportedNextUpgrade\): nodes \S+/);

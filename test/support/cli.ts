@@ -38,6 +38,21 @@ export function lastLine(output: string): string {
   return output.trimEnd().split('\n').at(-1) ?? '';
 }
 
+/**
+ * What a failed run says about its failures, for an assertion's message: each spec file's "N failing" block (the
+ * failures with their last observation), else the output's end. A whole-suite run's end is its last spec's passing
+ * output, and a CI failure once showed nothing of the spec that failed.
+ */
+export function whatFailed(output: string, maxChars = 8000): string {
+  const lines = output.split('\n');
+  const blocks: string[] = [];
+  lines.forEach((line, i) => {
+    if (/^\S*\s+\d+ failing$/.test(line)) blocks.push(lines.slice(i, i + 40).join('\n'));
+  });
+  const text = blocks.length ? blocks.join('\n…\n') : output.slice(-maxChars);
+  return text.length > maxChars ? `${text.slice(0, maxChars)}\n…` : text;
+}
+
 export interface ClusterUp {
   kubeconfig: string;
   /** What sourcing its env file gives a shell (the registry's CA bundle and credentials files). */
