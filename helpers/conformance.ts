@@ -21,7 +21,7 @@ import { asSuiteWork, discoverCapabilities, ReferenceInfoConfigMap, stopwatch, w
 import { registryAccess, type RegistryAccess } from './credentials.js';
 import { clusterVersionIdle, currentVersion } from './facts/cluster-version.js';
 import { describeClusterShape } from './facts/cluster-shape.js';
-import { nodesOfPool, poolNotDegraded } from './facts/pool.js';
+import { nodesOfPool, poolNotDegraded, pausedPoolReason } from './facts/pool.js';
 import { archNodeOf, architecturesOf, buildRoles } from './build-architectures.js';
 import type { MachineOSConfig, Node as KubeNode } from './types.js';
 import { imageModePoolReason } from './image-mode/pool-refusal.js';
@@ -338,10 +338,8 @@ export class ConformanceSession {
     if (roles.length === 0) return undefined;
     const snap = this.watcher.snapshot();
     for (const role of roles) {
-      const name = this.poolFor(role);
-      if (snap.pools.get(name)?.spec?.paused === true) {
-        return `pool ${name} is paused (spec.paused: true): its nodes take no new config, so this spec's changes would never roll out; unpause it (oc patch mcp ${name} --type merge -p '{"spec":{"paused":false}}') or run the spec on another cluster`;
-      }
+      const paused = pausedPoolReason(snap.pools.get(this.poolFor(role)));
+      if (paused) return paused;
     }
     const imageMode = await this.cluster.listIfServed<MachineOSConfig>('MachineOSConfig');
     return imageModePoolReason(roles.map((role) => this.poolFor(role)), [...snap.pools.values()], imageMode, { inheritors: !this.options.ownCustomPool });

@@ -183,16 +183,14 @@ export async function buildCustomOsImage(session: FlowSession, caseId: string, b
 }
 
 /** The case part of the tag of the suite's layered image that specs share (`<run-id>-suite`). */
-export const SUITE_IMAGE_CASE = 'suite';
-/** The suite's image per repository, run, base and architectures, once built in this process. */
-const suiteImages = new Map<string, Promise<LayeredImage>>();
+const SUITE_IMAGE_CASE = 'suite';
 
 /**
  * The suite's layered image of the release (the run's --containerfile, else images/layered-os/Containerfile) FROM
  * `baseImage`, the same image for every spec of the run that declares pool image `suite` (pool-plan.ts) while a shared
  * upgrade's plan puts them on one pool. The first spec builds and pushes it (its undo removes the engine's tag, as for
- * any layered image; the pushed image stays for the others); the others take it as built in this process, or as the
- * registry holds it when an earlier process pushed it. Without a plan the spec builds its own, tagged with its case:
+ * any layered image; the pushed image stays for the others); the others take it as the registry holds it under the
+ * run's tag, never building it again (another build could push another digest under that tag). Without a plan the spec builds its own, tagged with its case:
  * the spec files of a per-file run build at the same time, and two pushes of one tag race (the registry then serves
  * another digest than the one the engine pushed).
  */
@@ -201,12 +199,6 @@ export async function suiteLayeredOsImage(session: FlowSession, caseId: string, 
   const repository = imageRepository(session.target, session.caps);
   // every node's architecture, not the spec's pools': specs that share the image may put it on different pools
   const architectures = session.buildArchitectures ? [...architecturesOf([...session.watcher.snapshot().nodes.values()].map(archNodeOf)).keys()] : [];
-  const key = [repository, session.target.runId, baseImage, ...architectures].join('|');
-  const built = suiteImages.get(key);
-  if (built) {
-    const image = await built.catch(() => undefined);
-    if (image) return step(`take the suite's layered OS image ${image.pullspec}, built for this run by an earlier spec`, async () => image);
-  }
   const pushed = await pushedLayeredOsImage({
     repository,
     runId: session.target.runId,
@@ -217,9 +209,7 @@ export async function suiteLayeredOsImage(session: FlowSession, caseId: string, 
     ...(architectures.length ? { architectures } : {}),
   });
   if (pushed) return step(`take the suite's layered OS image ${pushed.pullspec}, pushed for this run by an earlier spec`, async () => pushed);
-  const building = buildCustomOsImage(session, SUITE_IMAGE_CASE, baseImage, architectures.length ? { architectures } : {});
-  suiteImages.set(key, building);
-  return building;
+  return buildCustomOsImage(session, SUITE_IMAGE_CASE, baseImage, architectures.length ? { architectures } : {});
 }
 
 /** What a pool override left when a node could not reach its config. */

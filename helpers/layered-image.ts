@@ -180,23 +180,27 @@ export async function buildLayeredOsImage(request: LayeredImageRequest): Promise
     ...(platforms.length ? { platforms } : {}),
     baseImage: request.baseImage,
     ...(extensionsImage ? { extensionsImage } : {}),
-    checks: {
-      packages: checks.packages,
-      files,
-      units: checks.units.map((name) => ({ name, enabled: true as const })),
-      ...(platforms.length ? { platforms: platforms.map(({ architecture, digest }) => ({ architecture, digest })) } : {}),
-    },
+    checks: imageChecks(checks, files, platforms),
     buildMs: built.reduce((sum, b) => sum + b.build.durationMs, 0),
     pushMs: built.reduce((sum, b) => sum + b.push.durationMs, 0),
+  };
+}
+
+/** What every node booting the image must show: the Containerfile's checks, the files as the image holds them, each architecture's digest. */
+function imageChecks(checks: DeclaredChecks, files: ExpectedFile[], platforms: readonly LayeredPlatformImage[]): LayeredImageChecks {
+  return {
+    packages: checks.packages,
+    files,
+    units: checks.units.map((name) => ({ name, enabled: true as const })),
+    ...(platforms.length ? { platforms: platforms.map(({ architecture, digest }) => ({ architecture, digest })) } : {}),
   };
 }
 
 /**
  * The layered image an earlier process of the run pushed as `<repository>:<run-id>-<case-id>`, described as
  * buildLayeredOsImage described it then (the checks are the recipe's, the files read from the image); undefined when
- * the registry has no such tag. What lets specs in separate processes of one run (a pipeline's pre run again for one
- * spec) share the suite's image: building it again could give another digest under the same tag, and the pool would
- * then hold two osImageURLs.
+ * the registry has no such tag. What lets the specs of one run share the suite's image: building it again could give
+ * another digest under the same tag, and the pool would then hold two osImageURLs.
  */
 export async function pushedLayeredOsImage(request: Pick<LayeredImageRequest, 'repository' | 'runId' | 'caseId' | 'credentials' | 'baseImage' | 'recipe' | 'architectures'>): Promise<LayeredImage | undefined> {
   const tag = runImageTag(request.repository, request.runId, request.caseId);
@@ -225,12 +229,7 @@ export async function pushedLayeredOsImage(request: Pick<LayeredImageRequest, 'r
     tag,
     ...(platforms.length ? { platforms } : {}),
     baseImage: request.baseImage,
-    checks: {
-      packages: checks.packages,
-      files,
-      units: checks.units.map((name) => ({ name, enabled: true as const })),
-      ...(platforms.length ? { platforms: platforms.map(({ architecture, digest }) => ({ architecture, digest })) } : {}),
-    },
+    checks: imageChecks(checks, files, platforms),
     buildMs: 0,
     pushMs: 0,
   };

@@ -168,3 +168,13 @@ export function poolLine(pool: MachineConfigPool): string {
   const v = viewPool(pool);
   return `target=${v.target ?? '-'} Updated=${v.updated} Updating=${v.updating} Degraded=${v.degraded} ${v.updatedMachineCount}/${v.machineCount} updated`;
 }
+
+/**
+ * Why no spec may change a paused pool (its nodes take no new config, so a change never rolls out and a wait spends its
+ * whole budget), or undefined when the pool is not paused.
+ */
+export function pausedPoolReason(pool: MachineConfigPool | undefined): string | undefined {
+  if (pool?.spec?.paused !== true) return undefined;
+  const name = pool.metadata.name;
+  return `pool ${name} is paused (spec.paused: true): its nodes take no new config, so this spec's changes would never roll out; unpause it (oc patch mcp ${name} --type merge -p '{"spec":{"paused":false}}') or run the spec on another cluster`;
+}

@@ -265,11 +265,6 @@ export function planPools(specs: readonly SpecPoolNeeds[], workers: readonly str
   return { assignments, customPools, ...(leftOver.length ? { leftOver } : {}) };
 }
 
-/** For a person: the pools of every spec, and the workers they would need, when a plan left specs over. */
-export function describeFullLayout(specs: readonly SpecPoolNeeds[]): string[] {
-  return describePools(layoutPools(specs).pools);
-}
-
 /** The key of a spec file in a plan: its base name without `.spec.ts` / `.spec.js`, the same for sources and build. */
 export function specKey(file: string): string {
   return file.replace(/^.*[\\/]/, '').replace(/\.spec\.[cm]?[jt]s$/, '');

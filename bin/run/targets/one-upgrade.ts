@@ -19,7 +19,7 @@ import type { WaitContext } from '../../../helpers/cluster-waits.js';
 import { listCheckpoints } from '../../../helpers/checkpoint/store.js';
 import { CHECKPOINT_NAMESPACE } from '../../../helpers/checkpoint/format.js';
 import { removeNamespaceWithoutCheckpoints } from '../../../helpers/ledger-changes.js';
-import { nodesOfPool } from '../../../helpers/facts/pool.js';
+import { nodesOfPool, pausedPoolReason } from '../../../helpers/facts/pool.js';
 import { createCustomPools, listCustomPools, removeCustomPools } from '../../../helpers/plan/custom-pools.js';
 import { planPools, POOL_ROLES, PoolPlanConflict, type CustomPool, specKey, workersNeeded, type PoolNeeds, type PoolPlan, type UnusablePools } from '../../../helpers/plan/pool-plan.js';
 import { imageModePoolReason } from '../../../helpers/image-mode/pool-refusal.js';
@@ -111,7 +111,7 @@ async function unusablePools(cluster: Cluster): Promise<UnusablePools> {
   const [pools, imageMode] = await Promise.all([cluster.listMachineConfigPools(), cluster.listIfServed<MachineOSConfig>('MachineOSConfig')]);
   const unusable: UnusablePools = {};
   for (const role of POOL_ROLES) {
-    const why = pools.find((p) => p.metadata.name === role)?.spec?.paused ? `pool ${role} is paused` : imageModePoolReason([role], pools, imageMode, { inheritors: true });
+    const why = pausedPoolReason(pools.find((p) => p.metadata.name === role)) ?? imageModePoolReason([role], pools, imageMode, { inheritors: true });
     if (why) unusable[role] = why;
   }
   return unusable;
