@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { Discovery } from './discovery.js';
 import { Faults, type FaultConfig } from './faults.js';
 import { createApiHandler } from './http/index.js';
@@ -84,6 +85,11 @@ export interface RunningApiServer {
   certificates?: ServingCertificates;
   kubeconfigYaml(): string;
   writeKubeconfig(path: string): Promise<void>;
+  /**
+   * A connection for a client in this process: HTTP to the same handlers, without TCP or TLS (the URL's scheme and
+   * the CA do not matter to it). Refused after close().
+   */
+  connect(): Duplex;
   setFaults(f: FaultConfig): void;
   /** Forgets watch history, so watches from any earlier resourceVersion get 410 Expired (for client relist tests). */
   compactHistory(): void;
@@ -140,6 +146,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
     certificates: certs,
     kubeconfigYaml: kubeconfig,
     writeKubeconfig: (path: string) => writeFile(path, kubeconfig(), { mode: 0o600 }),
+    connect: () => listening.connect(),
     setFaults: (f: FaultConfig) => faults.set(f),
     compactHistory: () => store.compact(),
     dropWatches: () => { for (const w of [...watches]) w.end(); },

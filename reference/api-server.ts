@@ -4,6 +4,7 @@
  * and their resource versions going on from the data directory. Clients reconnect on their own.
  */
 import { startApiServer, type ApiServerOptions, type AuthorizationHook, type FaultConfig, type RunningApiServer, type ServingCertificates } from '../mock/index.js';
+import type { Duplex } from 'node:stream';
 import type { ClusterClock } from './clock.js';
 import type { ClusterTraffic } from './cluster-traffic.js';
 import { OPENSHIFT_EXTRA_PRINTER_COLUMNS, openShiftCrds } from './crds/index.js';
@@ -41,6 +42,14 @@ export class ReferenceApiServer {
 
   writeKubeconfig(path: string): Promise<void> {
     return this.server.writeKubeconfig(path);
+  }
+
+  /**
+   * A connection of the cluster's own components, which run in this process: to the server running now, refused
+   * while a restart has it down (as their TCP connections would be).
+   */
+  connect(): Duplex {
+    return this.server.connect();
   }
 
   setFaults(faults: FaultConfig): void {

@@ -119,7 +119,9 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
     // every sleeping daemon and poll listens to this one signal: a thousand nodes mean a thousand listeners
     setMaxListeners(0, abort.signal);
     const logs = componentLogging(clock, say);
-    const client = KubeClient.fromFile(kubeconfigPath, { signal: abort.signal, log: (l) => logs.log('client', l), headers: traffic.clientHeaders('cluster') });
+    // the cluster's own clients run in the API server's process: they connect in-process, without TCP or TLS
+    const connect = () => api.connect();
+    const client = KubeClient.fromFile(kubeconfigPath, { signal: abort.signal, log: (l) => logs.log('client', l), headers: traffic.clientHeaders('cluster'), connect });
     if (shared.disconnected) await seedMirrorSets(client, shared.registry.address, profile.releases.current.version);
     const pulls = await pullWithPullSecret(client, shared);
     const machines = await seedMachines({ client, clock, profile, shared, images: pulls.images, timeFactor, seed, shape, faultNames: faults.names });
@@ -137,7 +139,7 @@ export async function startReferenceCluster(options: ReferenceClusterOptions = {
     // the update graph: each release of the path updates from the one before it, one hop at a time
     const graph = path.map((release, i) => (i === 0 || release.previous?.length ? release : { ...release, previous: [path[i - 1]!.version] }));
     await startNodes(ctx, abort, cleanups, { hosts: machines.hosts, layers: pulls.hostLayers, logs: logs.componentLogs, releases: path, programs });
-    const base: ProcessBase = { kubeconfigPath, traffic, kubelet: client, clusterSignal: abort.signal, graph, hosts: machines.hosts, programs, clock, profile, deviations, seed, images: pulls.images, log: logs.log };
+    const base: ProcessBase = { kubeconfigPath, connect, traffic, kubelet: client, clusterSignal: abort.signal, graph, hosts: machines.hosts, programs, clock, profile, deviations, seed, images: pulls.images, log: logs.log };
     const components = await startComponents(base, cleanups, options.withoutComponents ?? []);
     if (options.apiFaults) api.setFaults(options.apiFaults);
     say('controllers running');

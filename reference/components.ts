@@ -9,6 +9,7 @@
  * monitor watching events sees every restart on its timeline.
  */
 import { setMaxListeners } from 'node:events';
+import type { Duplex } from 'node:stream';
 import { MCO_DEPLOYMENT_CONFIGMAP, MCO_NAMESPACE } from './constants.js';
 import type { ClusterTraffic } from './cluster-traffic.js';
 import type { Controller, ControllerContext } from './context.js';
@@ -38,6 +39,8 @@ export type ComponentName = (typeof COMPONENTS)[number];
 /** What every process shares: the cluster (clock, profile, deviations, images) and the kubelet's connection. */
 export interface ProcessBase extends Omit<ControllerContext, 'client' | 'informers' | 'signal'> {
   kubeconfigPath: string;
+  /** Each process's connections to the API server, which runs in this process (no TCP, no TLS). */
+  connect: () => Duplex;
   /** How each process's client names itself to the API server, and its informers report handled events. */
   traffic: ClusterTraffic;
   /** The kubelet stand-in's connection: posts the pod events and outlives every process. */
@@ -123,9 +126,9 @@ export class ComponentProcess {
     this.base.clusterSignal.addEventListener('abort', stopWithCluster, { once: true });
     abort.signal.addEventListener('abort', () => this.base.clusterSignal.removeEventListener('abort', stopWithCluster), { once: true });
     const log = this.base.log;
-    const client = KubeClient.fromFile(this.base.kubeconfigPath, { signal: abort.signal, log: (l) => log('client', `${this.name}: ${l}`), headers: this.base.traffic.clientHeaders(this.name) });
+    const client = KubeClient.fromFile(this.base.kubeconfigPath, { signal: abort.signal, log: (l) => log('client', `${this.name}: ${l}`), headers: this.base.traffic.clientHeaders(this.name), connect: this.base.connect });
     const informers = new InformerFactory(client, { log: (l) => log('informer', `${this.name}: ${l}`), receipts: this.base.traffic.receipts });
-    const { kubeconfigPath: _k, traffic: _t, kubelet: _c, clusterSignal: _s, graph: _g, hosts: _h, programs: _p, ...shared } = this.base;
+    const { kubeconfigPath: _k, connect: _n, traffic: _t, kubelet: _c, clusterSignal: _s, graph: _g, hosts: _h, programs: _p, ...shared } = this.base;
     const ctx: ControllerContext = { ...shared, client, informers, signal: abort.signal };
     const controllers = await DEFINITIONS[this.name].make(ctx, this.base);
     for (const c of controllers) c.setup();

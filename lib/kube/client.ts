@@ -12,6 +12,7 @@ import {
   type V1ObjectMeta,
 } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import { classifyApiError, isConflict, isNotFound, KubeApiError, type ApiFailure } from './errors.js';
 import { apiVersionOf, KINDS, type Kind } from './kinds.js';
 import { withRetry, type RetryOptions, type RetryPolicy } from './retry.js';
@@ -48,6 +49,8 @@ export interface KubeClientOptions {
   errorFor?: (what: string, failure: ApiFailure, attempts: number) => Error;
   /** Headers sent with every request (fromFile only). */
   headers?: Readonly<Record<string, string>>;
+  /** Connections to an API server in this process, instead of TCP and TLS to the kubeconfig's (fromFile only). */
+  connect?: () => Duplex;
 }
 
 const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -88,7 +91,7 @@ export class KubeClient {
   }
 
   static fromFile(path: string, options?: KubeClientOptions): KubeClient {
-    const kc = new PooledKubeConfig(options?.headers);
+    const kc = new PooledKubeConfig(options?.headers, options?.connect);
     kc.loadFromFile(path);
     return new KubeClient(kc, options);
   }
