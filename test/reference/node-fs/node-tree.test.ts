@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { NodeHosts, type DeploymentConfig } from '../../../reference/kubelet/hosts.js';
 import { DeploymentTrees } from '../../../reference/node-fs/deployment-trees.js';
-import { pruneTrees } from '../../../reference/node-fs/cluster-roots.js';
+import { pruneTrees, pruneTreesHourly } from '../../../reference/node-fs/cluster-roots.js';
 import { ImageTrees, type ImageLayerSource } from '../../../reference/node-fs/image-trees.js';
 import { startOnNode } from '../../../reference/node-fs/node-command.js';
 import { NodeRoots } from '../../../reference/node-fs/node-roots.js';
@@ -190,6 +190,24 @@ describe('reference node trees: a root file system per node, and commands run ov
     await images.tree(OS);
     await new Promise((r) => setTimeout(r, 100));
     expect((await stat(tree.root)).mtimeMs).to.be.above(Date.now() - 60_000);
+  });
+
+  it('a cluster start looks through the cache at most once an hour', async () => {
+    const cache = path.join(dir, 'prune-hourly');
+    const day = 24 * 3600_000;
+    const old = async (p: string) => {
+      await mkdir(path.join(cache, p), { recursive: true });
+      const at = new Date(Date.now() - 8 * day);
+      await utimes(path.join(cache, p), at, at);
+    };
+    await old('images/first');
+    await pruneTreesHourly(cache);
+    expect(await readdir(path.join(cache, 'images'))).to.deep.equal([]);
+    await old('images/second');
+    await pruneTreesHourly(cache, Date.now() + 30 * 60_000);
+    expect(await readdir(path.join(cache, 'images')), 'half an hour later: not looked through').to.deep.equal(['second']);
+    await pruneTreesHourly(cache, Date.now() + 61 * 60_000);
+    expect(await readdir(path.join(cache, 'images')), 'over an hour later: looked through').to.deep.equal([]);
   });
 
   it('where no namespace can be had, the error says what the machine refuses and how to allow it', async () => {
