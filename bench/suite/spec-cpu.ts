@@ -70,15 +70,17 @@ interface RunCost {
 async function oneRun(): Promise<RunCost> {
   const first = processTicks();
   const last = new Map(first);
+  // A process that has ended but not been reaped has an empty command line: it keeps the kind it was seen with.
+  const note = (pid: number, p: { ticks: number; what: string }) => last.set(pid, p.what === '?' && last.has(pid) ? { ...p, what: last.get(pid)!.what } : p);
   const sample = setInterval(() => {
-    for (const [pid, p] of processTicks()) last.set(pid, p);
+    for (const [pid, p] of processTicks()) note(pid, p);
   }, 100);
   const before = machineTicks();
   const started = Date.now();
   const r = await execa('bin/ocp-e2e', ['run', '--grep', grep, ...more], { reject: false, all: true });
   const after = machineTicks();
   clearInterval(sample);
-  for (const [pid, p] of processTicks()) last.set(pid, p);
+  for (const [pid, p] of processTicks()) note(pid, p);
   const byKind = new Map<string, number>();
   for (const [pid, p] of last) {
     const spent = (p.ticks - (first.get(pid)?.ticks ?? 0)) / TICK;
