@@ -196,7 +196,11 @@ async function pullWithPullSecret(client: KubeClient, shared: Omit<ReferenceRegi
   // what debug pods read on a host: the node's own disk, so the node's copy of the credentials (the registry's, and
   // the pull secret's for a layered image pulled from another registry), of the image its mirror served
   const layers = pullClients.hostLayers(registry.credentials);
-  const hostLayers: ImageLayerSource = { digest: async (ref) => layers.digest(await sources(ref)), layers: async (ref) => layers.layers(await sources(ref)) };
+  const hostLayers: ImageLayerSource = {
+    digest: async (ref) => layers.digest(await sources(ref)),
+    layerDigests: async (ref) => layers.layerDigests(await sources(ref)),
+    layer: async (ref, digest) => layers.layer(await sources(ref), digest),
+  };
   return { images, outage, hostLayers, sources };
 }
 

@@ -75,11 +75,8 @@ export class PullSecretRegistryClients {
     const reader = this.hostReader(own);
     return {
       digest: async (ref) => (await reader()).manifestDigest(ref),
-      layers: async (ref) => {
-        const client = await reader();
-        const { digest, manifest } = await client.imageManifest(ref);
-        return { digest, layers: await Promise.all(manifest.layers.map((l) => client.blob(ref, l.digest))) };
-      },
+      layerDigests: async (ref) => (await (await reader()).imageManifest(ref)).manifest.layers.map((l) => l.digest),
+      layer: async (ref, digest) => (await reader()).blob(ref, digest),
     };
   }
 

@@ -40,10 +40,8 @@ try {
   const client = new RegistryClient({ credentials: cluster.registryCredentials, caPems: [cluster.caPem] });
   const source: ImageLayerSource = {
     digest: (ref) => client.manifestDigest(ref),
-    layers: async (ref) => {
-      const { digest, manifest } = await client.imageManifest(ref);
-      return { digest, layers: await Promise.all(manifest.layers.map((l) => client.blob(ref, l.digest))) };
-    },
+    layerDigests: async (ref) => (await client.imageManifest(ref)).manifest.layers.map((l) => l.digest),
+    layer: (ref, digest) => client.blob(ref, digest),
   };
   const cache = path.join(dir, 'cache');
   const images = new ImageTrees(cache, source);

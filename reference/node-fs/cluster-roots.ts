@@ -32,7 +32,10 @@ async function sweepOrphans(dir: string): Promise<void> {
 const UNUSED_MS = 7 * 24 * 3600_000;
 const PARTIAL_MS = 3600_000;
 
-/** Removes trees of the cache not used for UNUSED_MS, and half-made ones (a process killed while unpacking). */
+/**
+ * Removes trees of the cache not used for UNUSED_MS, half-made ones (a process killed while unpacking), and the
+ * names by layers (`chains/`, image-trees.ts) of trees that are gone.
+ */
 export async function pruneTrees(cacheDir: string, nowMs = Date.now()): Promise<void> {
   for (const kind of ['images', 'deployments']) {
     const dir = path.join(cacheDir, kind);
@@ -41,6 +44,11 @@ export async function pruneTrees(cacheDir: string, nowMs = Date.now()): Promise<
       const age = nowMs - ((await stat(full).catch(() => undefined))?.mtimeMs ?? nowMs);
       if (age > (name.includes('.partial-') ? PARTIAL_MS : UNUSED_MS)) await rm(full, { recursive: true, force: true }).catch(() => undefined);
     }
+  }
+  const chains = path.join(cacheDir, 'chains');
+  for (const name of await readdir(chains).catch(() => [] as string[])) {
+    const link = path.join(chains, name);
+    if (!(await stat(link).then(() => true, () => false))) await rm(link, { force: true }).catch(() => undefined);
   }
 }
 

@@ -15,7 +15,7 @@ import { nodeConfigOf } from '../../../reference/mcd/node-config.js';
 import { DeploymentTrees } from '../../../reference/node-fs/deployment-trees.js';
 import { ImageTrees } from '../../../reference/node-fs/image-trees.js';
 import { NodeRoots } from '../../../reference/node-fs/node-roots.js';
-import { busyboxLayer, layer, runOn, type LayerEntry } from './support.js';
+import { busyboxLayer, layer, memoryLayerSource, runOn, type LayerEntry } from './support.js';
 
 const IMAGE_BIN = fileURLToPath(new URL('../../../images/rhcos-like/rootfs/usr/bin/', import.meta.url));
 const D1 = `sha256:${'a'.repeat(64)}`;
@@ -65,7 +65,7 @@ describe('reference node trees: the suite\'s probes answered by the image\'s own
       })] },
     };
     const cache = path.join(dir, 'cache');
-    const source = { digest: async (ref: string) => images[ref]!.digest, layers: async (ref: string) => images[ref]! };
+    const source = memoryLayerSource((ref) => images[ref]!);
     roots = new NodeRoots(path.join(dir, 'nodes'), new DeploymentTrees(cache, new ImageTrees(cache, source)), () => 10_000);
     hosts = new NodeHosts({ pullspec: OS, content: { digest: D1, osRelease: {}, packages: [] }, timestampMs: 1_000 });
   });

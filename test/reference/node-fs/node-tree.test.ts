@@ -5,17 +5,18 @@
  */
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, utimes } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { NodeHosts, type DeploymentConfig } from '../../../reference/kubelet/hosts.js';
 import { DeploymentTrees } from '../../../reference/node-fs/deployment-trees.js';
 import { pruneTrees, pruneTreesHourly } from '../../../reference/node-fs/cluster-roots.js';
-import { ImageTrees, type ImageLayerSource } from '../../../reference/node-fs/image-trees.js';
+import { ImageTrees } from '../../../reference/node-fs/image-trees.js';
 import { startOnNode } from '../../../reference/node-fs/node-command.js';
 import { NodeRoots } from '../../../reference/node-fs/node-roots.js';
 import { nodeConfigOf } from '../../../reference/mcd/node-config.js';
-import { busyboxLayer, layer, runOn, type LayerEntry } from './support.js';
+import { busyboxLayer, layer, memoryLayerSource, runOn, type LayerEntry } from './support.js';
 
 const D_OS = `sha256:${'a'.repeat(64)}`;
 const D_EXT = `sha256:${'e'.repeat(64)}`;
@@ -51,12 +52,28 @@ async function extLayers(): Promise<Buffer[]> {
   })];
 }
 
+/** Every path of a tree with its type, mode and content or link target (not its times or inode numbers). */
+async function describeTree(root: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (rel: string): Promise<void> => {
+    for (const name of (await readdir(path.join(root, rel))).sort()) {
+      const p = path.join(rel, name);
+      const st = await lstat(path.join(root, p));
+      const what = st.isSymbolicLink() ? `-> ${await readlink(path.join(root, p))}` : st.isDirectory() ? 'dir' : createHash('sha256').update(await readFile(path.join(root, p)) as unknown as Uint8Array).digest('hex');
+      out[p] = `${(st.mode & 0o7777).toString(8)} ${st.uid}:${st.gid} ${what}`;
+      if (st.isDirectory()) await walk(p);
+    }
+  };
+  await walk('');
+  return out;
+}
+
 const run = runOn;
 
 describe('reference node trees: a root file system per node, and commands run over it for real', function () {
   this.timeout(60_000);
   let dir: string;
-  let unpacks: number;
+  let source: ReturnType<typeof memoryLayerSource>;
   let roots: NodeRoots;
   let images: ImageTrees;
   let hosts: NodeHosts;
@@ -66,14 +83,7 @@ describe('reference node trees: a root file system per node, and commands run ov
     dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-node-tree-'));
     const os = await osLayers();
     const ext = await extLayers();
-    unpacks = 0;
-    const source: ImageLayerSource = {
-      digest: async (ref) => (ref === OS ? D_OS : D_EXT),
-      layers: async (ref) => {
-        unpacks++;
-        return ref === OS ? { digest: D_OS, layers: os } : { digest: D_EXT, layers: ext };
-      },
-    };
+    source = memoryLayerSource((ref) => (ref === OS ? { digest: D_OS, layers: os } : { digest: D_EXT, layers: ext }));
     images = new ImageTrees(path.join(dir, 'cache'), source);
     roots = new NodeRoots(path.join(dir, 'nodes'), new DeploymentTrees(path.join(dir, 'cache'), images), () => now);
     hosts = new NodeHosts({ pullspec: OS, content: { digest: D_OS, osRelease: {}, packages: [] }, timestampMs: 1_000 });
@@ -83,7 +93,7 @@ describe('reference node trees: a root file system per node, and commands run ov
   it('unpacks an image once per digest, with its whiteouts and opaque folders applied', async () => {
     const [a, b] = await Promise.all([images.tree(OS), images.tree(OS)]);
     expect(a.root).to.equal(b.root);
-    expect(unpacks).to.equal(1);
+    expect(source.reads.get(OS), 'each layer read once').to.equal(3);
     expect(await readFile(path.join(a.root, 'etc/os-release'), 'utf8')).to.equal('NAME="RHCOS"\n');
     expect(await stat(path.join(a.root, 'etc/gone-later')).then(() => true, () => false)).to.equal(false);
     expect(await stat(path.join(a.root, 'usr/share/doc/old/a')).then(() => true, () => false)).to.equal(false);
@@ -93,8 +103,34 @@ describe('reference node trees: a root file system per node, and commands run ov
     expect(await readlink(path.join(a.root, 'etc/systemd/system/multi-user.target.wants/chronyd.service'))).to.equal('/usr/lib/systemd/system/chronyd.service');
   });
 
+  it('an image over another one\'s layers starts from that tree: only its own layers are read, the lower tree stays as it was', async () => {
+    const cache = path.join(dir, 'chain-cache');
+    const os = { digest: D_OS, layers: await osLayers() };
+    const upper = await layer({ 'etc/os-release': 'NAME="layered"\n', 'usr/bin/zsh': { text: '#!/bin/sh\necho zsh\n', mode: 0o755 }, 'usr/share/doc/old/.wh.b': '' });
+    const layered = { digest: `sha256:${'b'.repeat(64)}`, layers: [...os.layers, upper] };
+    const relabelled = { digest: `sha256:${'c'.repeat(64)}`, layers: layered.layers }; // another config, the same layers
+    const byRef: Record<string, typeof os> = { os, layered, relabelled };
+    const chained = memoryLayerSource((ref) => byRef[ref]!);
+    const trees = new ImageTrees(cache, chained);
+    const lower = await trees.tree('os');
+    const top = await trees.tree('layered');
+    expect(chained.reads.get('layered'), 'only the layer the OS image has not').to.equal(1);
+    expect(await readFile(path.join(top.root, 'etc/os-release'), 'utf8')).to.equal('NAME="layered"\n');
+    expect(await readFile(path.join(top.root, 'usr/bin/zsh'), 'utf8')).to.equal('#!/bin/sh\necho zsh\n');
+    expect(await stat(path.join(top.root, 'usr/share/doc/old/b')).then(() => true, () => false)).to.equal(false);
+    expect(await readFile(path.join(lower.root, 'etc/os-release'), 'utf8'), 'the lower tree untouched').to.equal('NAME="RHCOS"\n');
+    expect(await readFile(path.join(lower.root, 'usr/share/doc/old/b'), 'utf8')).to.equal('b\n');
+    const again = await trees.tree('relabelled');
+    expect(chained.reads.get('relabelled') ?? 0, 'the same layers: nothing read').to.equal(0);
+    expect(await describeTree(again.root)).to.deep.equal(await describeTree(top.root));
+
+    const whole = new ImageTrees(path.join(dir, 'whole-cache'), memoryLayerSource(() => layered));
+    expect(await describeTree(top.root), 'as unpacking every layer gives').to.deep.equal(await describeTree((await whole.tree('layered')).root));
+  });
+
   it('a boot starts making the booted tree at once (NodeRoots.warm through NodeHosts.onBoot), before any command', async () => {
-    const local = new ImageTrees(path.join(dir, 'warm-cache'), { digest: async () => D_OS, layers: async () => ({ digest: D_OS, layers: await osLayers() }) });
+    const osImage = { digest: D_OS, layers: await osLayers() };
+    const local = new ImageTrees(path.join(dir, 'warm-cache'), memoryLayerSource(() => osImage));
     const warmRoots = new NodeRoots(path.join(dir, 'warm-nodes'), new DeploymentTrees(path.join(dir, 'warm-cache'), local), () => now);
     const warmHosts = new NodeHosts({ pullspec: OS, content: { digest: D_OS, osRelease: {}, packages: [] }, timestampMs: 1_000 });
     warmHosts.onBoot((_node, os) => warmRoots.warm(os));
@@ -169,7 +205,7 @@ describe('reference node trees: a root file system per node, and commands run ov
     expect(r.stdout).to.match(/^BOOT_IMAGE=/);
   });
 
-  it('the cache keeps trees used in the last week and drops the others and half-made ones; a use marks a tree', async () => {
+  it('the cache keeps trees used in the last week and drops the others, half-made ones and the names of pruned ones; a use marks a tree', async () => {
     const cache = path.join(dir, 'prune');
     const day = 24 * 3600_000;
     const made = async (p: string, ageMs: number) => {
@@ -182,9 +218,13 @@ describe('reference node trees: a root file system per node, and commands run ov
     await made('images/abc.partial-1-x', 2 * 3600_000);
     await made('images/def.partial-1-y', 60_000);
     await made('deployments/old', 30 * day);
+    await mkdir(path.join(cache, 'chains'));
+    await symlink('../images/old', path.join(cache, 'chains', 'of-old'));
+    await symlink('../images/recent', path.join(cache, 'chains', 'of-recent'));
     await pruneTrees(cache);
     expect((await readdir(path.join(cache, 'images'))).sort()).to.deep.equal(['def.partial-1-y', 'recent']);
     expect(await readdir(path.join(cache, 'deployments'))).to.deep.equal([]);
+    expect(await readdir(path.join(cache, 'chains')), 'the name of a pruned tree goes with it').to.deep.equal(['of-recent']);
     const tree = await images.tree(OS);
     await utimes(tree.root, new Date(0), new Date(0));
     await images.tree(OS);

@@ -1,13 +1,16 @@
 /**
  * What the node-tree tests build their images from: layers made on the fly as gzip tars, a layer with the machine's
- * static busybox (and a PATH-searching /bin/sh, as the OS image has), and a command run to its end on a node.
+ * static busybox (and a PATH-searching /bin/sh, as the OS image has), images held in memory as a layer source, and a
+ * command run to its end on a node.
  */
+import { createHash } from 'node:crypto';
 import { copyFile, chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { create as createTar } from 'tar';
 import { findPosixShell } from '../../../lib/oci/base-image.js';
 import type { NodeHosts } from '../../../reference/kubelet/hosts.js';
+import type { ImageLayerSource } from '../../../reference/node-fs/image-trees.js';
 import { startOnNode } from '../../../reference/node-fs/node-command.js';
 import type { NodeRoots } from '../../../reference/node-fs/node-roots.js';
 
@@ -70,4 +73,31 @@ export async function runOn(roots: NodeRoots, hosts: NodeHosts, node: string, ar
   p.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const exitCode = await p.exit;
   return { stdout, stderr, exitCode };
+}
+
+export interface MemoryImage {
+  digest: string;
+  /** Layer blobs, bottom first. */
+  layers: Buffer[];
+}
+
+const digestOf = (blob: Buffer) => `sha256:${createHash('sha256').update(blob as unknown as Uint8Array).digest('hex')}`;
+
+/**
+ * A source serving the images `imageOf` gives, their layers named by their content's digest as in a registry; `reads`
+ * counts the layer blobs read, by image reference.
+ */
+export function memoryLayerSource(imageOf: (ref: string) => MemoryImage | Promise<MemoryImage>): ImageLayerSource & { reads: Map<string, number> } {
+  const reads = new Map<string, number>();
+  return {
+    reads,
+    digest: async (ref) => (await imageOf(ref)).digest,
+    layerDigests: async (ref) => (await imageOf(ref)).layers.map(digestOf),
+    layer: async (ref, digest) => {
+      const blob = (await imageOf(ref)).layers.find((l) => digestOf(l) === digest);
+      if (!blob) throw new Error(`${ref} has no layer ${digest}`);
+      reads.set(ref, (reads.get(ref) ?? 0) + 1);
+      return blob;
+    },
+  };
 }
