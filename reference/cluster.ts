@@ -236,6 +236,8 @@ async function startNodes(ctx: ControllerContext, abort: AbortController, cleanu
   const roots = await nodeRootsFor(n.layers, () => ctx.clock.nowMs());
   cleanups.push(() => roots.removeAll());
   n.hosts.onBoot((_node, os) => roots.warm(os));
+  // the installed OS image's tree, made once on a machine: every layered image built on it starts from it (image-trees.ts)
+  roots.warm(n.hosts.asInstalled());
   const kubelets = new Kubelets(ctx, { hosts: n.hosts, roots, components: n.logs, programs: n.programs });
   const kubeletServer = await startKubeletServer(kubelets, () => ctx.clock.nowMs());
   cleanups.push(() => kubeletServer.close());

@@ -66,7 +66,12 @@ export class NodeHosts {
   constructor(private readonly installed: BootedImage) {}
 
   get(node: string): HostOs {
-    return this.hosts.get(node) ?? { booted: this.installed, deployment: PLAIN_DEPLOYMENT, files: new Map(), units: new Map(), bootedAtMs: this.installed.timestampMs };
+    return this.hosts.get(node) ?? this.asInstalled();
+  }
+
+  /** A machine as the cluster was installed: the installed image booted, nothing written. */
+  asInstalled(): HostOs {
+    return { booted: this.installed, deployment: PLAIN_DEPLOYMENT, files: new Map(), units: new Map(), bootedAtMs: this.installed.timestampMs };
   }
 
   /** The daemon wrote the config's files and units: they are what the host's disk holds now (others are gone). */
