@@ -165,10 +165,17 @@ export class RegistryApi {
     throw new RegistryRequestError(`${what}: HTTP ${res.status} ${text.trim()}`, res.status);
   }
 
-  /** The registry's `Docker-Content-Digest` for a tag or digest reference. */
+  /**
+   * The digest of the manifest a tag or digest reference names (an index not followed). Asked with a GET of the
+   * manifest (a few KB, hashed as served): undici ends the connection after every HEAD (its guard against servers that
+   * send a HEAD a body), so each HEAD cost a new TLS handshake on both sides, eleven in a spec-1 process. Docker Hub
+   * counts a GET of a manifest as a pull against its rate limit and a HEAD not: there it is a HEAD and the registry's
+   * `Docker-Content-Digest`.
+   */
   async manifestDigest(refText: string): Promise<string> {
     const ref = parseImageRef(refText);
     if (ref.digest && this.manifestsByDigest.has(`${ref.registry}/${ref.repository}@${ref.digest}`)) return ref.digest;
+    if (ref.registry !== 'docker.io') return (await this.getManifest(ref, refText)).digest;
     const res = await this.request(ref, `manifests/${ref.digest ?? ref.tag ?? 'latest'}`, {
       method: 'HEAD',
       headers: { Accept: MANIFEST_MEDIA_TYPES.join(', ') },

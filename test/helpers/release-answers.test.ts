@@ -3,6 +3,7 @@
 // still points at the manifest it pointed at when asked (a stand-in oc that logs its calls, a loopback stand-in
 // registry whose tag can be moved; OCP_E2E_LOOPBACK_ONLY keeps every other host out of reach).
 import { expect } from 'chai';
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,6 +24,14 @@ const cluster = {
 } as unknown as Cluster;
 const access = { credentials: new RegistryCredentials() };
 
+/** A release image manifest whose config is `config` (the test moves the tag by changing it). */
+const manifestOf = (config: string) => JSON.stringify({
+  schemaVersion: 2,
+  mediaType: 'application/vnd.docker.distribution.manifest.v2+json',
+  config: { mediaType: 'application/vnd.docker.container.image.v1+json', size: 2, digest: config },
+  layers: [],
+});
+
 describe('helpers/release: a release question asked twice in one process', () => {
   let dir: string;
   let server: Server;
@@ -38,8 +47,11 @@ describe('helpers/release: a release question asked twice in one process', () =>
         res.writeHead(200).end('{}');
         return;
       }
-      if (req.method === 'HEAD' && /^\/v2\/ocp\/release\/manifests\/4\.12\.0$/.test(req.url ?? '')) {
-        res.writeHead(200, { 'content-type': 'application/vnd.docker.distribution.manifest.v2+json', 'docker-content-digest': tagDigest }).end();
+      if (/^\/v2\/ocp\/release\/manifests\/4\.12\.0$/.test(req.url ?? '')) {
+        // the manifest the tag names now: moving the tag changes its bytes, so its digest (HEAD's header, GET's hash)
+        const body = manifestOf(tagDigest);
+        const digest = `sha256:${createHash('sha256').update(body).digest('hex')}`;
+        res.writeHead(200, { 'content-type': 'application/vnd.docker.distribution.manifest.v2+json', 'docker-content-digest': digest }).end(req.method === 'HEAD' ? undefined : body);
         return;
       }
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"errors":[{"code":"MANIFEST_UNKNOWN"}]}');
