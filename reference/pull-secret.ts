@@ -9,6 +9,7 @@ import { parseDockerConfig, RegistryCredentials } from '../lib/oci/credentials.j
 import { RegistryClient } from '../lib/oci/image-files.js';
 import type { KubeClient, KubeObject } from '../lib/kube/client.js';
 import type { ImageLayerSource } from './node-fs/image-trees.js';
+import { REFERENCE_TRUST_ENV } from './registry.js';
 
 export const PULL_SECRET = { namespace: 'openshift-config', name: 'pull-secret' } as const;
 const REUSE_MS = 1000;
@@ -28,13 +29,6 @@ export async function writePullSecret(client: KubeClient, dockerConfigJson: stri
  * Registry clients that use the pull secret's credentials as it is now. One client per distinct secret content,
  * so the layer cache survives while the secret does not change.
  */
-/**
- * What a node's pulls trust: its system roots and the CAs the cluster gives it (`caPems`), never the environment of the
- * machine running the reference (a shell's SSL_CERT_FILE is for oc there, not for the cluster's nodes). An empty
- * environment gives exactly that, and spares the launcher parsing a whole CA bundle at every cluster start (~40 ms).
- */
-const NODE_TRUST_ENV: NodeJS.ProcessEnv = {};
-
 export class PullSecretRegistryClients {
   private readonly clients = new Map<string, RegistryClient>();
   private pending: { at: number; client: Promise<RegistryClient> } | undefined;
@@ -86,7 +80,7 @@ export class PullSecretRegistryClients {
       const key = `host-files:${createHash('sha256').update(text).digest('hex')}`;
       let client = this.clients.get(key);
       if (!client) {
-        client = new RegistryClient({ credentials: own.withFallback(this.credentialsOf(text)), caPems: this.caPems, env: NODE_TRUST_ENV });
+        client = new RegistryClient({ credentials: own.withFallback(this.credentialsOf(text)), caPems: this.caPems, env: REFERENCE_TRUST_ENV });
         this.clients.set(key, client);
       }
       return client;
@@ -105,7 +99,7 @@ export class PullSecretRegistryClients {
     const key = createHash('sha256').update(text).digest('hex');
     let client = this.clients.get(key);
     if (!client) {
-      client = new RegistryClient({ credentials: this.credentialsOf(text), caPems: this.caPems, env: NODE_TRUST_ENV });
+      client = new RegistryClient({ credentials: this.credentialsOf(text), caPems: this.caPems, env: REFERENCE_TRUST_ENV });
       this.clients.set(key, client);
     }
     return client;

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { makeCertificateAuthority, type CertificateAuthority } from '../mock/index.js';
 import { connectEngine } from '../lib/oci/engine.js';
 import { Cleanups, type Say } from './cleanups.js';
-import { startClusterRegistry, type ClusterRegistry } from './registry.js';
+import { REFERENCE_TRUST_ENV, startClusterRegistry, type ClusterRegistry } from './registry.js';
 import { RegistryClient } from '../lib/oci/image-files.js';
 import { releasesForArch } from './releases/arch-releases.js';
 import { ensureReleases, type BuiltReleases } from './releases/ensure.js';
@@ -84,7 +84,7 @@ async function startRegistryWithReleases(workDir: string, releases: ReleaseSet, 
   say(`registry ${registry.address} (${registry.kind}, HTTPS, credentials required)`);
   const built = await ensureReleases({ releases, engine, registry: registry.address, credentials: registry.credentials, caPems: [ca.caPem], log: say, disconnected });
   say(`releases ready in ${(built.durationMs / 1000).toFixed(1)} s${built.built.length ? ` (built ${built.built.length} images)` : ' (cached)'}`);
-  const forArch = await releasesForArch(new RegistryClient({ credentials: registry.credentials, caPems: [ca.caPem] }), built, arch);
+  const forArch = await releasesForArch(new RegistryClient({ credentials: registry.credentials, caPems: [ca.caPem], env: REFERENCE_TRUST_ENV }), built, arch);
   if (arch !== 'amd64') say(`releases for ${arch}: payload ${forArch.current.image}`);
   return { registry, ca, releases: { current: forArch.current, next: forArch.next, path: forArch.path } };
 }

@@ -23,6 +23,14 @@ import { trustRegistryCa, type RegistryTrust } from '../lib/oci/registry-trust.j
 /** The user name in the pull secret; the password is random per start. */
 export const REGISTRY_USER = 'ocp-e2e';
 
+/**
+ * What the reference's own clients of its registry trust (the nodes' pulls, the release images' checks): the system
+ * roots and the cluster's CA they are given, never the environment of the machine running the reference (a shell's
+ * SSL_CERT_FILE is for oc there, not for the cluster's nodes). An empty environment gives exactly that, and spares the
+ * launcher parsing a whole CA bundle at every cluster start (~35 ms).
+ */
+export const REFERENCE_TRUST_ENV: NodeJS.ProcessEnv = Object.freeze({});
+
 export interface ClusterRegistryFiles {
   /** The cluster CA alone (PEM). */
   caFile: string;

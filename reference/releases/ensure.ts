@@ -12,6 +12,7 @@ import type { Engine } from '../../lib/oci/engine.js';
 import { ImageHelperError, ImageNotFoundError } from '../../lib/oci/errors.js';
 import { pushImage } from '../../lib/oci/push.js';
 import { RegistryClient } from '../../lib/oci/image-files.js';
+import { REFERENCE_TRUST_ENV } from '../registry.js';
 import { mirroredPayloadTag, upstreamPullspec, upstreamReleasePullspec } from './disconnected.js';
 import { CONTENT_HASH_LABEL, osImageRecipes, payloadRecipe, type ImageRecipe } from './recipes.js';
 import type { ReleaseInfo } from './release-info.js';
@@ -103,7 +104,7 @@ export async function ensureReleases(opts: EnsureReleasesOptions): Promise<Ensur
 
 /** Pushes a recipe's image unless the registry has it already; builds it first unless the engine keeps it. */
 function imageEnsurer(opts: EnsureReleasesOptions): { image(recipe: ImageRecipe): Promise<string>; built: string[] } {
-  const client = new RegistryClient({ credentials: opts.credentials, caPems: opts.caPems });
+  const client = new RegistryClient({ credentials: opts.credentials, caPems: opts.caPems, env: REFERENCE_TRUST_ENV });
   const log = opts.log ?? (() => undefined);
   const built: string[] = [];
   let baseReady: Promise<unknown> | undefined;
