@@ -59,8 +59,9 @@ export class ImageTrees {
   private async unpack(ref: string, digest: string): Promise<string> {
     const root = path.join(this.cacheDir, 'images', digest.replace(/^sha256:/, ''));
     if (await isDir(root)) {
-      // a tree made before chains were kept (or whose link was pruned) serves as a base from now on
-      await this.linkChain(await this.source.layerDigests(ref), root).catch(() => undefined);
+      // a tree made before chains were kept (or whose link was pruned) serves as a base from now on; a registry that
+      // cannot say its layers now (an outage) costs only that, the tree is there
+      await this.source.layerDigests(ref).then((layers) => this.linkChain(layers, root)).catch(() => undefined);
       return root;
     }
     const layers = await this.source.layerDigests(ref);

@@ -126,6 +126,10 @@ describe('reference node trees: a root file system per node, and commands run ov
 
     const whole = new ImageTrees(path.join(dir, 'whole-cache'), memoryLayerSource(() => layered));
     expect(await describeTree(top.root), 'as unpacking every layer gives').to.deep.equal(await describeTree((await whole.tree('layered')).root));
+
+    // a registry outage: a tree already made is still there for a new process, which cannot read the image's layers
+    const down = new ImageTrees(cache, { digest: async () => os.digest, layerDigests: async () => { throw new Error('registry unreachable'); }, layer: async () => { throw new Error('registry unreachable'); } });
+    expect((await down.tree('os')).root).to.equal(lower.root);
   });
 
   it('a boot starts making the booted tree at once (NodeRoots.warm through NodeHosts.onBoot), before any command', async () => {
