@@ -10,26 +10,39 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { wallSleep } from '../clock.js';
 
-const wallNow = (): number => performance.now();
 /** Past this many keys, those whose pause has passed are dropped. */
 const MAX_KEYS = 4096;
 
+/** What the pause measures and waits with: the wall clock, or a test's own. */
+export interface PauseClock {
+  now(): number;
+  /** Waits `ms`; an abort ends it at once (it may reject then). */
+  sleep(ms: number, signal: AbortSignal): Promise<unknown>;
+  /** Waits for the next turn of the event loop. */
+  nextTurn(): Promise<unknown>;
+}
+
+const WALL: PauseClock = { now: () => performance.now(), sleep: wallSleep, nextTurn: () => nextTurn() };
+
 export class SyncPause {
-  /** When each key may sync again (wall ms). */
+  /** When each key may sync again (the clock's ms). */
   private readonly nextAllowed = new Map<string, number>();
 
-  constructor(private readonly maxWindowMs: number) {}
+  constructor(
+    private readonly maxWindowMs: number,
+    private readonly clock: PauseClock = WALL,
+  ) {}
 
   /**
    * Waits until `key` may sync (an abort ends the wait at once); call the returned function when the sync has ended:
    * how long it took sets the key's next pause.
    */
   async wait(key: string, signal: AbortSignal): Promise<() => void> {
-    const pause = (this.nextAllowed.get(key) ?? 0) - wallNow();
-    await (pause > 0 ? wallSleep(pause, signal) : nextTurn()).catch(() => undefined);
-    const started = wallNow();
+    const pause = (this.nextAllowed.get(key) ?? 0) - this.clock.now();
+    await (pause > 0 ? this.clock.sleep(pause, signal) : this.clock.nextTurn()).catch(() => undefined);
+    const started = this.clock.now();
     return () => {
-      const ended = wallNow();
+      const ended = this.clock.now();
       this.nextAllowed.set(key, ended + Math.min(ended - started, this.maxWindowMs));
       if (this.nextAllowed.size > MAX_KEYS) this.dropPassed(ended);
     };
