@@ -14,13 +14,14 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cp, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { DEFAULT_KERNEL_PACKAGES, REALTIME_KERNEL_PACKAGES, SUPPORTED_EXTENSIONS } from '../mcd/node-config.js';
 import { RPMDB_PATH } from '../releases/os-content.js';
 import type { DeploymentConfig } from '../kubelet/hosts.js';
 import { touch, type ImageTree, type ImageTrees } from './image-trees.js';
+import { replaceFile } from './replace-file.js';
 
 const run = promisify(execFile);
 
@@ -94,14 +95,6 @@ export class DeploymentTrees {
     }
     return root;
   }
-}
-
-/** Writes a file as a new inode: the hard link it may replace stays the image's. */
-async function replaceFile(file: string, text: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const next = `${file}.new-${process.pid}`;
-  await writeFile(next, text, { mode: 0o644 });
-  await rename(next, file);
 }
 
 /** Copies the package's files into the tree, each one replacing (not writing through) what is there. */

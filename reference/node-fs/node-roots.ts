@@ -25,6 +25,7 @@ import { RPMDB_PATH, parseRpmDb } from '../releases/os-content.js';
 import type { DeploymentTrees } from './deployment-trees.js';
 import { kernelCommandLine, kernelRelease } from './kernel.js';
 import { startOnNode, type PreparedNode } from './node-command.js';
+import { replaceFile } from './replace-file.js';
 import { rpmOstreeStatusFiles } from './rpm-ostree-status.js';
 import { enablementLinks } from './unit-links.js';
 
@@ -70,11 +71,12 @@ export class NodeRoots {
     const packages = parseRpmDb(await readFile(path.join(deployment.root, RPMDB_PATH), 'utf8').catch(() => ''));
     const release = kernelRelease(packages, os.deployment.kernelType);
     const uptime = Math.max(0, (this.now() - os.bootedAtMs) / 1000);
-    await writeFile(path.join(dir, 'proc/cmdline'), `${kernelCommandLine(node, os, release)}\n`);
-    await writeFile(path.join(dir, 'proc/uptime'), `${uptime.toFixed(2)} ${(uptime * 1.8).toFixed(2)}\n`);
-    await writeFile(path.join(dir, 'proc/sys/kernel/osrelease'), `${release}\n`);
-    await writeFile(path.join(dir, 'proc/sys/kernel/hostname'), `${node}\n`);
-    for (const [name, text] of Object.entries(rpmOstreeStatusFiles(os.booted, os.previous))) await writeFile(path.join(dir, 'run/ocp-e2e', name), text);
+    // replaced, not rewritten in place: a command already running on the node may be reading them (replace-file.ts)
+    await replaceFile(path.join(dir, 'proc/cmdline'), `${kernelCommandLine(node, os, release)}\n`);
+    await replaceFile(path.join(dir, 'proc/uptime'), `${uptime.toFixed(2)} ${(uptime * 1.8).toFixed(2)}\n`);
+    await replaceFile(path.join(dir, 'proc/sys/kernel/osrelease'), `${release}\n`);
+    await replaceFile(path.join(dir, 'proc/sys/kernel/hostname'), `${node}\n`);
+    for (const [name, text] of Object.entries(rpmOstreeStatusFiles(os.booted, os.previous))) await replaceFile(path.join(dir, 'run/ocp-e2e', name), text);
     return { node, lower: deployment.root, dir };
   }
 
