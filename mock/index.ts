@@ -49,6 +49,12 @@ export interface ApiServerOptions {
   /** Clock for creationTimestamp, deletionTimestamp and printed ages. */
   now?: () => Date;
   faults?: FaultConfig;
+  /**
+   * Where the faults' draws come from (uniform in [0, 1); Math.random by default). A test gives a scripted sequence
+   * so that which requests fail is the same on every run: a share of 30% 500s failed one list six times in a row
+   * once in a few hundred CI runs.
+   */
+  faultDraws?: () => number;
   /** Largest accepted request body in bytes (default 3 MiB, as kube-apiserver). */
   maxBodyBytes?: number;
   /** Interval of BOOKMARK events on watches that allow them (default 5000 ms). */
@@ -117,7 +123,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
   const access = new AccessControl(api, token, opts.rbac ?? false, opts.onAuthorize);
   access.installDefaults(now);
 
-  const faults = new Faults(opts.faults);
+  const faults = new Faults(opts.faults, opts.faultDraws);
   const watches = new Set<ServerResponse>();
   let address = '';
   const handler = createApiHandler({

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { startApiServer, type RunningApiServer } from '../../mock/index.js';
+import { startApiServer, type ApiServerOptions, type RunningApiServer } from '../../mock/index.js';
 import { Cluster } from '../../helpers/cluster.js';
 import { KINDS, type KindRef } from '../../lib/kube/kinds.js';
 import type { Condition } from '../../helpers/types.js';
@@ -43,11 +43,11 @@ export class MockCluster {
     this.cluster = new Cluster(kc);
   }
 
-  static async start(): Promise<MockCluster> {
+  static async start(options: Pick<ApiServerOptions, 'faultDraws'> = {}): Promise<MockCluster> {
     const crds = readdirSync(CRD_DIR)
       .filter((f) => f.endsWith('.yaml'))
       .map((f) => parse(readFileSync(new URL(f, CRD_DIR), 'utf8')) as object);
-    const server = await startApiServer({ crds, bookmarkIntervalMs: 500 });
+    const server = await startApiServer({ crds, bookmarkIntervalMs: 500, ...options });
     const path = join(mkdtempSync(join(tmpdir(), 'ocp-e2e-helpers-')), 'kubeconfig');
     await server.writeKubeconfig(path);
     return new MockCluster(server, path);
