@@ -13,6 +13,7 @@ import { writeFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Discovery } from './discovery.js';
+import { celLoading } from './cel/loader.js';
 import { Faults, type FaultConfig } from './faults.js';
 import { createApiHandler } from './http/index.js';
 import { renderKubeconfig } from './kubeconfig.js';
@@ -119,6 +120,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<Runni
 
   const state = openState({ extraPrinterColumns: opts.extraPrinterColumns, watchHistory: opts.watchHistory, dataDir: opts.dataDir, now });
   installDefaults(state, opts.crds ?? []);
+  await celLoading(); // the CRDs installed or restored carry rules: their engine is there before the server is
   const { api, registry, store, log } = state;
   const access = new AccessControl(api, token, opts.rbac ?? false, opts.onAuthorize);
   access.installDefaults(now);

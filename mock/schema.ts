@@ -7,7 +7,7 @@
  * Compilation is lazy: a big CRD costs nothing until its first object is written, which keeps start-up fast.
  */
 import { fullFormats } from 'ajv-formats/dist/formats.js';
-import { rulesOf, type CompiledRule } from './cel/index.js';
+import { rulesOf, startLoadingCel, type CompiledRule } from './cel/loader.js';
 import type { StatusCause } from './errors.js';
 import type { KubeObject, SchemaCheck } from './resources.js';
 
@@ -454,6 +454,8 @@ export function makeSchemaCheck(openAPIV3Schema: Schema): SchemaCheck {
   delete forValidation.properties.kind;
   const forRules: Schema = { ...openAPIV3Schema, properties: { ...(openAPIV3Schema.properties ?? {}) } };
   forRules.properties.metadata = { type: 'object', properties: { name: { type: 'string' }, generateName: { type: 'string' } } };
+  // the first schema with rules loads the CEL engine; requests wait for it (cel/loader.ts)
+  if (hasRules(forRules)) startLoadingCel();
   return {
     prune(obj: KubeObject): string[] {
       const unknown: string[] = [];

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, errors } from '../errors.js';
 import { ADMIN_USER, type UserInfo } from '../rbac/index.js';
 import type { Call, HttpContext, Route } from './context.js';
+import { celLoading } from '../cel/loader.js';
 import { sendError } from './respond.js';
 
 export function createRequestHandler(ctx: HttpContext, routes: readonly Route[]): (req: IncomingMessage, res: ServerResponse) => void {
@@ -24,6 +25,9 @@ export function createRequestHandler(ctx: HttpContext, routes: readonly Route[])
 
 async function dispatch(ctx: HttpContext, token: Buffer, publicRoutes: readonly Route[], privateRoutes: readonly Route[],
   req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // a CRD with rules stored since the last request: its CEL engine is loading, and a write may need it
+  const cel = celLoading();
+  if (cel) await cel;
   const { call, malformed } = splitUrl(req, res);
   const open = publicRoutes.find((r) => r.matches(call));
   if (open) return open.handle(ctx, call);
