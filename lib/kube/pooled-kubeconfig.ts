@@ -14,7 +14,7 @@
 import { Agent } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig, type User } from '@kubernetes/client-node';
 
 type RequestContext = Parameters<KubeConfig['applySecurityAuthentication']>[0];
 
@@ -63,7 +63,14 @@ export class PooledKubeConfig extends KubeConfig {
   }
 
   override async applySecurityAuthentication(context: RequestContext): Promise<void> {
-    await super.applySecurityAuthentication(context);
+    const token = this.inProcess && staticToken(this.getCurrentUser());
+    if (token) {
+      // client-node's own work per call (decoding the CA and the client certificate, an https.Agent made and thrown
+      // away) buys nothing over in-memory connections: ~60 µs a call, ~600 calls in a spec-1 run (profiled)
+      context.setHeaderParam('Authorization', `Bearer ${token}`);
+    } else {
+      await super.applySecurityAuthentication(context);
+    }
     for (const [name, value] of Object.entries(this.headers)) context.setHeaderParam(name, value);
     if (this.inProcess) {
       context.setAgent(this.inProcess);
@@ -74,4 +81,10 @@ export class PooledKubeConfig extends KubeConfig {
     this.pooled ??= new Agent({ ...(made as Agent).options, keepAlive: true });
     context.setAgent(this.pooled);
   }
+}
+
+/** The user's bearer token when it is all the user authenticates with (no exec plugin, auth provider, basic auth or impersonation). */
+function staticToken(user: User | null): string | undefined {
+  if (!user?.token || user.exec || user.authProvider || user.username || user.impersonateUser) return undefined;
+  return user.token;
 }

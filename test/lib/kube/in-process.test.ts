@@ -71,4 +71,16 @@ describe('lib/kube: in-process connections to an API server of the same process'
     expect(isUnreachable(gone), String(gone)).to.equal(true);
     expect(String(gone)).to.contain('ECONNREFUSED');
   });
+
+  it('sends the kubeconfig\'s token, and a wrong one is refused as over TLS', async () => {
+    const text = await readFile(kubeconfig, 'utf8');
+    const wrong = path.join(dir, 'wrong-token');
+    await writeFile(wrong, text.replace(api.token, 'not-the-token'));
+    const refused = await KubeClient.fromFile(wrong, { connect: () => api.connect(), retry: { attempts: 1 } })
+      .get('ConfigMap', 'c', 'default')
+      .then(() => undefined, (error: unknown) => error);
+    expect(String(refused)).to.match(/401|Unauthorized/);
+    const client = KubeClient.fromFile(kubeconfig, { connect: () => api.connect() });
+    expect(await client.get('ConfigMap', 'c', 'default')).to.equal(undefined);
+  });
 });
