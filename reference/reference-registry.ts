@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeCertificateAuthority, type CertificateAuthority } from '../mock/index.js';
-import { connectEngine } from '../lib/oci/engine.js';
+import { connectEngine, type Engine } from '../lib/oci/engine.js';
 import { Cleanups, type Say } from './cleanups.js';
 import { REFERENCE_TRUST_ENV, startClusterRegistry, type ClusterRegistry } from './registry.js';
 import { RegistryClient } from '../lib/oci/image-files.js';
@@ -78,7 +78,9 @@ async function startRegistryWithReleases(workDir: string, releases: ReleaseSet, 
   const ca = makeCertificateAuthority('ocp-e2e reference cluster CA');
   const secretsDir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-reference-trust-'));
   cleanups.push(() => rm(secretsDir, { recursive: true, force: true }));
-  const engine = await connectEngine().catch(() => undefined); // needed only when the release images must be built
+  // an engine is needed only to build release images the registry lacks, or to run the registry as a container
+  let connecting: Promise<Engine | undefined> | undefined;
+  const engine = () => (connecting ??= connectEngine().catch(() => undefined));
   const registry = await startClusterRegistry({ storageDir: path.join(workDir, 'registry'), secretsDir, ca, engine });
   cleanups.push(() => registry.stop());
   say(`registry ${registry.address} (${registry.kind}, HTTPS, credentials required)`);

@@ -15,7 +15,7 @@ import { rootCertificates } from 'node:tls';
 import path from 'node:path';
 import { issueServingCertificate, type CertificateAuthority } from '../mock/index.js';
 import { parseDockerConfig, type RegistryCredentials } from '../lib/oci/credentials.js';
-import type { Engine } from '../lib/oci/engine.js';
+import type { EngineWhenNeeded } from '../lib/oci/engine.js';
 import { htpasswdLine } from '../lib/oci/htpasswd.js';
 import { startLocalRegistry, type LocalRegistry } from '../lib/oci/local-registry.js';
 import { trustRegistryCa, type RegistryTrust } from '../lib/oci/registry-trust.js';
@@ -62,7 +62,7 @@ export interface ClusterRegistryOptions {
   /** Private folder (0700) for certificates, htpasswd and the auth file; its owner removes it. */
   secretsDir: string;
   ca: CertificateAuthority;
-  engine?: Engine;
+  engine?: EngineWhenNeeded;
   /** certs.d roots to install the CA in (default: the engines' own, see lib/oci/registry-trust.ts). */
   certsDirRoots?: string[];
 }

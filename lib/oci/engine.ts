@@ -5,6 +5,17 @@ import { EngineUnavailableError } from './errors.js';
 
 export type Engine = Docker;
 
+/**
+ * An engine, or how to connect to one when it is first needed: a caller that needs an engine only sometimes (the
+ * reference's registry falls back to a container only without the binary; its releases are built only on a cold
+ * cache) takes this, so a warm start neither loads dockerode nor asks the engine anything.
+ */
+export type EngineWhenNeeded = Engine | (() => Promise<Engine | undefined>);
+
+export async function engineOf(given: EngineWhenNeeded | undefined): Promise<Engine | undefined> {
+  return typeof given === 'function' ? given() : given;
+}
+
 /** Which engine answers behind the Docker Engine API: they differ in tagging on import and in TLS to registries. */
 export type EngineKind = 'docker' | 'podman';
 

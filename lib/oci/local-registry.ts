@@ -6,7 +6,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import YAML from 'yaml';
-import type { Engine } from './engine.js';
+import { engineOf, type Engine, type EngineWhenNeeded } from './engine.js';
 import { RegistryUnavailableError } from './errors.js';
 import { fetchFailureCode, fetchTrusting } from './tls.js';
 
@@ -39,8 +39,8 @@ export interface LocalRegistryOptions {
   htpasswdFile?: string;
   /** Serve HTTPS with this certificate; default plain HTTP (which only dockerd accepts without configuration). */
   tls?: RegistryTls;
-  /** Engine, only needed for the container fallback. */
-  engine?: Engine;
+  /** Engine, only needed for the container fallback (asked for only then). */
+  engine?: EngineWhenNeeded;
   /** Binary to run; default /usr/bin/docker-registry. */
   binary?: string;
   /** Image for the container fallback; default registry:2 (must already be in the engine: nothing is pulled). */
@@ -276,10 +276,11 @@ export async function startLocalRegistry(opts: LocalRegistryOptions): Promise<Lo
     }
   }
   const image = opts.image ?? REGISTRY_IMAGE;
-  if (opts.engine && (await hasLocalImage(opts.engine, image))) return startContainer(opts.engine, opts, port);
+  const engine = await engineOf(opts.engine);
+  if (engine && (await hasLocalImage(engine, image))) return startContainer(engine, opts, port);
   throw new RegistryUnavailableError(
     `No local registry available: ${binary} is not installed` +
-      (opts.engine ? ` and the image ${image} is not in the engine` : ` (and no engine was given to run the ${image} image)`) +
+      (engine ? ` and the image ${image} is not in the engine` : ` (and no engine was given to run the ${image} image)`) +
       `. Install it with \`apt-get install docker-registry\` (Debian/Ubuntu) or load the ${image} image into the engine ` +
       '(`docker load`; nothing is pulled from the internet).',
   );

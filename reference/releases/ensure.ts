@@ -8,7 +8,7 @@
 import { busyboxBaseTag, ensureBusyboxBase } from '../../lib/oci/base-image.js';
 import { buildImage, removeImage } from '../../lib/oci/build.js';
 import type { RegistryCredentials } from '../../lib/oci/credentials.js';
-import type { Engine } from '../../lib/oci/engine.js';
+import { engineOf, type EngineWhenNeeded } from '../../lib/oci/engine.js';
 import { ImageHelperError, ImageNotFoundError } from '../../lib/oci/errors.js';
 import { pushImage } from '../../lib/oci/push.js';
 import { RegistryClient } from '../../lib/oci/image-files.js';
@@ -24,8 +24,8 @@ export const LOCAL_CACHE_REPOSITORY = 'localhost/ocp-e2e/release-images';
 export interface EnsureReleasesOptions {
   /** The releases to make: a profile's `releases`. */
   releases: ReleaseSet;
-  /** Needed only when something must be built. */
-  engine?: Engine;
+  /** Needed only when something must be built (asked for only then). */
+  engine?: EngineWhenNeeded;
   /** `127.0.0.1:PORT` or a started local registry. */
   registry: string | { address: string };
   /** For registries that want credentials. */
@@ -112,10 +112,10 @@ function imageEnsurer(opts: EnsureReleasesOptions): { image(recipe: ImageRecipe)
     const repo = recipe.tag.slice(0, recipe.tag.lastIndexOf(':'));
     const cached = opts.forceRebuild ? undefined : await cachedDigest(client, recipe.tag, recipe.contentHash);
     if (cached) return `${repo}@${cached}`;
-    if (!opts.engine) {
+    const engine = await engineOf(opts.engine);
+    if (!engine) {
       throw new ReleaseBuildError(`${recipe.tag} is not in the registry (or is stale) and no container engine was given to build it`);
     }
-    const engine = opts.engine;
     // The engine keeps one image per content hash under a registry-independent name, so a new registry (another
     // port, a wiped storage folder) costs a push, not a rebuild. The registry tag is only there for the push.
     const localTag = `${LOCAL_CACHE_REPOSITORY}:${recipe.contentHash.slice(0, 24)}`;

@@ -115,10 +115,11 @@ async function runFile(file: string, run: FileRun, supervisor: Supervisor, lane:
  * in any certs.d folder, every build and push would fail inside the specs; say so now, as an environment problem.
  */
 async function requirePodmanTrust(registry: ReferenceRegistry): Promise<void> {
+  const trust = registry.registry.engineTrust;
+  if (trust.installed.length > 0) return; // the engine trusts it, whichever it is: no need to ask which
   const { connectEngine, identifyEngine } = await import('../../../lib/oci/engine.js');
   const id = await identifyEngine(await connectEngine());
-  const trust = registry.registry.engineTrust;
-  if (id.kind !== 'podman' || trust.installed.length > 0) return;
+  if (id.kind !== 'podman') return;
   await registry.stop();
   throw new UsageError(
     `${id.name} would refuse the reference registry ${registry.registry.address}: its CA could not be installed for podman (` +

@@ -119,15 +119,19 @@ describe('reference releases as real images', function () {
     }
   });
 
-  it('needs no engine when the registry has everything, and says so when it does not', async () => {
-    const warm = await ensureReleases({ releases: RELEASES, registry });
+  it('needs no engine when the registry has everything (one given as a connection is never asked for), and says so when it does not', async () => {
+    let asked = 0;
+    const connectWhenNeeded = async () => void asked++;
+    const warm = await ensureReleases({ releases: RELEASES, registry, engine: connectWhenNeeded });
     expect(warm.built).to.deep.equal([]);
     expect(warm.current).to.deep.equal(first.current);
+    expect(asked, 'engine connections asked for on a warm registry').to.equal(0);
     const empty = await startTestRegistry();
     try {
-      const err = await ensureReleases({ releases: RELEASES, registry: empty }).catch((e) => e);
+      const err = await ensureReleases({ releases: RELEASES, registry: empty, engine: connectWhenNeeded }).catch((e) => e);
       expect(err).to.be.instanceOf(ReleaseBuildError);
       expect(err.message).to.include('no container engine was given');
+      expect(asked, 'asked for once something had to be built').to.be.greaterThan(0);
     } finally {
       await empty.dispose();
     }
