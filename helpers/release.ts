@@ -1,7 +1,7 @@
 /**
  * Step 1 of the report: the OS image of a release, and its extensions image (the packages a layered image may add),
- * read from its payload (`oc adm release info --image-for=rhel-coreos-8` when `oc` exists, else the payload's
- * image-references read from the registry) with the session's registry access. Delegates to helpers/images, which
+ * read from its payload (`oc adm release info -o json` when `oc` exists, else the payload's image-references read
+ * from the registry) with the session's registry access. Delegates to helpers/images, which
  * owns reading release payloads.
  *
  * Release images live in registries that want credentials: they are read with the credentials of builds
@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Cluster } from './cluster.js';
 import { buildCredentials, type RegistryAccess } from './credentials.js';
-import { releaseImageTagged } from './images/release-info.js';
+import { imageTaggedIn, releaseImages } from './images/release-info.js';
 import type { RegistryCredentials } from '../lib/oci/credentials.js';
 import { parseImageRef } from '../lib/oci/image-ref.js';
 import { MirroredRegistryClient } from '../lib/oci/mirrored-pull.js';
@@ -60,33 +60,34 @@ export async function releaseImageTaggedOf(access: RegistryAccess, releaseImage:
   const credentials = await buildCredentials(cluster, access);
   // read where the nodes pull: through the cluster's (or the user's) mirror sets
   const mirrors = await suiteMirrorSets(cluster);
-  return rememberedAnswer(releaseImage, tag, credentials, mirrors, () => askRelease(releaseImage, tag, credentials, mirrors));
+  const images = await rememberedImages(releaseImage, credentials, mirrors, () => askRelease(releaseImage, credentials, mirrors));
+  return imageTaggedIn(releaseImage, images, tag);
 }
 
 /**
- * Answers already given in this process, by the hash of everything that shapes one: the release as named, the tag, the
- * credentials and mirror sets it was read with (the pull-secret and ICSP files oc gets are written from them) and PATH
- * (which oc, or none). Each `oc adm release info` is a Go process of 0.1-0.3 s of CPU, and a spec asks the same
- * question more than once (its starting point, then extensionsImageOfBase looking for the release of that base).
+ * Releases' image lists already read in this process, by the hash of everything that shapes one: the release as
+ * named, the credentials and mirror sets it was read with (the pull-secret and ICSP files oc gets are written from
+ * them) and PATH (which oc, or none). Each `oc adm release info` is a Go process of 0.1-0.3 s of CPU, and a spec asks
+ * the same release more than once (its OS image, its extensions image, then extensionsImageOfBase looking for the
+ * release of that base).
  */
-const answers = new Map<string, { digest?: string; answer: { pullspec: string; tag: string } }>();
+const answers = new Map<string, { digest?: string; images: Record<string, string> }>();
 /** Keys whose release the registry client could not resolve to a digest: asked every time, as before (no check that can fail again). */
 const uncheckable = new Set<string>();
 
 /**
- * A release named by digest never changes, so its answer is kept. One named by tag is kept with the digest the tag
- * pointed at before and after it was asked (a tag moved meanwhile keeps nothing), and used again only while the
- * registry still says that digest: a re-pushed tag is asked again.
+ * A release named by digest never changes, so its list is kept. One named by tag is kept with the digest the tag
+ * pointed at before and after it was read (a tag moved meanwhile keeps nothing), and used again only while the
+ * registry still says that digest: a re-pushed tag is read again.
  */
-async function rememberedAnswer(
+async function rememberedImages(
   releaseImage: string,
-  tag: string,
   credentials: RegistryCredentials,
   mirrors: MirrorSets,
-  ask: () => Promise<{ pullspec: string; tag: string }>,
-): Promise<{ pullspec: string; tag: string }> {
+  ask: () => Promise<Record<string, string>>,
+): Promise<Record<string, string>> {
   const key = createHash('sha256')
-    .update(JSON.stringify([releaseImage, tag, credentials.toDockerConfigJson(), mirrors.rules, process.env.PATH ?? '']))
+    .update(JSON.stringify([releaseImage, credentials.toDockerConfigJson(), mirrors.rules, process.env.PATH ?? '']))
     .digest('hex');
   let byDigest: boolean;
   try {
@@ -104,24 +105,24 @@ async function rememberedAnswer(
     });
   };
   const known = answers.get(key);
-  if (known && (byDigest || (known.digest !== undefined && known.digest === (await tagDigest())))) return { ...known.answer };
+  if (known && (byDigest || (known.digest !== undefined && known.digest === (await tagDigest())))) return { ...known.images };
   answers.delete(key);
   const before = await tagDigest();
-  const answer = await ask();
-  if (byDigest) answers.set(key, { answer: { ...answer } });
-  else if (before !== undefined && before === (await tagDigest())) answers.set(key, { digest: before, answer: { ...answer } });
-  return answer;
+  const images = await ask();
+  if (byDigest) answers.set(key, { images: { ...images } });
+  else if (before !== undefined && before === (await tagDigest())) answers.set(key, { digest: before, images: { ...images } });
+  return images;
 }
 
-/** Asks the release through oc or the registry (helpers/images/release-info.ts), oc with the files it reads. */
-async function askRelease(releaseImage: string, tag: string, credentials: RegistryCredentials, mirrors: MirrorSets): Promise<{ pullspec: string; tag: string }> {
+/** Reads the release's images through oc or the registry (helpers/images/release-info.ts), oc with the files it reads. */
+async function askRelease(releaseImage: string, credentials: RegistryCredentials, mirrors: MirrorSets): Promise<Record<string, string>> {
   return withIcspFile(mirrors, async (icspFile) => {
-    if (!credentials.hosts().length) return releaseImageTagged(releaseImage, tag, { credentials, mirrors, icspFile });
+    if (!credentials.hosts().length) return releaseImages(releaseImage, { credentials, mirrors, icspFile });
     const dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-pull-secret-'));
     try {
       const file = path.join(dir, 'config.json');
       await writeFile(file, credentials.toDockerConfigJson(), { mode: 0o600 });
-      return await releaseImageTagged(releaseImage, tag, { credentials, pullSecretFile: file, mirrors, icspFile });
+      return await releaseImages(releaseImage, { credentials, pullSecretFile: file, mirrors, icspFile });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -1,5 +1,5 @@
-// helpers/release.ts remembers what a release lists under a tag within one process, so a spec that asks twice starts
-// one `oc adm release info` instead of two: for a release named by digest always, for one named by tag while the tag
+// helpers/release.ts remembers the images a release lists within one process, so a spec that asks it twice (or for two
+// of its images) starts one `oc adm release info` instead of two: for a release named by digest always, for one named by tag while the tag
 // still points at the manifest it pointed at when asked (a stand-in oc that logs its calls, a loopback stand-in
 // registry whose tag can be moved; OCP_E2E_LOOPBACK_ONLY keeps every other host out of reach).
 import { expect } from 'chai';
@@ -16,6 +16,7 @@ import { LOOPBACK_ONLY_ENV } from '../../lib/oci/reachability.js';
 import { writeFakeOc } from '../support/fake-oc.js';
 
 const RHCOS = 'quay.example/openshift-release-dev/ocp-v4.0-art-dev@sha256:' + 'e'.repeat(64);
+const EXTENSIONS = 'quay.example/openshift-release-dev/ocp-v4.0-art-dev@sha256:' + 'f'.repeat(64);
 
 /** A cluster with no pull secret and no mirror sets. */
 const cluster = {
@@ -41,7 +42,8 @@ describe('helpers/release: a release question asked twice in one process', () =>
 
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-release-answers-'));
-    await writeFakeOc(dir, `  *"--image-for=rhel-coreos-8 "*) echo "${RHCOS}"; exit 0 ;;`);
+    const info = JSON.stringify({ references: { spec: { tags: [{ name: 'rhel-coreos-8', from: { name: RHCOS } }, { name: 'rhel-coreos-8-extensions', from: { name: EXTENSIONS } }] } } });
+    await writeFakeOc(dir, `  *"adm release info -o json "*) echo '${info}'; exit 0 ;;`);
     server = createServer((req, res) => {
       if (req.url === '/v2/' || req.url === '/v2') {
         res.writeHead(200).end('{}');
@@ -73,14 +75,15 @@ describe('helpers/release: a release question asked twice in one process', () =>
   const releaseInfoCalls = async (): Promise<string[]> =>
     (await readFile(path.join(dir, 'calls'), 'utf8').catch(() => '')).split('\n').filter((c) => c.startsWith('adm release info'));
 
-  it('a release named by digest is asked of oc once', async () => {
+  it('a release named by digest is asked of oc once, whichever of its images is wanted', async () => {
     const release = 'quay.example/ocp/release@sha256:' + 'd'.repeat(64);
     const before = (await releaseInfoCalls()).length;
     for (let i = 0; i < 3; i++) expect(await releaseImageTaggedOf(access, release, cluster, 'rhel-coreos-8')).to.deep.equal({ pullspec: RHCOS, tag: 'rhel-coreos-8' });
-    expect((await releaseInfoCalls()).slice(before)).to.deep.equal([`adm release info --image-for=rhel-coreos-8 ${release}`]);
+    expect(await releaseImageTaggedOf(access, release, cluster, 'rhel-coreos-8-extensions')).to.deep.equal({ pullspec: EXTENSIONS, tag: 'rhel-coreos-8-extensions' });
+    expect((await releaseInfoCalls()).slice(before)).to.deep.equal([`adm release info -o json ${release}`]);
   });
 
-  it('a release named by tag is asked again once the tag points at another manifest, and the answer is not shared between tags', async () => {
+  it('a release named by tag is asked again once the tag points at another manifest', async () => {
     const release = `${registry}/ocp/release:4.12.0`;
     const before = (await releaseInfoCalls()).length;
     await releaseImageTaggedOf(access, release, cluster, 'rhel-coreos-8');

@@ -1,5 +1,5 @@
 // Unit tests without an engine: run-unique tags and labels, credentials from files, and releaseImageFor through `oc`
-// (a stand-in `oc` on PATH that answers like `oc adm release info --image-for`).
+// (a stand-in `oc` on PATH that answers like `oc adm release info -o json`).
 import { expect } from 'chai';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -51,11 +51,13 @@ describe('images: releaseImageFor through oc', () => {
 
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'ocp-e2e-fake-oc-'));
-    // Knows only rhel-coreos-8, like a 4.12 payload; logs its arguments so the test can check them.
+    // Lists only rhel-coreos-8, like a 4.12 payload; a release it does not know fails as oc does; logs its arguments.
+    const info = JSON.stringify({ image: release, references: { kind: 'ImageStream', spec: { tags: [{ name: 'rhel-coreos-8', from: { kind: 'DockerImage', name: rhcos } }] } } });
     await writeFakeOc(
       dir,
-      `  *"--image-for=rhel-coreos-8 ${release}"*) echo "${rhcos}"; exit 0 ;;
-  *"--image-for="*) tag=\${4#--image-for=}; echo "error: no image tag \\"$tag\\" exists in the release image ${release}" >&2; exit 1 ;;`,
+      `  *"-o json ${release}"*) echo '${info}'; exit 0 ;;
+  *"-o json quay.example/ocp/release:garbled"*) echo 'Name: not json'; exit 0 ;;
+  *"-o json "*) echo "error: unable to read image $6: manifest unknown" >&2; exit 1 ;;`,
     );
     savedPath = process.env.PATH;
     process.env.PATH = `${dir}:${savedPath}`;
@@ -65,17 +67,23 @@ describe('images: releaseImageFor through oc', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('uses `oc adm release info --image-for` when oc is installed, trying the other OS image name too', async () => {
+  it('reads the release\'s image list with one `oc adm release info -o json`, accepting the other OS image name too', async () => {
     expect(await releaseImageFor(release, 'rhel-coreos-8', { pullSecretFile: '/tmp/ps.json' })).to.equal(rhcos);
     expect(await releaseImageFor(release, 'rhel-coreos')).to.equal(rhcos);
-    const calls = await readFile(path.join(dir, 'calls'), 'utf8');
-    expect(calls).to.include(`adm release info --image-for=rhel-coreos-8 ${release} -a /tmp/ps.json`);
-    expect(calls).to.include(`adm release info --image-for=rhel-coreos ${release}`);
+    const calls = (await readFile(path.join(dir, 'calls'), 'utf8')).split('\n').filter((c) => c.startsWith('adm '));
+    expect(calls).to.deep.equal([`adm release info -o json ${release} -a /tmp/ps.json`, `adm release info -o json ${release}`]);
   });
 
-  it('reports a tag the release does not have', async () => {
+  it('reports a tag the release does not have, naming those it has', async () => {
     const err = await releaseImageFor(release, 'cli').catch((e) => e);
     expect(err).to.be.instanceOf(ReleaseImageTagNotFoundError);
-    expect(err.message).to.include('has no image named "cli"').and.to.include('no image tag "cli" exists');
+    expect(err.message).to.equal(`Release ${release} has no image named "cli". It has: rhel-coreos-8`);
+  });
+
+  it('says what oc said when it fails, and what it printed when that is not JSON', async () => {
+    const missing = await releaseImageFor('quay.example/ocp/release:4.99', 'rhel-coreos-8').catch((e) => e);
+    expect(missing.message).to.equal('oc adm release info -o json quay.example/ocp/release:4.99 failed (exit 1): error: unable to read image quay.example/ocp/release:4.99: manifest unknown');
+    const garbled = await releaseImageFor('quay.example/ocp/release:garbled', 'rhel-coreos-8').catch((e) => e);
+    expect(garbled.message).to.equal('oc adm release info -o json quay.example/ocp/release:garbled did not print JSON: Name: not json');
   });
 });
